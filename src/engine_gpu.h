@@ -1,0 +1,26 @@
+/* engine_gpu.h - the GPU engine (kernels/), or its absence.
+ *
+ * Built from kernels/ when nvcc was found, else from src/gpu_none.c, which
+ * reports that this build has no GPU support. The GPU engine gives exactly the
+ * CPU engine's leaf counts for every chunk. */
+#ifndef PS_ENGINE_GPU_H
+#define PS_ENGINE_GPU_H
+
+#include <stddef.h>
+
+#include "automaton.h"
+#include "engine.h"
+#include "error.h"
+
+/* 1 when GPU `device` can run the engine; else 0 and the reason in why. */
+int ps_gpu_usable(int device, char *why, size_t why_len);
+
+/* NULL-terminated list of kernel names accepted by --kernel ("best" first). */
+const char *const *ps_gpu_kernel_names(void);
+
+/* Creates the GPU engine on `device` with the named kernel (NULL = "best").
+ * host_threads bounds the host-side worker threads it asks the pipeline for. */
+int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, const char *kernel,
+                      int host_threads, ps_err_t *err);
+
+#endif

@@ -1,0 +1,25 @@
+/* The GPU engine's entry points in a build without CUDA: nothing is usable. */
+#include "engine_gpu.h"
+
+#include <stdio.h>
+
+int ps_gpu_usable(int device, char *why, size_t why_len)
+{
+    (void)device;
+    if (why && why_len) snprintf(why, why_len, "this probescan was built without CUDA (no nvcc)");
+    return 0;
+}
+
+const char *const *ps_gpu_kernel_names(void)
+{
+    static const char *const none[] = {NULL};
+    return none;
+}
+
+int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, const char *kernel,
+                      int host_threads, ps_err_t *err)
+{
+    (void)a, (void)device, (void)kernel, (void)host_threads;
+    *out = NULL;
+    return ps_fail(err, PS_E_GPU, "GPU engine unavailable: this probescan was built without CUDA");
+}

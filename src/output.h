@@ -1,0 +1,34 @@
+/* output.h - the TSV the user gets, written safely.
+ *
+ * Output to a file goes to a temporary file beside it that is renamed over
+ * the target only after everything was written and flushed, so an error never
+ * leaves a file that looks complete. "-" or NULL means stdout.
+ *
+ * Table: a header row, then one row per probe in probe-file order, zero
+ * counts included:  name  sequence  count  [forward  reverse]
+ * where the strand columns appear for DNA counted on both strands and
+ * count = forward + reverse. */
+#ifndef PS_OUTPUT_H
+#define PS_OUTPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "automaton.h"
+#include "error.h"
+#include "probes.h"
+
+typedef struct ps_output ps_output_t;
+
+int ps_output_open(ps_output_t **out, const char *path, ps_err_t *err);
+FILE *ps_output_stream(ps_output_t *o);
+/* Flushes, closes and renames into place; frees o. */
+int ps_output_commit(ps_output_t *o, ps_err_t *err);
+/* Removes the temporary file; frees o. Safe on NULL. */
+void ps_output_abort(ps_output_t *o);
+
+/* Writes the totals table from leaf counts. */
+int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_automaton_t *a,
+                    const uint64_t *leaf_counts, ps_err_t *err);
+
+#endif

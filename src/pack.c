@@ -1,0 +1,94 @@
+#include "pack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *al_alloc(const ps_allocator_t *al, size_t bytes)
+{
+    return al && al->alloc ? al->alloc(al->ctx, bytes) : malloc(bytes);
+}
+
+static void al_free(const ps_allocator_t *al, void *p)
+{
+    if (!p) return;
+    if (al && al->release)
+        al->release(al->ctx, p);
+    else
+        free(p);
+}
+
+int ps_chunk_init(ps_chunk_t *c, ps_alpha_t a, uint64_t cap, uint32_t cap_restart,
+                  const ps_allocator_t *al, ps_err_t *err)
+{
+    memset(c, 0, sizeof *c);
+    if (cap == 0 || cap >= UINT32_MAX || cap_restart == 0)
+        return ps_fail(err, PS_E_INTERNAL, "chunk capacity out of range");
+    c->alpha = a;
+    c->bits = ps_alpha_bits(a);
+    c->per_word = PS_PER_WORD(c->bits);
+    c->cap = cap;
+    c->cap_restart = c->cap_rec = cap_restart;
+    c->text = al_alloc(al, (size_t)(cap / c->per_word + 1) * sizeof(uint32_t));
+    c->restart = al_alloc(al, (size_t)cap_restart * sizeof(uint32_t));
+    c->rec_pos = malloc((size_t)cap_restart * sizeof(uint32_t));
+    c->rec_id = malloc((size_t)cap_restart * sizeof(uint64_t));
+    c->name_off = malloc((size_t)cap_restart * sizeof(uint32_t));
+    /* Room for an average name of 32 bytes; a chunk closes early when full. */
+    c->name_cap = cap_restart * 32u < 4096u ? 4096u : cap_restart * 32u;
+    c->rec_name = malloc(c->name_cap);
+    if (!c->text || !c->restart || !c->rec_pos || !c->rec_id || !c->name_off || !c->rec_name) {
+        ps_chunk_free(c, al);
+        return ps_fail(err, PS_E_NOMEM, "out of memory allocating a %llu-symbol chunk",
+                       (unsigned long long)cap);
+    }
+    return PS_OK;
+}
+
+void ps_chunk_free(ps_chunk_t *c, const ps_allocator_t *al)
+{
+    al_free(al, c->text);
+    al_free(al, c->restart);
+    free(c->rec_pos);
+    free(c->rec_id);
+    free(c->name_off);
+    free(c->rec_name);
+    c->text = c->restart = c->rec_pos = c->name_off = NULL;
+    c->rec_id = NULL;
+    c->rec_name = NULL;
+}
+
+void ps_chunk_clear(ps_chunk_t *c)
+{
+    c->n = 0;
+    c->n_ctx = 0;
+    c->n_restart = 0;
+    c->n_rec = 0;
+    c->name_len = 0;
+    c->word_fill = 0;
+}
+
+int ps_chunk_restart(ps_chunk_t *c)
+{
+    /* A restart at position 0 is implicit (every scan starts at the root). */
+    if (c->n == 0) return 0;
+    if (c->n_restart && c->restart[c->n_restart - 1] == c->n) return 0;
+    if (c->n_restart == c->cap_restart) return -1;
+    c->restart[c->n_restart++] = (uint32_t)c->n;
+    return 0;
+}
+
+int ps_chunk_record(ps_chunk_t *c, uint64_t ordinal, const char *name, uint32_t name_len)
+{
+    if (c->n_rec == c->cap_rec || c->n_restart == c->cap_restart) return -1;
+    if ((uint64_t)c->name_len + name_len + 1 > c->name_cap) {
+        if (c->n_rec > 0) return -1;
+        name_len = c->name_cap - 1; /* a single giant name is cut, not fatal */
+    }
+    memcpy(c->rec_name + c->name_len, name, name_len);
+    c->rec_name[c->name_len + name_len] = '\0';
+    c->name_off[c->n_rec] = c->name_len;
+    c->name_len += name_len + 1;
+    c->rec_id[c->n_rec] = ordinal;
+    c->rec_pos[c->n_rec++] = (uint32_t)c->n;
+    return ps_chunk_restart(c);
+}

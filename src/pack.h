@@ -1,0 +1,108 @@
+/* pack.h - the packed text: the one layout that every engine scans.
+ *
+ * A chunk holds up to `cap` symbols of one alphabet, packed into 32-bit words
+ * little-end first: symbol i lives in word i / PS_PER_WORD(bits) at bit
+ * (i % PS_PER_WORD(bits)) * bits. DNA packs 16 symbols a word (2 bits each),
+ * protein 6 symbols a word (5 bits each, top 2 bits zero). Unused symbol slots
+ * of the last word are zero.
+ *
+ * Letters that are not symbols (N runs, IUPAC codes) and record boundaries are
+ * not stored as symbols: they become restart points. restart[0..n_restart) are
+ * strictly increasing positions p in [0, n): before consuming symbol p an
+ * engine resets its automaton to the root. A match of length k ending at
+ * position p counts iff p >= n_ctx and no restart lies in (p-k+1, p].
+ *
+ * The first n_ctx symbols are context: the last (up to k-1) symbols of the
+ * previous chunk's unfinished segment, repeated so that matches that straddle
+ * the cut are found exactly once (matches ending inside the context were
+ * counted with the previous chunk). n_ctx < k always.
+ *
+ * Records are listed separately so that per-record counting can attribute
+ * matches: rec_pos[j] is the position of the first symbol of record rec_id[j]
+ * (its 0-based ordinal in the input) in this chunk, and rec_name + name_off[j]
+ * its name (first word of the header, NUL-terminated). Only records with
+ * symbols in the chunk are listed; a chunk that begins inside a record lists
+ * it at position 0. Every listed position > 0 is also a restart.
+ *
+ * Memory: a chunk is allocated once with a fixed capacity and reused; nothing
+ * in it grows. */
+#ifndef PS_PACK_H
+#define PS_PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alphabet.h"
+#include "error.h"
+
+#define PS_PER_WORD(bits) ((bits) == 2 ? 16u : 6u)
+
+typedef struct {
+    ps_alpha_t alpha;
+    int bits;           /* 2 or 5 */
+    uint32_t per_word;  /* 16 or 6 */
+    uint32_t *text;     /* packed symbols, cap / per_word + 1 words */
+    uint64_t n;         /* symbols in the chunk, context included */
+    uint64_t cap;       /* symbol capacity (< 2^32) */
+    uint32_t n_ctx;     /* leading context symbols */
+    uint32_t *restart;  /* restart positions, strictly increasing */
+    uint32_t n_restart, cap_restart;
+    uint32_t *rec_pos;  /* first position of each listed record */
+    uint64_t *rec_id;   /* its ordinal in the input */
+    uint32_t *name_off; /* its name in rec_name */
+    uint32_t n_rec, cap_rec;
+    char *rec_name;     /* NUL-terminated names */
+    uint32_t name_len, name_cap;
+    uint32_t word_fill; /* bits of text[n / per_word] in use, for appending */
+} ps_chunk_t;
+
+/* Allocator hooks, so that an engine can place chunks in pinned memory. NULL
+ * alloc means malloc/free. */
+typedef struct {
+    void *(*alloc)(void *ctx, size_t bytes);
+    void (*release)(void *ctx, void *p);
+    void *ctx;
+} ps_allocator_t;
+
+/* Allocates a chunk for `cap` symbols and `cap_restart` restarts/record starts. */
+int ps_chunk_init(ps_chunk_t *c, ps_alpha_t a, uint64_t cap, uint32_t cap_restart,
+                  const ps_allocator_t *al, ps_err_t *err);
+void ps_chunk_free(ps_chunk_t *c, const ps_allocator_t *al);
+
+/* Empties the chunk. */
+void ps_chunk_clear(ps_chunk_t *c);
+
+/* Bytes of packed text in use (whole words). */
+static inline size_t ps_chunk_text_bytes(const ps_chunk_t *c)
+{
+    return (size_t)((c->n + c->per_word - 1) / c->per_word) * sizeof(uint32_t);
+}
+
+/* Appends symbol code s (0..sigma-1). The caller keeps n < cap. */
+static inline void ps_chunk_push(ps_chunk_t *c, uint32_t s)
+{
+    uint64_t w = c->n / c->per_word;
+    if (c->word_fill == 0) c->text[w] = 0;
+    c->text[w] |= s << c->word_fill;
+    c->word_fill += (uint32_t)c->bits;
+    if (c->word_fill >= c->per_word * (uint32_t)c->bits) c->word_fill = 0;
+    c->n++;
+}
+
+/* Symbol at position i. */
+static inline uint32_t ps_chunk_sym(const ps_chunk_t *c, uint64_t i)
+{
+    uint32_t mask = (1u << c->bits) - 1u;
+    return (c->text[i / c->per_word] >> ((i % c->per_word) * (uint32_t)c->bits)) & mask;
+}
+
+/* Marks a restart before the next symbol pushed (idempotent at one position).
+ * Returns 0, or -1 when the restart list is full (the caller closes the chunk). */
+int ps_chunk_restart(ps_chunk_t *c);
+
+/* Lists record `ordinal` (named name[0..name_len)) as starting before the
+ * next symbol pushed, with a restart there. Returns 0, or -1 when a list is
+ * full (the caller closes the chunk and lists the record in the next one). */
+int ps_chunk_record(ps_chunk_t *c, uint64_t ordinal, const char *name, uint32_t name_len);
+
+#endif
