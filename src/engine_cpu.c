@@ -4,36 +4,120 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Walks symbols [p, end) of c from state 0. Positions below n_ctx need no
- * test: fewer than k symbols precede them, so no leaf can be reached there. */
-static inline void walk(const uint32_t *restrict delta, int shift, uint32_t leaf_base,
-                        const ps_chunk_t *c, uint64_t p, uint64_t end, uint64_t *restrict counts)
+/* A stretch of text walked from the root. Walking starts up to k-1 symbols
+ * before the stretch proper so that the state is exact where it begins; at
+ * those lead-in positions fewer than k symbols have been read, so no leaf can
+ * be reached there and nothing is counted twice. */
+typedef struct {
+    uint64_t pos, end;
+    uint32_t s;
+} lane_t;
+
+/* Yields the chunk's segments (between restarts) cut into pieces of about
+ * PIECE symbols, so that several independent walks can be interleaved. */
+#define PIECE 4096u
+typedef struct {
+    const ps_chunk_t *c;
+    uint32_t r;         /* next restart index */
+    uint64_t seg_start; /* current segment [seg_start, seg_end) */
+    uint64_t seg_end;
+    uint64_t next;      /* next piece start within it */
+    uint64_t lead;      /* k - 1 */
+} cursor_t;
+
+static int next_piece(cursor_t *cu, lane_t *l)
 {
-    const uint32_t per = c->per_word, bits = (uint32_t)c->bits, mask = (1u << bits) - 1u;
-    const uint32_t *text = c->text;
-    uint64_t wi = p / per;
-    uint32_t j = (uint32_t)(p % per);
-    uint32_t w = text[wi] >> (j * bits);
-    uint32_t s = 0;
-    for (; p < end; p++) {
-        s = delta[(s << shift) | (w & mask)];
-        if (s >= leaf_base) counts[s - leaf_base]++;
-        w >>= bits;
-        if (++j == per) {
-            j = 0;
-            w = p + 1 < end ? text[++wi] : 0;
-        }
+    while (cu->next >= cu->seg_end) {
+        if (cu->r > cu->c->n_restart) return 0;
+        cu->seg_start = cu->seg_end;
+        cu->seg_end = cu->r < cu->c->n_restart ? cu->c->restart[cu->r] : cu->c->n;
+        cu->r++;
+        cu->next = cu->seg_start;
     }
+    uint64_t from = cu->next, to = from + PIECE;
+    /* Keep a short remainder with this piece rather than making a tiny one. */
+    if (to + PIECE / 4 > cu->seg_end) to = cu->seg_end;
+    l->pos = from - cu->seg_start > cu->lead ? from - cu->lead : cu->seg_start;
+    l->end = to;
+    l->s = 0;
+    cu->next = to;
+    return 1;
+}
+
+/* Symbol i of packed text; per and bits are compile-time constants at each
+ * call site, so division and shifts are cheap. */
+static inline uint32_t sym_at(const uint32_t *text, uint64_t i, uint32_t per, uint32_t bits)
+{
+    return (text[i / per] >> ((uint32_t)(i % per) * bits)) & ((1u << bits) - 1u);
+}
+
+#define LANES 4
+
+/* One walk over l; used for the last few pieces. */
+static inline void walk_one(const uint32_t *restrict delta, int shift, uint32_t leaf_base,
+                            const uint32_t *text, lane_t *l, uint64_t *restrict counts, uint32_t per,
+                            uint32_t bits)
+{
+    uint32_t s = l->s;
+    for (uint64_t p = l->pos; p < l->end; p++) {
+        s = delta[(s << shift) | sym_at(text, p, per, bits)];
+        if (s >= leaf_base) counts[s - leaf_base]++;
+    }
+    l->pos = l->end;
+    l->s = s;
+}
+
+#define LANES 4
+
+/* LANES walks in lockstep: their table lookups are independent, so their
+ * cache misses overlap instead of queueing behind one another. */
+static inline void scan_lanes(const ps_automaton_t *a, const ps_chunk_t *c, uint64_t *restrict counts,
+                              uint32_t per, uint32_t bits)
+{
+    const uint32_t *restrict delta = a->delta;
+    const int shift = a->shift;
+    const uint32_t leaf_base = a->leaf_base;
+    const uint32_t *text = c->text;
+    cursor_t cu = {.c = c, .r = 0, .seg_start = 0, .seg_end = 0, .next = 0, .lead = (uint64_t)a->k - 1};
+    lane_t L[LANES];
+    int live = 0;
+    while (live < LANES && next_piece(&cu, &L[live])) live++;
+    while (live == LANES) {
+        uint64_t m = L[0].end - L[0].pos;
+        for (int i = 1; i < LANES; i++)
+            if (L[i].end - L[i].pos < m) m = L[i].end - L[i].pos;
+        uint32_t s0 = L[0].s, s1 = L[1].s, s2 = L[2].s, s3 = L[3].s;
+        const uint64_t p0 = L[0].pos, p1 = L[1].pos, p2 = L[2].pos, p3 = L[3].pos;
+        for (uint64_t t = 0; t < m; t++) {
+            s0 = delta[(s0 << shift) | sym_at(text, p0 + t, per, bits)];
+            s1 = delta[(s1 << shift) | sym_at(text, p1 + t, per, bits)];
+            s2 = delta[(s2 << shift) | sym_at(text, p2 + t, per, bits)];
+            s3 = delta[(s3 << shift) | sym_at(text, p3 + t, per, bits)];
+            if (s0 >= leaf_base) counts[s0 - leaf_base]++;
+            if (s1 >= leaf_base) counts[s1 - leaf_base]++;
+            if (s2 >= leaf_base) counts[s2 - leaf_base]++;
+            if (s3 >= leaf_base) counts[s3 - leaf_base]++;
+        }
+        L[0].s = s0, L[1].s = s1, L[2].s = s2, L[3].s = s3;
+        L[0].pos = p0 + m, L[1].pos = p1 + m, L[2].pos = p2 + m, L[3].pos = p3 + m;
+        /* Refill the lanes that finished; leave lockstep when pieces run out. */
+        for (int i = 0; i < LANES && live == LANES; i++)
+            if (L[i].pos == L[i].end && !next_piece(&cu, &L[i])) {
+                L[i] = L[LANES - 1];
+                live--;
+            }
+    }
+    for (int i = 0; i < live; i++) walk_one(delta, shift, leaf_base, text, &L[i], counts, per, bits);
+    lane_t l;
+    while (next_piece(&cu, &l)) walk_one(delta, shift, leaf_base, text, &l, counts, per, bits);
 }
 
 void ps_cpu_scan_chunk(const ps_automaton_t *a, const ps_chunk_t *c, uint64_t *leaf_counts)
 {
-    uint64_t p = 0;
-    for (uint32_t r = 0; r <= c->n_restart; r++) {
-        uint64_t end = r < c->n_restart ? c->restart[r] : c->n;
-        if (end > p) walk(a->delta, a->shift, a->leaf_base, c, p, end, leaf_counts);
-        p = end;
-    }
+    if (c->bits == 2)
+        scan_lanes(a, c, leaf_counts, 16, 2);
+    else
+        scan_lanes(a, c, leaf_counts, 6, 5);
 }
 
 typedef struct {
