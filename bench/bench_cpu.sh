@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# make bench: CPU engine throughput on the real genomes with 1,000 and 10,000
+# probes of k = 21 sampled from each genome, beside jellyfish (if installed)
+# counting the same probes (--if) on the same plain FASTA with the same threads.
+# Whole processes are timed; each figure is the median of RUNS runs.
+# Environment: PS_DATA (real data folder), THREADS (default: all cores), RUNS (default 5).
+set -euo pipefail
+bin=${1:-./probescan}
+data=${PS_DATA:-../shared/data}
+threads=${THREADS:-$(nproc)}
+runs=${RUNS:-5}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+wall() { # wall seconds of one run of "$@"
+    local s e
+    s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
+    awk -v s="$s" -v e="$e" 'BEGIN {printf "%.4f\n", e - s}'
+}
+timeit() { for _ in $(seq "$runs"); do wall "$@"; done | median; }
+
+echo "probescan $("$bin" --version), $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown), $threads threads, $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+printf '%-8s %7s %10s %12s %14s %12s %8s\n' genome probes Mbases probescan_s probescan_Mb/s jellyfish_s speedup
+for g in ecoli_K12_MG1655.fa.gz yeast_S288C_R64-1-1.bgzf.fa.gz; do
+    [ -f "$data/$g" ] || { echo "skip $g: not in $data"; continue; }
+    name=${g%%_*}
+    gzip -dc "$data/$g" > "$work/$name.fa"
+    mb=$(grep -v '>' "$work/$name.fa" | tr -d '\n' | wc -c | awk '{printf "%.2f", $1 / 1e6}')
+    for n in 1000 10000; do
+        python3 "$here/sample_probes.py" "$work/$name.fa" "$n" 21 --seed 7 > "$work/p$n.fa"
+        t=$(timeit "$bin" count -q -t "$threads" --engine cpu -p "$work/p$n.fa" -o "$work/out.tsv" "$work/$name.fa")
+        rate=$(awk -v m="$mb" -v t="$t" 'BEGIN {printf "%.0f", m / t}')
+        if command -v jellyfish >/dev/null; then
+            j=$(timeit jellyfish count -m 21 -C -t "$threads" -s 10M --if "$work/p$n.fa" -o "$work/jf.out" "$work/$name.fa")
+            sp=$(awk -v j="$j" -v t="$t" 'BEGIN {printf "%.1fx", j / t}')
+        else
+            j=n/a; sp=n/a
+        fi
+        printf '%-8s %7s %10s %12s %14s %12s %8s\n' "$name" "$n" "$mb" "$t" "$rate" "$j" "$sp"
+    done
+done
