@@ -17,6 +17,24 @@
 
 typedef struct ps_engine ps_engine_t;
 
+/* Per-record hits of one chunk, for --by-record: for each record listed in
+ * the chunk that has hits, span[i] names the record (its index in the
+ * chunk's record list) and its hits leaf[first..first+n) with count[...],
+ * leaf ids ascending within a span. */
+typedef struct {
+    uint32_t rec, first, n;
+} ps_rec_span_t;
+
+typedef struct {
+    ps_rec_span_t *span;
+    uint32_t n_span, cap_span;
+    uint32_t *leaf;
+    uint64_t *count;
+    uint64_t n_hit, cap_hit;
+} ps_rec_hits_t;
+
+void ps_rec_hits_free(ps_rec_hits_t *h);
+
 struct ps_engine {
     const char *name;           /* "cpu" or "gpu" */
     char device[160];           /* what it runs on, for -v and --stats */
@@ -27,6 +45,9 @@ struct ps_engine {
     ps_allocator_t chunk_alloc; /* how chunk buffers are allocated */
     int (*scan)(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err);
     int (*collect)(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err);
+    /* Optional: fills h (cleared first) with c's hits per record; NULL when
+     * the engine cannot attribute hits to records. */
+    int (*scan_records)(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_rec_hits_t *h, ps_err_t *err);
     void (*destroy)(ps_engine_t *e);
     void *impl;
 };

@@ -124,7 +124,85 @@ typedef struct {
     const ps_automaton_t *a;
     int threads;
     uint64_t *counts; /* threads * n_leaves */
+    uint64_t **rec_dense;  /* per thread, for scan_records: counts of the current record */
+    uint32_t **rec_touched; /* per thread: leaves counted in the current record */
 } cpu_t;
+
+/* Walks [from, to) of c (from a restart or record start) honouring restarts,
+ * counting into dense and listing newly hit leaves in touched. */
+static uint32_t walk_touch(const ps_automaton_t *a, const ps_chunk_t *c, uint64_t from, uint64_t to,
+                           uint64_t *dense, uint32_t *touched, uint32_t nt)
+{
+    uint32_t lo = 0, hi = c->n_restart; /* first restart > from */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->restart[mid] <= from) lo = mid + 1;
+        else hi = mid;
+    }
+    const uint32_t per = c->per_word, bits = (uint32_t)c->bits;
+    uint32_t s = 0;
+    for (uint64_t p = from; p < to; p++) {
+        if (lo < c->n_restart && c->restart[lo] == p) {
+            s = 0;
+            lo++;
+        }
+        s = a->delta[(s << a->shift) | sym_at(c->text, p, per, bits)];
+        if (s >= a->leaf_base && dense[s - a->leaf_base]++ == 0) touched[nt++] = s - a->leaf_base;
+    }
+    return nt;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+static int cpu_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_rec_hits_t *h, ps_err_t *err)
+{
+    cpu_t *cpu = e->impl;
+    const ps_automaton_t *a = cpu->a;
+    if (!cpu->rec_dense[worker]) {
+        cpu->rec_dense[worker] = calloc(a->n_leaves, sizeof(uint64_t));
+        cpu->rec_touched[worker] = malloc((size_t)a->n_leaves * sizeof(uint32_t));
+        if (!cpu->rec_dense[worker] || !cpu->rec_touched[worker])
+            return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
+    }
+    uint64_t *dense = cpu->rec_dense[worker];
+    uint32_t *touched = cpu->rec_touched[worker];
+    h->n_span = 0;
+    h->n_hit = 0;
+    for (uint32_t j = 0; j < c->n_rec; j++) {
+        uint64_t to = j + 1 < c->n_rec ? c->rec_pos[j + 1] : c->n;
+        uint32_t nt = walk_touch(a, c, c->rec_pos[j], to, dense, touched, 0);
+        if (!nt) continue;
+        qsort(touched, nt, sizeof *touched, cmp_u32);
+        if (h->n_span == h->cap_span) {
+            uint32_t cap = h->cap_span ? h->cap_span * 2 : 64;
+            ps_rec_span_t *sp = realloc(h->span, cap * sizeof *sp);
+            if (!sp) return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
+            h->span = sp;
+            h->cap_span = cap;
+        }
+        if (h->n_hit + nt > h->cap_hit) {
+            uint64_t cap = h->cap_hit ? h->cap_hit : 1024;
+            while (cap < h->n_hit + nt) cap *= 2;
+            uint32_t *lf = realloc(h->leaf, cap * sizeof *lf);
+            if (lf) h->leaf = lf;
+            uint64_t *ct = realloc(h->count, cap * sizeof *ct);
+            if (ct) h->count = ct;
+            if (!lf || !ct) return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
+            h->cap_hit = cap;
+        }
+        h->span[h->n_span++] = (ps_rec_span_t){j, (uint32_t)h->n_hit, nt};
+        for (uint32_t i = 0; i < nt; i++) {
+            h->leaf[h->n_hit] = touched[i];
+            h->count[h->n_hit++] = dense[touched[i]];
+            dense[touched[i]] = 0;
+        }
+    }
+    return PS_OK;
+}
 
 static int cpu_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err)
 {
@@ -150,7 +228,15 @@ static int cpu_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
 static void cpu_destroy(ps_engine_t *e)
 {
     cpu_t *cpu = e->impl;
-    if (cpu) free(cpu->counts);
+    if (cpu) {
+        for (int t = 0; t < cpu->threads && cpu->rec_dense; t++) {
+            free(cpu->rec_dense[t]);
+            free(cpu->rec_touched[t]);
+        }
+        free(cpu->rec_dense);
+        free(cpu->rec_touched);
+        free(cpu->counts);
+    }
     free(cpu);
     free(e);
 }
@@ -162,7 +248,10 @@ int ps_cpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int threads, p
     ps_engine_t *e = calloc(1, sizeof *e);
     cpu_t *cpu = calloc(1, sizeof *cpu);
     if (e) e->impl = cpu;
-    if (!e || !cpu || !(cpu->counts = calloc((size_t)threads * a->n_leaves, sizeof(uint64_t)))) {
+    if (cpu) cpu->threads = threads;
+    if (!e || !cpu || !(cpu->counts = calloc((size_t)threads * a->n_leaves, sizeof(uint64_t))) ||
+        !(cpu->rec_dense = calloc((size_t)threads, sizeof *cpu->rec_dense)) ||
+        !(cpu->rec_touched = calloc((size_t)threads, sizeof *cpu->rec_touched))) {
         if (e) cpu_destroy(e);
         else free(cpu);
         return ps_fail(err, PS_E_NOMEM, "out of memory for %d threads' counts", threads);
@@ -175,10 +264,11 @@ int ps_cpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int threads, p
     /* Small chunks keep every thread busy on small inputs; 1 Mi symbols is
      * 256 KiB of packed DNA, far above the per-chunk overhead. */
     e->chunk_syms = 1u << 20;
-    e->chunk_restarts = 1u << 16;
+    e->chunk_restarts = 1u << 14;
     e->chunks_per_worker = 2;
     e->scan = cpu_scan;
     e->collect = cpu_collect;
+    e->scan_records = cpu_scan_records;
     e->destroy = cpu_destroy;
     *out = e;
     return PS_OK;

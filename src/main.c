@@ -37,7 +37,7 @@ typedef struct {
     const char *probes, *output, *stats, *kernel;
     ps_alpha_req_t alpha;
     int strand_set, both_strands;
-    int threads, verbose, quiet, gpu_id, by_file;
+    int threads, verbose, quiet, gpu_id, by_file, by_record;
     engine_req_t engine;
     char **inputs;
     int n_inputs;
@@ -75,6 +75,8 @@ static void usage_count(FILE *f)
 "  -o, --output FILE      write the table to FILE (default: standard output)\n"
 "  -t, --threads N        worker threads (default: all %ld cores)\n"
 "      --by-file          one count column per input file (a probe x sample matrix)\n"
+"      --by-record        long table: record, probe and counts for every record\n"
+"                         with a match (CPU engine)\n"
 "      --stats FILE       write run statistics as JSON to FILE\n"
 "      --engine STR       auto, gpu or cpu (default auto: the GPU when one is usable)\n"
 "      --gpu ID           CUDA device to use (default 0)\n"
@@ -120,7 +122,7 @@ static int parse_uint(const char *s, long max, long *out)
 /* Returns 0 to go on, 1 when done (help printed), or a negative code. */
 static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
 {
-    enum { OPT_VERSION = 256, OPT_ENGINE, OPT_GPU, OPT_KERNEL, OPT_BYFILE, OPT_STATS };
+    enum { OPT_VERSION = 256, OPT_ENGINE, OPT_GPU, OPT_KERNEL, OPT_BYFILE, OPT_BYRECORD, OPT_STATS };
     static const struct option lopts[] = {
         {"probes", required_argument, NULL, 'p'}, {"alphabet", required_argument, NULL, 'a'},
         {"strand", required_argument, NULL, 's'}, {"output", required_argument, NULL, 'o'},
@@ -128,7 +130,7 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION}, {"engine", required_argument, NULL, OPT_ENGINE},
         {"gpu", required_argument, NULL, OPT_GPU}, {"kernel", required_argument, NULL, OPT_KERNEL},
-        {"by-file", no_argument, NULL, OPT_BYFILE}, {"stats", required_argument, NULL, OPT_STATS},
+        {"by-file", no_argument, NULL, OPT_BYFILE}, {"by-record", no_argument, NULL, OPT_BYRECORD}, {"stats", required_argument, NULL, OPT_STATS},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->alpha = PS_ALPHA_AUTO;
@@ -180,6 +182,7 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
             break;
         case OPT_KERNEL: o->kernel = optarg; break;
         case OPT_BYFILE: o->by_file = 1; break;
+        case OPT_BYRECORD: o->by_record = 1; break;
         case OPT_STATS: o->stats = optarg; break;
         case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value (see probescan count --help)", argv[optind - 1]);
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan count --help)", argv[optind - 1]);
@@ -189,6 +192,9 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     o->inputs = argv + optind;
     o->n_inputs = argc - optind;
     if (o->n_inputs < 1) return ps_fail(err, PS_E_USAGE, "no input files given (use '-' for standard input)");
+    if (o->by_file && o->by_record) return ps_fail(err, PS_E_USAGE, "--by-file and --by-record cannot be combined");
+    if (o->by_record && o->engine == ENGINE_GPU)
+        return ps_fail(err, PS_E_USAGE, "--by-record runs on the CPU engine; drop --engine gpu");
     return 0;
 }
 
@@ -320,7 +326,8 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_engine_t 
 static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a, ps_err_t *err)
 {
     char why[256] = "";
-    if (o->engine != ENGINE_CPU) {
+    if (o->by_record) snprintf(why, sizeof why, "--by-record counts on the CPU");
+    if (o->engine != ENGINE_CPU && !o->by_record) {
         int usable = ps_gpu_usable(o->gpu_id, why, sizeof why);
         if (usable) {
             int rc = ps_gpu_engine_new(e, a, o->gpu_id, o->kernel, o->threads, err);
@@ -333,7 +340,7 @@ static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a
     int rc = ps_cpu_engine_new(e, a, o->threads, err);
     if (rc == PS_OK && o->verbose)
         fprintf(stderr, "probescan: engine: cpu, %d threads%s%s%s\n", o->threads,
-                o->engine == ENGINE_AUTO ? " (no GPU: " : "", o->engine == ENGINE_AUTO ? why : "",
+                o->engine == ENGINE_AUTO ? " (not the GPU: " : "", o->engine == ENGINE_AUTO ? why : "",
                 o->engine == ENGINE_AUTO ? ")" : "");
     return rc;
 }
@@ -346,6 +353,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     ps_automaton_t *a = NULL;
     ps_engine_t *e = NULL;
     ps_output_t *out = NULL;
+    ps_record_writer_t *rw = NULL;
     uint64_t *counts = NULL;
     ps_scan_stats_t *st = calloc((size_t)o->n_inputs, sizeof *st);
     if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
@@ -391,15 +399,22 @@ static int run_count(const opts_t *o, ps_err_t *err)
         rc = ps_fail(err, PS_E_NOMEM, "out of memory for counts");
         goto done;
     }
+    ps_record_sink_t sink;
+    if (o->by_record) {
+        rc = ps_record_writer_new(&rw, ps_output_stream(out), p, a, err);
+        if (rc < 0) goto done;
+        sink = (ps_record_sink_t){ps_record_writer_emit, rw};
+    }
     progress_t pg = {.enabled = !o->quiet && isatty(STDERR_FILENO), .total_files = o->n_inputs};
     t = now_s();
     for (int i = 0; i < o->n_inputs; i++) {
         pg.path = o->inputs[i];
         pg.index = i + 1;
         pg.start = pg.last = now_s();
-        rc = ps_scan_file(e, a, o->inputs[i], o->threads, counts + (o->by_file ? (size_t)i * a->n_leaves : 0), &st[i],
-                          pg.enabled ? show_progress : NULL, &pg, err);
+        rc = ps_scan_file(e, a, o->inputs[i], o->threads, counts + (o->by_file ? (size_t)i * a->n_leaves : 0),
+                          rw ? &sink : NULL, &st[i], pg.enabled ? show_progress : NULL, &pg, err);
         if (pg.enabled) fputs("\r\033[K", stderr);
+        if (rc == PS_OK && rw) rc = ps_record_writer_flush(rw, err);
         if (rc < 0) goto done;
         if (o->verbose)
             fprintf(stderr, "probescan: %s: %" PRIu64 " records, %" PRIu64 " bases in %.3f s (%.1f Mbases/s)\n",
@@ -409,7 +424,8 @@ static int run_count(const opts_t *o, ps_err_t *err)
     tm.scan = now_s() - t;
     t = now_s();
     FILE *f = ps_output_stream(out);
-    rc = o->by_file ? write_by_file(f, o, p, a, counts, err) : ps_write_counts(f, p, a, counts, err);
+    if (!o->by_record)
+        rc = o->by_file ? write_by_file(f, o, p, a, counts, err) : ps_write_counts(f, p, a, counts, err);
     if (rc < 0) goto done;
     rc = ps_output_commit(out, err);
     out = NULL;
@@ -419,6 +435,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     if (o->stats) rc = write_stats(o, p, e, st, &tm, err);
 
 done:
+    ps_record_writer_free(rw);
     ps_output_abort(out);
     free(counts);
     free(st);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "automaton.h"
+#include "engine.h"
 #include "error.h"
 #include "probes.h"
 
@@ -30,5 +31,19 @@ void ps_output_abort(ps_output_t *o);
 /* Writes the totals table from leaf counts. */
 int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_automaton_t *a,
                     const uint64_t *leaf_counts, ps_err_t *err);
+
+/* --by-record: the long table `record  name  sequence  count [forward
+ * reverse]`, only rows with count > 0, records in input order and probes in
+ * probe-file order within a record. It is fed chunk hits in input order
+ * (a ps_record_sink_t); a record split over chunks becomes one set of rows. */
+typedef struct ps_record_writer ps_record_writer_t;
+
+int ps_record_writer_new(ps_record_writer_t **out, FILE *f, const ps_probes_t *p,
+                         const ps_automaton_t *a, ps_err_t *err);
+/* A ps_record_sink_t emit function; ctx is the writer. */
+int ps_record_writer_emit(void *ctx, const ps_chunk_t *c, const ps_rec_hits_t *h, ps_err_t *err);
+/* Writes the pending record; call at the end of each input. */
+int ps_record_writer_flush(ps_record_writer_t *w, ps_err_t *err);
+void ps_record_writer_free(ps_record_writer_t *w);
 
 #endif
