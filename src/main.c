@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <htslib/hts.h>
+
 #include "automaton.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
@@ -448,6 +450,9 @@ done:
 int main(int argc, char **argv)
 {
     ps_err_t err = {0, ""};
+    /* Errors reach the user as one line of ours; htslib's own logging
+     * would add a second, differently worded one. */
+    hts_set_log_level(HTS_LOG_OFF);
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         usage_main(stdout);
         return 0;

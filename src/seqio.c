@@ -44,6 +44,7 @@ struct ps_reader {
     uint32_t name_len;
     int name_done;          /* the first word of the header has ended */
     uint64_t seq_len, qual_len;
+    uint64_t qual_line;     /* line where the quality of the record starts */
     int in_record;          /* a record has started */
     int rec_has_syms;       /* ... and has packed symbols */
     int pending_record;     /* list the record before its first symbol */
@@ -86,12 +87,16 @@ int ps_reader_open(ps_reader_t **out, const char *path, ps_alpha_t a, int k, int
         return ps_fail(err, PS_E_IO, "%s: cannot open: %s", path, e ? strerror(e) : "unknown error");
     }
     if (r->fp->is_compressed && !r->fp->is_gzip) {
-        /* BGZF: a missing end-of-file block means the file was cut short. */
-        if (bgzf_check_EOF(r->fp) == 0) {
+        /* BGZF: a missing end-of-file block means the file was cut short.
+         * Threads only where the whole file could be checked that way: the
+         * threaded reader does not always notice a cut inside a block, and
+         * on a pipe the single-threaded one checks the end as it gets there. */
+        int eof_ok = bgzf_check_EOF(r->fp);
+        if (eof_ok == 0) {
             ps_reader_close(r);
             return ps_fail(err, PS_E_IO, "%s: truncated BGZF file (no end-of-file block)", path);
         }
-        if (threads > 1 && bgzf_mt(r->fp, threads, 64) < 0) {
+        if (eof_ok == 1 && threads > 1 && bgzf_mt(r->fp, threads, 64) < 0) {
             ps_reader_close(r);
             return ps_fail(err, PS_E_IO, "%s: cannot start %d decompression threads", path, threads);
         }
@@ -137,7 +142,14 @@ static int refill(ps_reader_t *r, ps_err_t *err)
     r->len = (size_t)got;
     r->pos = 0;
     r->stats.bytes += (uint64_t)got;
-    if (got == 0) r->eof = 1;
+    if (got == 0) {
+        r->eof = 1;
+        /* A BGZF stream ends with an empty marker block; without it the data
+         * was cut short (threaded decompression can otherwise miss a cut
+         * that falls inside a block). */
+        if (r->fp->is_compressed && !r->fp->is_gzip && !r->fp->last_block_eof)
+            return ps_fail(err, PS_E_IO, "%s: truncated BGZF file (no end-of-file block)", r->path);
+    }
     return got > 0;
 }
 
@@ -293,7 +305,7 @@ static int read_qual(ps_reader_t *r, ps_err_t *err)
         if (r->qual_len > r->seq_len)
             return ps_fail(err, PS_E_FORMAT,
                            "%s: line %llu: FASTQ record '%s' has %llu quality characters for %llu bases",
-                           r->path, (unsigned long long)r->line, rec_name(r),
+                           r->path, (unsigned long long)r->qual_line, rec_name(r),
                            (unsigned long long)r->qual_len, (unsigned long long)r->seq_len);
         if (!nl) return 0;
         r->pos++;
@@ -333,7 +345,7 @@ static int finish_input(ps_reader_t *r, ps_err_t *err)
         if (r->qual_len != r->seq_len)
             return ps_fail(err, PS_E_FORMAT,
                            "%s: line %llu: FASTQ record '%s' has %llu quality characters for %llu bases",
-                           r->path, (unsigned long long)r->line, rec_name(r),
+                           r->path, (unsigned long long)r->qual_line, rec_name(r),
                            (unsigned long long)r->qual_len, (unsigned long long)r->seq_len);
         return PS_OK;
     default:
@@ -418,6 +430,7 @@ int ps_reader_next(ps_reader_t *r, ps_chunk_t *c, ps_err_t *err)
             r->line++;
             r->st = S_FQ_QUAL;
             r->qual_len = 0;
+            r->qual_line = r->line;
             break;
         }
         case S_FQ_QUAL: {
