@@ -327,7 +327,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_engine_t 
 /* Picks the engine as asked; with auto, the GPU when one is usable. */
 static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a, ps_err_t *err)
 {
-    char why[256] = "";
+    char why[sizeof err->msg] = "";
     if (o->by_record) snprintf(why, sizeof why, "--by-record counts on the CPU");
     if (o->engine != ENGINE_CPU && !o->by_record) {
         int usable = ps_gpu_usable(o->gpu_id, why, sizeof why);

@@ -5,6 +5,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <htslib/bgzf.h>
 #include <htslib/hfile.h>
 
@@ -169,6 +173,36 @@ static int bad_byte(ps_reader_t *r, unsigned char b, ps_err_t *err)
                    r->path, (unsigned long long)r->line, b, rec_name(r));
 }
 
+#if defined(__SSE2__)
+/* DNA fast path over the 16 bytes at p: returns how many leading bytes are
+ * bases (A, C, G, T or U, any case) and their 2-bit codes in *out (symbol i
+ * at bits 2i; bits past the valid prefix are zero). */
+static inline uint32_t pack16_dna(const unsigned char *p, uint32_t *out)
+{
+    __m128i b = _mm_loadu_si128((const __m128i *)p);
+    __m128i u = _mm_and_si128(b, _mm_set1_epi8((char)0xDF)); /* upper case */
+    __m128i a = _mm_cmpeq_epi8(u, _mm_set1_epi8('A'));
+    __m128i cc = _mm_cmpeq_epi8(u, _mm_set1_epi8('C'));
+    __m128i g = _mm_cmpeq_epi8(u, _mm_set1_epi8('G'));
+    __m128i t = _mm_or_si128(_mm_cmpeq_epi8(u, _mm_set1_epi8('T')), _mm_cmpeq_epi8(u, _mm_set1_epi8('U')));
+    __m128i ok = _mm_or_si128(_mm_or_si128(a, cc), _mm_or_si128(g, t));
+    uint32_t valid = (uint32_t)__builtin_ctz(~(uint32_t)_mm_movemask_epi8(ok)); /* 0..16 */
+    if (valid == 0) return 0;
+    /* Codes A0 C1 G2 T3, one per byte. */
+    __m128i code = _mm_or_si128(_mm_and_si128(cc, _mm_set1_epi8(1)),
+                                _mm_or_si128(_mm_and_si128(g, _mm_set1_epi8(2)), _mm_and_si128(t, _mm_set1_epi8(3))));
+    /* Pairs of bytes -> 4 bits in each 16-bit lane, pairs of lanes -> 8 bits
+     * in each 32-bit lane, then narrow to the 4 low bytes. */
+    __m128i x = _mm_and_si128(_mm_or_si128(code, _mm_srli_epi16(code, 6)), _mm_set1_epi16(0x000F));
+    x = _mm_and_si128(_mm_or_si128(x, _mm_srli_epi32(x, 12)), _mm_set1_epi32(0x000000FF));
+    x = _mm_packs_epi32(x, x);
+    x = _mm_packus_epi16(x, x);
+    uint32_t w = (uint32_t)_mm_cvtsi128_si32(x);
+    *out = valid == 16 ? w : w & ((1u << (2 * valid)) - 1u);
+    return valid;
+}
+#endif
+
 /* Packs the sequence bytes at the buffer position into c. Returns 0 when the
  * buffer is used up, 1 when the chunk is full, 2 when the sequence ended (the
  * state was changed), <0 on error. The hot loop keeps the partial word in a
@@ -191,6 +225,26 @@ static int pack_seq(ps_reader_t *r, ps_chunk_t *c, ps_err_t *err)
     } while (0)
 
     while (pos < len) {
+#if defined(__SSE2__)
+        /* Up to sixteen plain bases at a time while nothing needs attention;
+         * the byte that stops a run (a line end, an N) goes the slow way. */
+        if (bits == 2 && pos + 16 <= len && n + 16 <= cap && !(r->pending_restart | r->pending_record)) {
+            uint32_t w, m = pack16_dna(buf + pos, &w);
+            if (m) {
+                uint64_t cur = (uint64_t)acc | ((uint64_t)w << fill);
+                fill += 2 * m;
+                if (fill >= 32) {
+                    text[n / 16] = (uint32_t)cur;
+                    cur >>= 32;
+                    fill -= 32;
+                }
+                acc = (uint32_t)cur;
+                n += m;
+                pos += m;
+                continue;
+            }
+        }
+#endif
         unsigned char b = buf[pos];
         uint32_t v = tab[b];
         if (__builtin_expect(v < sigma && !(r->pending_restart | r->pending_record) && n < cap, 1)) {
