@@ -47,7 +47,13 @@ CORE_OBJ := $(patsubst src/%.c,build/src/%.o,$(CORE_SRC)) $(GPU_OBJ)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(patsubst tests/%.c,build/tests/%.o,$(TEST_SRC))
 
-.PHONY: all deps demo test check-asan bench bench-gpu install clean cuda-note
+.PHONY: all deps demo test check-asan bench bench-gpu install clean cuda-note FORCE
+
+# Rebuild everything when the compiler set-up changes (CUDA on or off, sanitizer flags).
+CONFIG := $(NVCC) | $(CC) $(CFLAGS)
+build/config.stamp: FORCE
+	@mkdir -p build
+	@echo '$(CONFIG)' | cmp -s - $@ || echo '$(CONFIG)' > $@
 all: deps cuda-note probescan
 
 cuda-note:
@@ -67,23 +73,23 @@ deps:
 	  fi; \
 	fi
 
-probescan: build/src/main.o $(CORE_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
+probescan: build/src/main.o $(CORE_OBJ) build/config.stamp
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
 
-build/src/%.o: src/%.c | deps
+build/src/%.o: src/%.c build/config.stamp | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(HTS_CFLAGS) -MMD -MP -c -o $@ $<
 
-build/kernels/%.o: kernels/%.cu | deps
+build/kernels/%.o: kernels/%.cu build/config.stamp | deps
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -Isrc -MMD -MP -c -o $@ $<
 
-build/tests/%.o: tests/%.c | deps
+build/tests/%.o: tests/%.c build/config.stamp | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(HTS_CFLAGS) $(CHECK_CFLAGS) -Isrc -MMD -MP -c -o $@ $<
 
-tests/check_probescan: $(TEST_OBJ) $(CORE_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
+tests/check_probescan: $(TEST_OBJ) $(CORE_OBJ) build/config.stamp
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(CHECK_LIBS) $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
 
 # Tests look for real data in PS_DATA (default ../shared/data) and skip that part, saying so, without it.
 PS_DATA ?= $(abspath ../shared/data)
@@ -106,7 +112,14 @@ demo: all
 bench: all
 	@bash bench/bench_cpu.sh ./probescan
 
-bench-gpu: all
+# The kernel benchmark driver links the kernels with the probe and automaton code.
+BENCH_GPU_OBJ := build/src/error.o build/src/alphabet.o build/src/pack.o build/src/probes.o \
+                 build/src/automaton.o build/kernels/gpu_scan.o
+build/bench/gpu_bench: bench/gpu_bench.cu $(BENCH_GPU_OBJ)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -Isrc -Ikernels -o $@ $< $(BENCH_GPU_OBJ) $(HTS_LIBS) -lpthread
+
+bench-gpu: all $(if $(NVCC),build/bench/gpu_bench)
 	@bash bench/bench_gpu.sh ./probescan
 
 install: all

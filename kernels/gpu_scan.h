@@ -1,0 +1,72 @@
+/* gpu_scan.h - the scan kernels' launch interface (CUDA C++, kernels/ only).
+ *
+ * A plan fixes, for one automaton and one kernel variant, where the DFA and
+ * the leaf counters live (shared or global memory), the block size and the
+ * persistent grid; ps_gpu_launch then scans one packed chunk already on the
+ * device and adds its matches into the plan's 64-bit device counters. */
+#ifndef PS_GPU_SCAN_H
+#define PS_GPU_SCAN_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+#include "automaton.h"
+#include "pack.h"
+}
+
+enum {
+    PS_K_BEST = 0,
+    PS_K_BASELINE,
+    PS_K_SHARED,
+    PS_K_COALESCED,
+    PS_K_COMPACT,
+    PS_K_LEAF,
+    PS_K_COUNT
+};
+
+/* Words of packed text each thread owns in a tile. */
+#define PS_TILE_WORDS 16
+
+typedef struct {
+    int variant;
+    int bits;               /* 2 or 5; also the DFA row shift */
+    int k;
+    uint32_t n_states, leaf_base, n_leaves;
+    const uint32_t *d_delta;      /* n_states << bits entries (padded to 16 bytes) */
+    const uint16_t *d_delta16;    /* the same as 16-bit states, or NULL */
+    unsigned long long *d_counts; /* n_leaves */
+    /* Chosen configuration. */
+    int threads, blocks;     /* block size; persistent grid size */
+    size_t smem;             /* dynamic shared bytes per block */
+    int dfa_shared;          /* 1: DFA copied to shared memory */
+    int dfa16;               /* 1: 16-bit DFA entries */
+    uint32_t cnt_shared;     /* leaves [0, cnt_shared) counted in shared memory */
+    uint32_t halo_words;     /* staged words before a block tile */
+} ps_gplan_t;
+
+/* Variant id of a kernel name (NULL = best), or -1. */
+int ps_gpu_variant(const char *name);
+/* NULL-terminated list of names, best first. */
+const char *const *ps_gpu_variant_names(void);
+
+/* Uploads nothing; decides the configuration for `variant` on `device` given
+ * the automaton and the device buffers already filled in pl (d_delta,
+ * d_delta16, d_counts). Returns cudaSuccess or the failing call's error. */
+cudaError_t ps_gpu_plan(ps_gplan_t *pl, int variant, const ps_automaton_t *a, int device);
+
+/* One line describing the plan, for -v. */
+void ps_gpu_plan_describe(const ps_gplan_t *pl, char *buf, size_t len);
+
+/* Scans n symbols of packed text (n_ctx context) with restarts, all on the
+ * device, on stream st. Returns the launch error, if any. */
+cudaError_t ps_gpu_launch(const ps_gplan_t *pl, const uint32_t *d_text, uint64_t n, uint32_t n_ctx,
+                          const uint32_t *d_restart, uint32_t n_restart, cudaStream_t st);
+
+/* Device copies of an automaton's tables: 32-bit always, 16-bit when the
+ * states fit; d_counts zeroed. Freed with ps_gpu_tables_free. */
+cudaError_t ps_gpu_tables_upload(ps_gplan_t *pl, const ps_automaton_t *a);
+void ps_gpu_tables_free(ps_gplan_t *pl);
+
+#endif

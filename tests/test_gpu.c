@@ -1,0 +1,290 @@
+/* test_gpu.c - every GPU kernel against the CPU oracle, count for count.
+ *
+ * Without a usable GPU (or in a build without CUDA) one test says so in one
+ * line and the rest return at once. CUDA is first touched inside the tests,
+ * never while the suite is built: Check forks each test, and a CUDA context
+ * does not survive a fork. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "automaton.h"
+#include "engine.h"
+#include "engine_cpu.h"
+#include "engine_gpu.h"
+#include "pack.h"
+#include "probes.h"
+#include "testutil.h"
+
+static int gpu_here(void)
+{
+    char why[256];
+    return ps_gpu_usable(0, why, sizeof why);
+}
+
+/* Random text of n symbols; a restart before each symbol with probability
+ * restart_pct percent (0: one long restart-free run). */
+static void make_chunk(ps_chunk_t *c, tu_rng_t *r, ps_alpha_t al, uint64_t n, unsigned restart_pct,
+                       uint32_t n_ctx)
+{
+    ps_err_t err;
+    ck_assert_int_eq(ps_chunk_init(c, al, n + 16, (uint32_t)(n / 2 + 16), NULL, &err), PS_OK);
+    int sigma = ps_alpha_sigma(al);
+    for (uint64_t i = 0; i < n; i++) {
+        if (restart_pct && tu_rng_chance(r, restart_pct)) ck_assert_int_eq(ps_chunk_restart(c), 0);
+        uint32_t s = (uint32_t)tu_rng_below(r, (uint64_t)sigma);
+        ps_chunk_push(c, s);
+    }
+    c->n_ctx = n_ctx < n ? n_ctx : (uint32_t)n;
+}
+
+/* n probes of length k: about half cut from the chunk's text, the rest
+ * random (mostly absent), some duplicated. */
+static ps_probes_t *make_probes(tu_rng_t *r, ps_alpha_t al, int k, uint32_t n, const ps_chunk_t *c)
+{
+    char **seqs = malloc(n * sizeof *seqs);
+    ck_assert_ptr_nonnull(seqs);
+    int sigma = ps_alpha_sigma(al);
+    for (uint32_t i = 0; i < n; i++) {
+        seqs[i] = malloc((size_t)k + 1);
+        ck_assert_ptr_nonnull(seqs[i]);
+        if (i > 0 && tu_rng_chance(r, 3)) {
+            memcpy(seqs[i], seqs[tu_rng_below(r, i)], (size_t)k + 1);
+            continue;
+        }
+        int from_text = c->n >= (uint64_t)k && tu_rng_chance(r, 50);
+        uint64_t at = from_text ? tu_rng_below(r, c->n - (uint64_t)k + 1) : 0;
+        for (int j = 0; j < k; j++) {
+            int s = from_text ? (int)ps_chunk_sym(c, at + (uint64_t)j) : (int)tu_rng_below(r, (uint64_t)sigma);
+            seqs[i][j] = ps_alpha_letter(al, s);
+        }
+        seqs[i][k] = 0;
+    }
+    ps_probes_t *p = NULL;
+    ps_err_t err;
+    int rc = ps_probes_from_strings(&p, n, (const char *const *)seqs, NULL,
+                                    al == PS_DNA ? PS_ALPHA_DNA : PS_ALPHA_PROTEIN, &err);
+    ck_assert_msg(rc == PS_OK, "probes: %s", err.msg);
+    for (uint32_t i = 0; i < n; i++) free(seqs[i]);
+    free(seqs);
+    return p;
+}
+
+/* Scans chunks with every kernel (alternating workers, one collect) and
+ * compares with the CPU oracle. */
+static void compare_all(const ps_automaton_t *a, ps_chunk_t *const *chunks, int n_chunks, const char *what)
+{
+    uint64_t *want = calloc(a->n_leaves, sizeof *want), *got = calloc(a->n_leaves, sizeof *got);
+    ck_assert(want && got);
+    for (int i = 0; i < n_chunks; i++) ps_cpu_scan_chunk(a, chunks[i], want);
+    for (const char *const *kn = ps_gpu_kernel_names(); *kn; kn++) {
+        ps_engine_t *e = NULL;
+        ps_err_t err;
+        int rc = ps_gpu_engine_new(&e, a, 0, *kn, 4, &err);
+        ck_assert_msg(rc == PS_OK, "%s: %s", *kn, err.msg);
+        ck_assert_int_ge(e->n_workers, 2);
+        memset(got, 0, a->n_leaves * sizeof *got);
+        for (int i = 0; i < n_chunks; i++) {
+            rc = e->scan(e, i % e->n_workers, chunks[i], &err);
+            ck_assert_msg(rc == PS_OK, "%s: %s", *kn, err.msg);
+        }
+        rc = e->collect(e, got, &err);
+        ck_assert_msg(rc == PS_OK, "%s: %s", *kn, err.msg);
+        for (uint32_t l = 0; l < a->n_leaves; l++)
+            ck_assert_msg(got[l] == want[l], "%s, kernel %s: leaf %u of %u: GPU %llu, CPU %llu", what, *kn, l,
+                          a->n_leaves, (unsigned long long)got[l], (unsigned long long)want[l]);
+        /* collect() zeroes the device counters. */
+        memset(got, 0, a->n_leaves * sizeof *got);
+        ck_assert_int_eq(e->collect(e, got, &err), PS_OK);
+        for (uint32_t l = 0; l < a->n_leaves; l++) ck_assert_uint_eq(got[l], 0);
+        ps_engine_destroy(e);
+    }
+    free(want);
+    free(got);
+}
+
+/* One random case: an automaton and several chunks of varied restart
+ * density and context. */
+static void random_case(tu_rng_t *r, ps_alpha_t al, int k, uint32_t n_probes, uint64_t max_len, int both)
+{
+    enum { NC = 4 };
+    ps_chunk_t ch[NC];
+    ps_chunk_t *cp[NC];
+    static const unsigned pct[NC] = {0, 1, 30, 0};
+    for (int i = 0; i < NC; i++) {
+        uint64_t n = tu_rng_range(r, 1, max_len);
+        uint32_t ctx = (uint32_t)tu_rng_below(r, (uint64_t)k);
+        make_chunk(&ch[i], r, al, n, pct[i] == 1 ? (unsigned)tu_rng_range(r, 1, 5) : pct[i], i == 3 ? ctx : 0);
+        if (i == 0) ch[i].n_ctx = ctx < ch[i].n ? ctx : 0;
+        cp[i] = &ch[i];
+    }
+    ps_probes_t *p = make_probes(r, al, k, n_probes, &ch[0]);
+    ps_automaton_t *a = NULL;
+    ps_err_t err;
+    int rc = ps_automaton_build(&a, p, both, &err);
+    ck_assert_msg(rc == PS_OK, "automaton: %s", err.msg);
+    char what[160];
+    snprintf(what, sizeof what, "%s k=%d probes=%u both=%d lens=%llu,%llu,%llu,%llu", ps_alpha_name(al), k,
+             n_probes, both, (unsigned long long)ch[0].n, (unsigned long long)ch[1].n,
+             (unsigned long long)ch[2].n, (unsigned long long)ch[3].n);
+    compare_all(a, cp, NC, what);
+    ps_automaton_free(a);
+    ps_probes_free(p);
+    for (int i = 0; i < NC; i++) ps_chunk_free(&ch[i], NULL);
+}
+
+START_TEST(test_gpu_presence)
+{
+    char why[256];
+    if (!ps_gpu_usable(0, why, sizeof why)) printf("gpu tests: skipped, no usable GPU (%s)\n", why);
+    else printf("gpu tests: %s\n", why);
+}
+END_TEST
+
+START_TEST(test_gpu_dna_random)
+{
+    if (!gpu_here()) return;
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x51u);
+    static const int ks[] = {1, 2, 3, 5, 8, 13, 16, 17, 21, 31, 32, 33, 64, 100, PS_MAX_K};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        uint32_t np = (uint32_t)tu_rng_range(&r, 1, 300);
+        random_case(&r, PS_DNA, ks[i], np, 200000, (int)tu_rng_below(&r, 2));
+    }
+}
+END_TEST
+
+START_TEST(test_gpu_protein_random)
+{
+    if (!gpu_here()) return;
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x77u);
+    static const int ks[] = {1, 2, 3, 6, 7, 8, 12, 20, 50, PS_MAX_K};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        uint32_t np = (uint32_t)tu_rng_range(&r, 1, 300);
+        random_case(&r, PS_PROTEIN, ks[i], np, 150000, 0);
+    }
+}
+END_TEST
+
+/* Short texts: chunks smaller than one thread tile, a word, or k. */
+START_TEST(test_gpu_tiny)
+{
+    if (!gpu_here()) return;
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x99u);
+    for (int i = 0; i < 6; i++) {
+        int k = (int)tu_rng_range(&r, 1, 12);
+        random_case(&r, PS_DNA, k, (uint32_t)tu_rng_range(&r, 1, 20), (uint64_t)tu_rng_range(&r, 1, 40), 1);
+        random_case(&r, PS_PROTEIN, k, (uint32_t)tu_rng_range(&r, 1, 20), (uint64_t)tu_rng_range(&r, 1, 40), 0);
+    }
+    /* A few block tiles, with restarts and context, for the sanitizers. */
+    random_case(&r, PS_DNA, 9, 40, 300000, 1);
+    random_case(&r, PS_PROTEIN, 4, 40, 100000, 0);
+}
+END_TEST
+
+/* Probe sets whose leaf counters exceed shared memory: 50,000 and 80,000
+ * probes (partitioned counters, DFA read from global memory), and every
+ * 7-mer (DFA in shared memory, counters partly in shared memory). */
+START_TEST(test_gpu_large_sets)
+{
+    if (!gpu_here()) return;
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x1234u);
+    random_case(&r, PS_DNA, 12, 50000, 2000000, 0);
+    random_case(&r, PS_DNA, 16, 80000, 2000000, 1);
+    random_case(&r, PS_PROTEIN, 5, 60000, 1000000, 0);
+
+    /* All 4^7 7-mers: every position past the first six is a hit. */
+    uint32_t n = 1u << 14;
+    char **seqs = malloc(n * sizeof *seqs);
+    ck_assert_ptr_nonnull(seqs);
+    for (uint32_t i = 0; i < n; i++) {
+        seqs[i] = malloc(8);
+        ck_assert_ptr_nonnull(seqs[i]);
+        for (int j = 0; j < 7; j++) seqs[i][j] = ps_alpha_letter(PS_DNA, (int)((i >> (2 * j)) & 3u));
+        seqs[i][7] = 0;
+    }
+    ps_probes_t *p = NULL;
+    ps_err_t err;
+    ck_assert_int_eq(ps_probes_from_strings(&p, n, (const char *const *)seqs, NULL, PS_ALPHA_DNA, &err), PS_OK);
+    ps_automaton_t *a = NULL;
+    ck_assert_int_eq(ps_automaton_build(&a, p, 0, &err), PS_OK);
+    ps_chunk_t c[2];
+    ps_chunk_t *cp[2] = {&c[0], &c[1]};
+    make_chunk(&c[0], &r, PS_DNA, 3000001, 0, 3);
+    make_chunk(&c[1], &r, PS_DNA, 777777, 2, 0);
+    compare_all(a, cp, 2, "all 7-mers");
+    ps_automaton_free(a);
+    ps_probes_free(p);
+    ps_chunk_free(&c[0], NULL);
+    ps_chunk_free(&c[1], NULL);
+    for (uint32_t i = 0; i < n; i++) free(seqs[i]);
+    free(seqs);
+}
+END_TEST
+
+/* Low-entropy text (one symbol repeated, then a two-symbol cycle): many
+ * threads hit the same counter at once. */
+START_TEST(test_gpu_repeats)
+{
+    if (!gpu_here()) return;
+    const char *seqs[] = {"AAAAAAAA", "ACACACAC", "CACACACA", "AAAAAAAC", "GGGGGGGG"};
+    ps_probes_t *p = NULL;
+    ps_err_t err;
+    ck_assert_int_eq(ps_probes_from_strings(&p, 5, seqs, NULL, PS_ALPHA_DNA, &err), PS_OK);
+    ps_automaton_t *a = NULL;
+    ck_assert_int_eq(ps_automaton_build(&a, p, 1, &err), PS_OK);
+    ps_chunk_t c;
+    ps_chunk_t *cp = &c;
+    ck_assert_int_eq(ps_chunk_init(&c, PS_DNA, 1500000, 64, NULL, &err), PS_OK);
+    for (uint32_t i = 0; i < 1000000; i++) ps_chunk_push(&c, 0);
+    ck_assert_int_eq(ps_chunk_restart(&c), 0);
+    for (uint32_t i = 0; i < 400003; i++) ps_chunk_push(&c, i & 1u);
+    compare_all(a, &cp, 1, "repeats");
+    ps_chunk_free(&c, NULL);
+    ps_automaton_free(a);
+    ps_probes_free(p);
+}
+END_TEST
+
+START_TEST(test_gpu_bad_kernel)
+{
+    if (!gpu_here()) return;
+    const char *seqs[] = {"ACGT"};
+    ps_probes_t *p = NULL;
+    ps_err_t err;
+    ck_assert_int_eq(ps_probes_from_strings(&p, 1, seqs, NULL, PS_ALPHA_DNA, &err), PS_OK);
+    ps_automaton_t *a = NULL;
+    ck_assert_int_eq(ps_automaton_build(&a, p, 0, &err), PS_OK);
+    ps_engine_t *e = NULL;
+    ck_assert_int_ne(ps_gpu_engine_new(&e, a, 0, "nosuch", 2, &err), PS_OK);
+    ck_assert_ptr_null(e);
+    ck_assert_ptr_nonnull(strstr(err.msg, "nosuch"));
+    ck_assert_int_ne(ps_gpu_engine_new(&e, a, 999, NULL, 2, &err), PS_OK);
+    ps_automaton_free(a);
+    ps_probes_free(p);
+}
+END_TEST
+
+Suite *suite_gpu(void)
+{
+    Suite *s = suite_create("gpu");
+    /* "small" is quick enough to run under compute-sanitizer. */
+    TCase *small = tcase_create("small");
+    tcase_set_timeout(small, 600);
+    tcase_add_test(small, test_gpu_presence);
+    tcase_add_test(small, test_gpu_tiny);
+    tcase_add_test(small, test_gpu_bad_kernel);
+    suite_add_tcase(s, small);
+    TCase *tc = tcase_create("large");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_gpu_dna_random);
+    tcase_add_test(tc, test_gpu_protein_random);
+    tcase_add_test(tc, test_gpu_large_sets);
+    tcase_add_test(tc, test_gpu_repeats);
+    suite_add_tcase(s, tc);
+    return s;
+}
