@@ -42,6 +42,7 @@ struct ps_engine {
     uint64_t chunk_syms;        /* preferred chunk capacity in symbols */
     uint32_t chunk_restarts;    /* preferred restart capacity per chunk */
     int chunks_per_worker;      /* chunks in flight per worker (ring depth) */
+    size_t block_bytes;         /* read block for parallel FASTA packing; 0 = default */
     ps_allocator_t chunk_alloc; /* how chunk buffers are allocated */
     int (*scan)(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err);
     int (*collect)(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err);

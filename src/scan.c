@@ -1,13 +1,14 @@
 #include "scan.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 /* Fixed-capacity FIFO of chunk pointers; NULL is the workers' stop signal. */
 typedef struct {
-    ps_chunk_t **item;
+    void **item;
     size_t cap, head, count;
     pthread_cond_t ready;
 } fifo_t;
@@ -52,16 +53,16 @@ static void fifo_destroy(fifo_t *f)
 
 /* Both called with the lock held; capacity is never exceeded by design
  * (the ring holds every chunk plus one stop signal per worker). */
-static void fifo_push(fifo_t *f, ps_chunk_t *c)
+static void fifo_push(fifo_t *f, void *c)
 {
     f->item[(f->head + f->count++) % f->cap] = c;
     pthread_cond_signal(&f->ready);
 }
 
-static ps_chunk_t *fifo_pop(fifo_t *f, pthread_mutex_t *lock)
+static void *fifo_pop(fifo_t *f, pthread_mutex_t *lock)
 {
     while (f->count == 0) pthread_cond_wait(&f->ready, lock);
-    ps_chunk_t *c = f->item[f->head];
+    void *c = f->item[f->head];
     f->head = (f->head + 1) % f->cap;
     f->count--;
     return c;
@@ -148,6 +149,293 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* ---- Block-parallel FASTA -------------------------------------------------
+ * The calling thread only reads: it cuts the input into blocks (4 MiB unless
+ * the engine's block_bytes says otherwise)
+ * (never inside a header line). Packer threads parse blocks into chunks on
+ * their own, each block starting without context, and hand the chunks
+ * straight to the engine's workers. Then, strictly in input order, each
+ * block is "sequenced": the matches that straddle the cut before it are
+ * found by pairing the last k-1 symbols of the open segment before the cut
+ * (T) with the first k-1 after it (H) in a junction chunk (any match in T+H
+ * has symbols on both sides, so none is counted twice), and record and line
+ * numbers are carried on. */
+#define BLOCK_BYTES_DEFAULT (4u << 20)
+
+typedef struct {
+    ps_block_t b;
+    uint64_t seq;
+    ps_block_info_t info;
+    uint8_t head[PS_MAX_K], tail[PS_MAX_K];
+    uint32_t head_len, tail_len;
+    int done;
+} block_slot_t;
+
+typedef struct {
+    pipe_t *p;
+    const ps_automaton_t *a;
+    ps_reader_t *main_reader;
+    block_slot_t *slots;
+    size_t n_slots;
+    fifo_t todo, free_blocks;  /* guarded by p->lock */
+    pthread_mutex_t seq_lock;
+    pthread_cond_t seq_moved;
+    uint64_t next_seq;         /* the next block to sequence */
+    uint8_t t[PS_MAX_K];       /* open tail before the next block */
+    uint32_t t_len;
+    ps_chunk_t *junction;      /* being filled; NULL until needed */
+    uint64_t records, symbols, lines;
+    char last_name[256];
+} blocks_t;
+
+typedef struct {
+    blocks_t *bl;
+    ps_reader_t *parser;
+} packer_arg_t;
+
+static ps_chunk_t *take_free_chunk(pipe_t *p)
+{
+    pthread_mutex_lock(&p->lock);
+    ps_chunk_t *c = fifo_pop(&p->free, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+    return c;
+}
+
+static void give_chunk(pipe_t *p, fifo_t *f, void *c)
+{
+    pthread_mutex_lock(&p->lock);
+    fifo_push(f, c);
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void set_failed(pipe_t *p, const ps_err_t *err)
+{
+    pthread_mutex_lock(&p->lock);
+    if (!p->failed) {
+        p->failed = 1;
+        p->err = *err;
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+static int pipe_failed(pipe_t *p)
+{
+    pthread_mutex_lock(&p->lock);
+    int f = p->failed;
+    pthread_mutex_unlock(&p->lock);
+    return f;
+}
+
+/* Appends T+H as one segment to the junction chunk (seq_lock held). */
+static void add_junction(blocks_t *bl, const uint8_t *h, uint32_t h_len)
+{
+    pipe_t *p = bl->p;
+    ps_chunk_t *j = bl->junction;
+    uint32_t len = bl->t_len + h_len;
+    if (j && (j->n + len > j->cap || j->n_restart == j->cap_restart)) {
+        give_chunk(p, &p->filled, j);
+        j = NULL;
+    }
+    if (!j) {
+        j = take_free_chunk(p);
+        ps_chunk_clear(j);
+    }
+    if (j->n) ps_chunk_restart(j);
+    for (uint32_t i = 0; i < bl->t_len; i++) ps_chunk_push(j, bl->t[i]);
+    for (uint32_t i = 0; i < h_len; i++) ps_chunk_push(j, h[i]);
+    bl->junction = j;
+}
+
+/* Sequences every finished block that is next in input order (seq_lock held). */
+static void sequence_blocks(blocks_t *bl)
+{
+    const uint32_t k1 = (uint32_t)bl->a->k - 1;
+    for (;;) {
+        block_slot_t *s = &bl->slots[bl->next_seq % bl->n_slots];
+        if (!s->done || s->seq != bl->next_seq) break;
+        const ps_block_info_t *in = &s->info;
+        if (bl->t_len && in->open_start && s->head_len) add_junction(bl, s->head, s->head_len);
+        if (!in->open_end) {
+            bl->t_len = 0;
+        } else if (in->one_segment && in->symbols < k1) {
+            /* A short block inside one long segment: T grows across it. */
+            uint8_t both[2 * PS_MAX_K];
+            uint32_t n = 0;
+            for (uint32_t i = 0; i < bl->t_len; i++) both[n++] = bl->t[i];
+            for (uint32_t i = 0; i < s->head_len; i++) both[n++] = s->head[i];
+            uint32_t keep = n < k1 ? n : k1;
+            memcpy(bl->t, both + n - keep, keep);
+            bl->t_len = keep;
+        } else {
+            memcpy(bl->t, s->tail, s->tail_len);
+            bl->t_len = s->tail_len;
+        }
+        bl->records += in->records;
+        bl->symbols += in->symbols;
+        bl->lines += in->lines;
+        if (in->records) snprintf(bl->last_name, sizeof bl->last_name, "%s", in->last_name);
+        s->done = 0;
+        bl->next_seq++;
+        give_chunk(bl->p, &bl->free_blocks, s);
+    }
+    pthread_cond_broadcast(&bl->seq_moved);
+}
+
+/* Parses one block into chunks; fills the slot's head, tail and info. */
+static int pack_block(blocks_t *bl, ps_reader_t *bp, block_slot_t *s, uint64_t line_base, const char *name,
+                      ps_err_t *err)
+{
+    pipe_t *p = bl->p;
+    const uint32_t k1 = (uint32_t)bl->a->k - 1;
+    ps_block_parser_start(bp, &s->b, line_base, name);
+    s->head_len = s->tail_len = 0;
+    int first = 1;
+    for (;;) {
+        ps_chunk_t *c = take_free_chunk(p);
+        int got = ps_reader_next(bp, c, err);
+        if (got <= 0) {
+            give_chunk(p, &p->free, c);
+            if (got < 0) return got;
+            break;
+        }
+        if (first) {
+            uint64_t end = c->n_restart ? c->restart[0] : c->n;
+            s->head_len = (uint32_t)(end < k1 ? end : k1);
+            for (uint32_t i = 0; i < s->head_len; i++) s->head[i] = (uint8_t)ps_chunk_sym(c, i);
+            first = 0;
+        }
+        uint64_t seg = c->n_restart ? c->restart[c->n_restart - 1] : 0;
+        uint64_t m = c->n - seg < k1 ? c->n - seg : k1;
+        s->tail_len = (uint32_t)m;
+        for (uint64_t i = 0; i < m; i++) s->tail[i] = (uint8_t)ps_chunk_sym(c, c->n - m + i);
+        give_chunk(p, &p->filled, c);
+    }
+    ps_block_end(bp, &s->info);
+    return PS_OK;
+}
+
+static void *packer(void *arg)
+{
+    packer_arg_t *pa = arg;
+    blocks_t *bl = pa->bl;
+    pipe_t *p = bl->p;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        block_slot_t *s = fifo_pop(&bl->todo, &p->lock);
+        int skip = p->failed;
+        pthread_mutex_unlock(&p->lock);
+        if (!s) break;
+        ps_err_t err;
+        int rc = skip ? PS_OK : pack_block(bl, pa->parser, s, 0, NULL, &err);
+        pthread_mutex_lock(&bl->seq_lock);
+        if (rc < 0) {
+            /* Parse errors name a line and a record: wait until every earlier
+             * block is sequenced, then parse again knowing both. */
+            while (bl->next_seq != s->seq) pthread_cond_wait(&bl->seq_moved, &bl->seq_lock);
+            ps_err_t err2;
+            if (pack_block(bl, pa->parser, s, bl->lines, bl->last_name, &err2) < 0) err = err2;
+            set_failed(p, &err);
+        }
+        if (rc < 0 || skip) memset(&s->info, 0, sizeof s->info);
+        s->done = 1;
+        sequence_blocks(bl);
+        pthread_mutex_unlock(&bl->seq_lock);
+    }
+    return NULL;
+}
+
+/* Reads the whole input as blocks; the packers and workers do the rest. */
+static int read_blocks(pipe_t *p, const ps_automaton_t *a, ps_reader_t *r, const char *path, int n_packers,
+                       size_t block_bytes, ps_progress_fn progress, void *progress_ctx, ps_reader_stats_t *in,
+                       ps_err_t *err)
+{
+    blocks_t bl;
+    memset(&bl, 0, sizeof bl);
+    bl.p = p;
+    bl.a = a;
+    bl.main_reader = r;
+    bl.n_slots = (size_t)n_packers + 2;
+    packer_arg_t *pargs = calloc((size_t)n_packers, sizeof *pargs);
+    pthread_t *tid = calloc((size_t)n_packers, sizeof *tid);
+    bl.slots = calloc(bl.n_slots, sizeof *bl.slots);
+    int rc = PS_OK, started = 0, sync_ok = 0;
+    if (!pargs || !tid || !bl.slots || fifo_init(&bl.todo, bl.n_slots + (size_t)n_packers)) {
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        goto out;
+    }
+    if (fifo_init(&bl.free_blocks, bl.n_slots)) {
+        fifo_destroy(&bl.todo);
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        goto out;
+    }
+    if (pthread_mutex_init(&bl.seq_lock, NULL) || pthread_cond_init(&bl.seq_moved, NULL)) {
+        rc = ps_fail(err, PS_E_INTERNAL, "cannot create a mutex");
+        goto fifos;
+    }
+    sync_ok = 1;
+    for (size_t i = 0; i < bl.n_slots; i++) {
+        bl.slots[i].b.cap = block_bytes;
+        if (!(bl.slots[i].b.buf = malloc(block_bytes))) {
+            rc = ps_fail(err, PS_E_NOMEM, "out of memory for read blocks");
+            goto fifos;
+        }
+        fifo_push(&bl.free_blocks, &bl.slots[i]);
+    }
+    for (; started < n_packers; started++) {
+        pargs[started].bl = &bl;
+        if (ps_block_parser_new(&pargs[started].parser, r, err) < 0) {
+            rc = PS_E_NOMEM;
+            break;
+        }
+        if (pthread_create(&tid[started], NULL, packer, &pargs[started])) {
+            ps_reader_close(pargs[started].parser);
+            rc = ps_fail(err, PS_E_INTERNAL, "cannot start packer thread %d", started);
+            break;
+        }
+    }
+    for (uint64_t seq = 0; rc == PS_OK && !pipe_failed(p); seq++) {
+        pthread_mutex_lock(&p->lock);
+        block_slot_t *s = fifo_pop(&bl.free_blocks, &p->lock);
+        pthread_mutex_unlock(&p->lock);
+        int got = ps_reader_next_block(r, &s->b, err);
+        if (got <= 0) {
+            rc = got;
+            give_chunk(p, &bl.free_blocks, s);
+            break;
+        }
+        s->seq = seq;
+        give_chunk(p, &bl.todo, s);
+        if (progress) progress(progress_ctx, r);
+    }
+    pthread_mutex_lock(&p->lock);
+    for (int i = 0; i < started; i++) fifo_push(&bl.todo, NULL);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < started; i++) {
+        pthread_join(tid[i], NULL);
+        ps_reader_close(pargs[i].parser);
+    }
+    if (bl.junction) give_chunk(p, &p->filled, bl.junction);
+    *in = *ps_reader_stats(r);
+    in->records = bl.records;
+    in->symbols = bl.symbols;
+    if (rc == PS_OK && !pipe_failed(p) && bl.records == 0)
+        rc = ps_fail(err, PS_E_FORMAT, "%s: no sequence records found (empty input?)", path);
+fifos:
+    fifo_destroy(&bl.todo);
+    fifo_destroy(&bl.free_blocks);
+out:
+    if (bl.slots)
+        for (size_t i = 0; i < bl.n_slots; i++) free(bl.slots[i].b.buf);
+    if (sync_ok) {
+        pthread_mutex_destroy(&bl.seq_lock);
+        pthread_cond_destroy(&bl.seq_moved);
+    }
+    free(bl.slots);
+    free(pargs);
+    free(tid);
+    return rc;
+}
+
 int ps_scan_file(ps_engine_t *e, const ps_automaton_t *a, const char *path, int io_threads,
                  uint64_t *leaf_counts, const ps_record_sink_t *sink, ps_scan_stats_t *st,
                  ps_progress_fn progress, void *progress_ctx, ps_err_t *err)
@@ -155,16 +443,32 @@ int ps_scan_file(ps_engine_t *e, const ps_automaton_t *a, const char *path, int 
     if (sink && !e->scan_records)
         return ps_fail(err, PS_E_INTERNAL, "the %s engine cannot count per record", e->name);
     double t0 = now_s();
-    int nw = e->n_workers > 0 ? e->n_workers : 1;
-    int per = e->chunks_per_worker > 0 ? e->chunks_per_worker : 2;
-    size_t n_chunks = (size_t)nw * (size_t)per + 1;
-    /* A chunk must hold its context and at least one new symbol. */
-    uint64_t cap = e->chunk_syms > (uint64_t)a->k * 2 ? e->chunk_syms : (uint64_t)a->k * 2;
-    uint32_t cap_restart = e->chunk_restarts ? e->chunk_restarts : 1;
-
     ps_reader_t *r = NULL;
     int rc = ps_reader_open(&r, path, a->alpha, a->k, io_threads, err);
     if (rc < 0) return rc;
+
+    /* FASTA is packed by several threads when there are threads to spare and
+     * per-record order is not needed; FASTQ and by-record go the simple way. */
+    int packers = !sink && io_threads > 1 ? io_threads : 0;
+    if (packers) {
+        int fasta = ps_reader_is_fasta(r, err);
+        if (fasta < 0) {
+            ps_reader_close(r);
+            return fasta;
+        }
+        if (!fasta) packers = 0;
+    }
+    int nw = e->n_workers > 0 ? e->n_workers : 1;
+    int per = e->chunks_per_worker > 0 ? e->chunks_per_worker : 2;
+    size_t n_chunks = (size_t)nw * (size_t)per + 1 + (packers ? (size_t)packers + 1 : 0);
+    /* A chunk must hold its context and at least one new symbol; a block
+     * never fills more than BLOCK_BYTES symbols, so chunks need no more. */
+    size_t block_bytes = e->block_bytes ? e->block_bytes : BLOCK_BYTES_DEFAULT;
+    if (block_bytes < 64) block_bytes = 64;
+    uint64_t cap = e->chunk_syms;
+    if (packers && cap > block_bytes) cap = block_bytes;
+    if (cap < (uint64_t)a->k * 2) cap = (uint64_t)a->k * 2;
+    uint32_t cap_restart = e->chunk_restarts ? e->chunk_restarts : 1;
 
     pipe_t p;
     memset(&p, 0, sizeof p);
@@ -215,8 +519,10 @@ int ps_scan_file(ps_engine_t *e, const ps_automaton_t *a, const char *path, int 
         }
     }
 
-    /* The reader: fill free chunks and hand them to the workers. */
-    while (rc == PS_OK) {
+    ps_reader_stats_t in_stats;
+    if (rc == PS_OK && packers) rc = read_blocks(&p, a, r, path, packers, block_bytes, progress, progress_ctx, &in_stats, err);
+    /* Or the reader alone fills free chunks and hands them to the workers. */
+    while (rc == PS_OK && !packers) {
         pthread_mutex_lock(&p.lock);
         ps_chunk_t *c = fifo_pop(&p.free, &p.lock);
         int failed = p.failed;
@@ -245,7 +551,7 @@ int ps_scan_file(ps_engine_t *e, const ps_automaton_t *a, const char *path, int 
     }
     if (rc == PS_OK && !sink) rc = e->collect(e, leaf_counts, err);
     if (rc == PS_OK && st) {
-        st->in = *ps_reader_stats(r);
+        st->in = packers ? in_stats : *ps_reader_stats(r);
         st->seconds = now_s() - t0;
     }
 

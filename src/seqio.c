@@ -1,6 +1,7 @@
 #include "seqio.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -56,6 +57,13 @@ struct ps_reader {
     uint8_t ctx[PS_MAX_K];  /* context carried into the next chunk */
     uint32_t n_ctx;
     ps_reader_stats_t stats;
+
+    /* Block mode (a block parser): buf is a block of the input, not ours. */
+    int block_mode;
+    int open_start;         /* the block's first symbols continue the previous block's segment */
+    uint64_t breaks;        /* restarts (letters outside the alphabet, records) in the block */
+    unsigned char *carry;   /* main reader: bytes after the last cut, for the next block */
+    size_t carry_len;
 };
 
 int ps_reader_open(ps_reader_t **out, const char *path, ps_alpha_t a, int k, int threads,
@@ -121,7 +129,8 @@ void ps_reader_close(ps_reader_t *r)
     if (!r) return;
     if (r->fp) bgzf_close(r->fp);
     free(r->path);
-    free(r->buf);
+    if (!r->block_mode) free(r->buf);
+    free(r->carry);
     free(r);
 }
 
@@ -138,6 +147,10 @@ void ps_reader_progress(const ps_reader_t *r, uint64_t *done, uint64_t *total)
 static int refill(ps_reader_t *r, ps_err_t *err)
 {
     if (r->eof) return 0;
+    if (r->block_mode) { /* the block is all there is */
+        r->eof = 1;
+        return 0;
+    }
     if (r->len) r->prev = r->buf[r->len - 1];
     ssize_t got = bgzf_read(r->fp, r->buf, PS_IO_BUF);
     if (got < 0)
@@ -280,6 +293,8 @@ static int pack_seq(ps_reader_t *r, ps_chunk_t *c, ps_err_t *err)
             continue;
         }
         if (v == PS_SYM_BREAK) {
+            if (r->stats.symbols == 0 && n == n_entry) r->open_start = 0;
+            r->breaks++;
             r->pending_restart = 1;
             r->seq_len++;
             pos++;
@@ -319,6 +334,8 @@ static void begin_record(ps_reader_t *r)
     r->name_done = 0;
     r->seq_len = r->qual_len = 0;
     r->stats.records++;
+    if (r->stats.symbols == 0) r->open_start = 0;
+    r->breaks++;
     r->in_record = 1;
     r->rec_has_syms = 0;
     r->pending_record = 1;
@@ -410,7 +427,7 @@ static int finish_input(ps_reader_t *r, ps_err_t *err)
 int ps_reader_next(ps_reader_t *r, ps_chunk_t *c, ps_err_t *err)
 {
     ps_chunk_clear(c);
-    if (r->st == S_END) return 0;
+    if (r->st == S_END || r->eof == 2) return 0;
     /* Repeat the unfinished segment's tail, and list the record it belongs to. */
     if (r->in_record && r->rec_has_syms && !r->pending_record &&
         ps_chunk_record(c, r->stats.records - 1, r->name, r->name_len) < 0)
@@ -423,9 +440,10 @@ int ps_reader_next(ps_reader_t *r, ps_chunk_t *c, ps_err_t *err)
             int got = refill(r, err);
             if (got < 0) return got;
             if (got == 0) {
-                int rc = finish_input(r, err);
+                int rc = r->block_mode ? PS_OK : finish_input(r, err);
                 if (rc < 0) return rc;
-                r->st = S_END;
+                if (r->block_mode) r->eof = 2; /* keep the parse state for ps_block_end */
+                else r->st = S_END;
                 return c->n > c->n_ctx ? 1 : 0;
             }
         }
@@ -496,8 +514,130 @@ int ps_reader_next(ps_reader_t *r, ps_chunk_t *c, ps_err_t *err)
             }
             break;
         }
-        case S_END:
+            case S_END:
             return 0;
         }
     }
+}
+
+int ps_reader_is_fasta(ps_reader_t *r, ps_err_t *err)
+{
+    for (;;) {
+        while (r->pos < r->len) {
+            unsigned char b = r->buf[r->pos];
+            if (b == '>') return 1;
+            if (b != ' ' && b != '\t' && b != '\r' && b != '\n') return 0;
+            /* Leading blank lines: leave them for the parser, which counts them. */
+            if (r->pos + 1 == r->len) break;
+            if (r->buf[r->pos + 1] == '>') return 1;
+            break;
+        }
+        if (r->len > 0) return r->buf[0] == '>';
+        int got = refill(r, err);
+        if (got <= 0) return got; /* an empty input goes the sequential way and fails there */
+    }
+}
+
+int ps_reader_next_block(ps_reader_t *r, ps_block_t *b, ps_err_t *err)
+{
+    b->len = 0;
+    b->first = r->stats.bytes == 0 || (r->carry_len == 0 && r->pos == 0 && r->prev == '\n' && !r->carry);
+    if (r->eof && r->pos == r->len && r->carry_len == 0) return 0;
+    if (!r->carry && !(r->carry = malloc(b->cap)))
+        return ps_fail(err, PS_E_NOMEM, "out of memory for a %zu-byte block", b->cap);
+    b->prev = r->prev;
+    /* Bytes already here: what the last cut left over, then the peek buffer. */
+    memcpy(b->buf, r->carry, r->carry_len);
+    b->len = r->carry_len;
+    r->carry_len = 0;
+    size_t have = r->len - r->pos;
+    if (have > b->cap - b->len) have = b->cap - b->len;
+    memcpy(b->buf + b->len, r->buf + r->pos, have);
+    b->len += have;
+    r->pos += have;
+    while (b->len < b->cap && !r->eof) {
+        ssize_t got = bgzf_read(r->fp, b->buf + b->len, b->cap - b->len);
+        if (got < 0)
+            return ps_fail(err, PS_E_IO, "%s: read error: corrupt or truncated compressed data", r->path);
+        if (got == 0) {
+            r->eof = 1;
+            if (r->fp->is_compressed && !r->fp->is_gzip && !r->fp->last_block_eof)
+                return ps_fail(err, PS_E_IO, "%s: truncated BGZF file (no end-of-file block)", r->path);
+            break;
+        }
+        b->len += (size_t)got;
+        r->stats.bytes += (uint64_t)got;
+    }
+    if (b->len == 0) return 0;
+    /* Cut where a parser can start on its own: never inside a header line.
+     * A header that starts in this block and has not ended moves whole to
+     * the next block. */
+    size_t cut = b->len;
+    if (!(r->eof && r->pos == r->len)) {
+        const unsigned char *nl = memrchr(b->buf, '\n', b->len);
+        if (nl) {
+            size_t line = (size_t)(nl - b->buf) + 1;
+            if (line < b->len && b->buf[line] == '>') cut = line;
+        } else if (b->prev == '\n' && b->buf[0] == '>') {
+            return ps_fail(err, PS_E_FORMAT, "%s: a header line is longer than %zu bytes", r->path, b->cap);
+        }
+    }
+    r->carry_len = b->len - cut;
+    memcpy(r->carry, b->buf + cut, r->carry_len);
+    b->len = cut;
+    r->prev = b->buf[cut - 1];
+    return 1;
+}
+
+int ps_block_parser_new(ps_reader_t **out, const ps_reader_t *main, ps_err_t *err)
+{
+    ps_reader_t *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(main->path))) {
+        free(r);
+        return ps_fail(err, PS_E_NOMEM, "out of memory");
+    }
+    r->block_mode = 1;
+    r->alpha = main->alpha;
+    r->sigma = main->sigma;
+    r->k = main->k;
+    memcpy(r->tab, main->tab, sizeof r->tab);
+    *out = r;
+    return PS_OK;
+}
+
+void ps_block_parser_start(ps_reader_t *r, const ps_block_t *b, uint64_t line_base, const char *cont_name)
+{
+    r->buf = b->buf;
+    r->len = b->len;
+    r->pos = 0;
+    r->eof = 0;
+    r->prev = b->prev;
+    r->fastq = 0;
+    r->line = line_base + 1;
+    r->st = b->first ? S_BEGIN : S_FA_SEQ;
+    snprintf(r->name, sizeof r->name, "%s", cont_name ? cont_name : "");
+    r->name_len = (uint32_t)strlen(r->name);
+    r->name_done = 1;
+    r->seq_len = r->qual_len = 0;
+    /* The record in progress began in an earlier block: it is not listed
+     * again (block mode serves totals, not per-record counts). */
+    r->in_record = 0;
+    r->rec_has_syms = 0;
+    r->pending_record = 0;
+    r->pending_restart = b->first;
+    r->n_ctx = 0;
+    r->open_start = !b->first;
+    r->breaks = 0;
+    memset(&r->stats, 0, sizeof r->stats);
+}
+
+void ps_block_end(const ps_reader_t *r, ps_block_info_t *info)
+{
+    info->open_start = r->open_start;
+    info->open_end = r->st == S_FA_SEQ && !r->pending_restart && !r->pending_record;
+    info->one_segment = info->open_start && info->open_end && r->breaks == 0;
+    info->records = r->stats.records;
+    info->symbols = r->stats.symbols;
+    info->lines = r->line - 1;
+    snprintf(info->last_name, sizeof info->last_name, "%s", r->name);
 }
