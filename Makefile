@@ -7,11 +7,14 @@
 #   make bench-gpu  GPU kernel, ablation and end-to-end benchmarks (needs a GPU)
 #   make install    PREFIX=/usr/local
 
+.DEFAULT_GOAL := all
 VERSION  := 0.1.0
 PREFIX   ?= /usr/local
 CC       ?= cc
+# CFLAGS is the user's (optimisation, sanitizers); what the code needs is added apart,
+# so that `make CFLAGS=...` keeps it.
 CFLAGS   ?= -O3 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -pthread -DPS_VERSION='"$(VERSION)"'
+PS_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -pthread -DPS_VERSION='"$(VERSION)"' $(CUDA_DEF)
 LDLIBS   += -pthread -lm
 DEPS_PC  := htslib check zlib
 APT_PKGS := build-essential pkg-config libhts-dev zlib1g-dev check libsubunit-dev
@@ -31,30 +34,35 @@ HTS_LIBS   = $(shell pkg-config --libs htslib zlib 2>/dev/null)
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
+# Where objects and binaries go: check-asan builds into its own folder.
+BUILD   ?= build
+BIN     ?= probescan
+TESTBIN ?= tests/check_probescan
+
 CORE_SRC := src/error.c src/alphabet.c src/pack.c src/probes.c src/automaton.c \
-            src/seqio.c src/engine_cpu.c src/scan.c src/output.c
+            src/seqio.c src/engine_cpu.c src/scan.c src/output.c src/merge.c
 ifneq ($(NVCC),)
 CUDA_LIBDIR := $(firstword $(wildcard $(dir $(NVCC))../lib64 $(dir $(NVCC))../targets/x86_64-linux/lib))
-GPU_OBJ  := $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
+GPU_OBJ  := $(patsubst kernels/%.cu,$(BUILD)/kernels/%.o,$(wildcard kernels/*.cu))
 GPU_LIBS := -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt -lstdc++
-CFLAGS   += -DPS_HAVE_CUDA
+CUDA_DEF := -DPS_HAVE_CUDA
 else
-GPU_OBJ  := build/src/gpu_none.o
+GPU_OBJ  := $(BUILD)/src/gpu_none.o
 GPU_LIBS :=
 endif
 
-CORE_OBJ := $(patsubst src/%.c,build/src/%.o,$(CORE_SRC)) $(GPU_OBJ)
+CORE_OBJ := $(patsubst src/%.c,$(BUILD)/src/%.o,$(CORE_SRC)) $(GPU_OBJ)
 TEST_SRC := $(wildcard tests/*.c)
-TEST_OBJ := $(patsubst tests/%.c,build/tests/%.o,$(TEST_SRC))
+TEST_OBJ := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRC))
 
-.PHONY: all deps demo test check-asan bench bench-gpu install clean cuda-note FORCE
+.PHONY: all deps demo test check-asan workflow-test bench bench-gpu install clean cuda-note FORCE
 
 # Rebuild everything when the compiler set-up changes (CUDA on or off, sanitizer flags).
-CONFIG := $(NVCC) | $(CC) $(CFLAGS)
-build/config.stamp: FORCE
-	@mkdir -p build
+CONFIG := $(NVCC) | $(CC) $(PS_CFLAGS)
+$(BUILD)/config.stamp: FORCE
+	@mkdir -p $(BUILD)
 	@echo '$(CONFIG)' | cmp -s - $@ || echo '$(CONFIG)' > $@
-all: deps cuda-note probescan
+all: deps cuda-note $(BIN)
 
 cuda-note:
 ifeq ($(NVCC),)
@@ -73,38 +81,48 @@ deps:
 	  fi; \
 	fi
 
-probescan: build/src/main.o $(CORE_OBJ) build/config.stamp
-	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
+$(BIN): $(BUILD)/src/main.o $(CORE_OBJ) $(BUILD)/config.stamp
+	$(CC) $(PS_CFLAGS) -o $@ $(filter %.o,$^) $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
 
-build/src/%.o: src/%.c build/config.stamp | deps
+$(BUILD)/src/%.o: src/%.c $(BUILD)/config.stamp | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(HTS_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(PS_CFLAGS) $(HTS_CFLAGS) -MMD -MP -c -o $@ $<
 
-build/kernels/%.o: kernels/%.cu build/config.stamp | deps
+$(BUILD)/kernels/%.o: kernels/%.cu $(BUILD)/config.stamp | deps
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -Isrc -MMD -MP -c -o $@ $<
 
-build/tests/%.o: tests/%.c build/config.stamp | deps
+$(BUILD)/tests/%.o: tests/%.c $(BUILD)/config.stamp | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(HTS_CFLAGS) $(CHECK_CFLAGS) -Isrc -MMD -MP -c -o $@ $<
+	$(CC) $(PS_CFLAGS) $(HTS_CFLAGS) $(CHECK_CFLAGS) -Isrc -MMD -MP -c -o $@ $<
 
-tests/check_probescan: $(TEST_OBJ) $(CORE_OBJ) build/config.stamp
-	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(CHECK_LIBS) $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
+$(TESTBIN): $(TEST_OBJ) $(CORE_OBJ) $(BUILD)/config.stamp
+	$(CC) $(PS_CFLAGS) -o $@ $(filter %.o,$^) $(CHECK_LIBS) $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
 
 # Tests look for real data in PS_DATA (default ../shared/data) and skip that part, saying so, without it.
 PS_DATA ?= $(abspath ../shared/data)
 export PS_DATA
 
-test: all tests/check_probescan
-	./tests/check_probescan
+test: all $(TESTBIN)
+	./$(TESTBIN)
 	PROBESCAN=./probescan bash tests/cli.sh
+	bash tests/manpage.sh ./probescan
+	bash tests/merge.sh ./probescan
 
-check-asan:
-	$(MAKE) clean-objs
-	$(MAKE) all tests/check_probescan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" NO_CUDA=1
-	ASAN_OPTIONS=detect_leaks=1 CK_FORK=no ./tests/check_probescan
-	PROBESCAN=./probescan bash tests/cli.sh
-	$(MAKE) clean-objs
+# The Snakemake example, run for real on the data in PS_DATA (needs snakemake).
+workflow-test: all
+	bash workflows/snakemake/run-example.sh
+
+# The same tests built with AddressSanitizer and UBSan (CPU code; the kernels
+# are checked with compute-sanitizer on a GPU machine instead).
+ASAN_DIR := build/asan
+check-asan: deps
+	$(MAKE) NO_CUDA=1 BUILD=$(ASAN_DIR) BIN=$(ASAN_DIR)/probescan TESTBIN=$(ASAN_DIR)/check_probescan \
+	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	  $(ASAN_DIR)/probescan $(ASAN_DIR)/check_probescan
+	ASAN_OPTIONS=detect_leaks=1 CK_FORK=no ./$(ASAN_DIR)/check_probescan
+	PROBESCAN=./$(ASAN_DIR)/probescan bash tests/cli.sh
+	bash tests/merge.sh ./$(ASAN_DIR)/probescan
 
 demo: all
 	@bash fasta/demo.sh ./probescan
@@ -127,9 +145,7 @@ install: all
 	install -m 755 probescan $(DESTDIR)$(PREFIX)/bin/probescan
 	install -m 644 probescan.1 $(DESTDIR)$(PREFIX)/share/man/man1/probescan.1
 
-clean-objs:
+clean:
 	rm -rf build probescan tests/check_probescan
 
-clean: clean-objs
-
--include $(wildcard build/*/*.d build/*/*/*.d)
+-include $(wildcard $(BUILD)/*/*.d)

@@ -10,6 +10,7 @@
  *      one thread, scan chunks on the engine's       scan.c
  *      workers, collect per-leaf counts
  *   6. map leaves back to probes and write the TSV   output.c
+ * `probescan merge` (merge.c) sums the tables of scattered runs.
  * Errors travel up as codes with a message and are printed once, here. */
 #include <getopt.h>
 #include <inttypes.h>
@@ -25,6 +26,7 @@
 #include "automaton.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
+#include "merge.h"
 #include "output.h"
 #include "probes.h"
 #include "scan.h"
@@ -107,6 +109,7 @@ static void usage_main(FILE *f)
 "\n"
 "Commands:\n"
 "  count    count probes in FASTA/FASTQ inputs (probescan count --help)\n"
+"  merge    sum or join count tables of scattered chunks (probescan merge --help)\n"
 "\n"
 "  probescan --version    print the version\n",
             PS_VERSION);
@@ -461,6 +464,7 @@ int main(int argc, char **argv)
         puts(PS_VERSION);
         return 0;
     }
+    if (!strcmp(argv[1], "merge")) return ps_merge_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "count") != 0) {
         fprintf(stderr, "probescan: unknown command '%s' (see probescan --help)\n", argv[1]);
         return 1;

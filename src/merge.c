@@ -19,6 +19,7 @@
 
 #include "error.h"
 #include "output.h"
+#include "probes.h"
 
 /* count, forward, reverse: the most count columns a totals or by-record row has. */
 #define PS_MERGE_MAX_COUNTS 3
@@ -227,6 +228,72 @@ static int ps_mkey_equal(const char *key, const char *name, const char *seq)
     return strncmp(key, name, ln) == 0 && key[ln] == '\t' && strcmp(key + ln + 1, seq) == 0;
 }
 
+/* ---- the probe file (-p): probe-file order of (name, sequence) keys ---- */
+
+typedef struct {
+    const char *key;
+    size_t idx;
+} ps_mkeyidx_t;
+
+typedef struct {
+    const char *path;
+    size_t n;
+    char **key;           /* "name\tsequence" of probe i, in probe-file order */
+    ps_mkeyidx_t *sorted; /* the keys sorted, for lookups */
+} ps_mprobes_t;
+
+static int ps_mkeyidx_cmp(const void *x, const void *y)
+{
+    const ps_mkeyidx_t *a = x, *b = y;
+    int c = strcmp(a->key, b->key);
+    return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static void ps_mprobes_free(ps_mprobes_t *mp)
+{
+    for (size_t i = 0; i < mp->n; i++) free(mp->key[i]);
+    free(mp->key);
+    free(mp->sorted);
+    memset(mp, 0, sizeof *mp);
+}
+
+/* Loads the probe file with the loader of `probescan count`, so names and
+ * sequences are spelled exactly as the tables spell them. */
+static int ps_mprobes_load(ps_mprobes_t *mp, const char *path, ps_err_t *err)
+{
+    ps_probes_t *p = NULL;
+    int rc = ps_probes_load(&p, path, PS_ALPHA_AUTO, err);
+    if (rc < 0) return rc;
+    mp->path = path;
+    mp->key = calloc(p->n ? p->n : 1, sizeof *mp->key);
+    mp->sorted = malloc((p->n ? p->n : 1) * sizeof *mp->sorted);
+    if (!mp->key || !mp->sorted) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; rc == PS_OK && i < p->n; i++) {
+        if (!(mp->key[i] = ps_mjoin2(p->name[i], p->seq[i]))) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        mp->n = (size_t)i + 1;
+        mp->sorted[i] = (ps_mkeyidx_t){mp->key[i], i};
+    }
+    ps_probes_free(p);
+    if (rc < 0) {
+        ps_mprobes_free(mp);
+        return rc;
+    }
+    qsort(mp->sorted, mp->n, sizeof *mp->sorted, ps_mkeyidx_cmp);
+    return PS_OK;
+}
+
+/* The first probe-file index of key, or SIZE_MAX when no probe has it. */
+static size_t ps_mprobes_find(const ps_mprobes_t *mp, const char *key)
+{
+    size_t lo = 0, hi = mp->n;
+    while (lo < hi) { /* lower bound: duplicates resolve to their first index */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(mp->sorted[mid].key, key) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < mp->n && strcmp(mp->sorted[lo].key, key) == 0 ? mp->sorted[lo].idx : SIZE_MAX;
+}
+
 /* ---- totals and by-file: one row per probe, held in memory ---- */
 
 typedef struct {
@@ -325,7 +392,7 @@ static int ps_mtable_read_rows(ps_mtable_t *t, ps_min_t *in, int first, const si
                            row + 2, t->first);
         }
         for (size_t i = 2; i < want; i++) {
-            uint64_t v;
+            uint64_t v = 0;
             size_t c = colmap[i - 2];
             if ((rc = ps_mparse_count(in, i, t->colname[c], &v, err)) < 0) return rc;
             if ((rc = ps_madd(&t->col[c][row], v, in, in->lineno, t->colname[c], err)) < 0) return rc;
@@ -369,6 +436,22 @@ static int ps_mtable_input(ps_mtable_t *t, ps_mshape_t shape, ps_min_t *in, int 
     return rc;
 }
 
+/* With -p: the first table's probe rows must be the probe file's. */
+static int ps_mtable_check_probes(const ps_mtable_t *t, const ps_mprobes_t *mp, ps_err_t *err)
+{
+    for (size_t r = 0; r < t->nrows && r < mp->n; r++)
+        if (strcmp(t->key[r], mp->key[r]) != 0) {
+            int ln = ps_mkey_namelen(t->key[r]);
+            return ps_fail(err, PS_E_FORMAT, "%s: line %zu: probe row '%.*s' is not probe %zu ('%.*s') of %s", t->first,
+                           r + 2, ln < PS_MERGE_QUOTE ? ln : PS_MERGE_QUOTE, t->key[r], r + 1,
+                           ps_mkey_namelen(mp->key[r]) < PS_MERGE_QUOTE ? ps_mkey_namelen(mp->key[r]) : PS_MERGE_QUOTE,
+                           mp->key[r], mp->path);
+        }
+    if (t->nrows != mp->n)
+        return ps_fail(err, PS_E_FORMAT, "%s: %zu probe rows where %s has %zu probes", t->first, t->nrows, mp->path, mp->n);
+    return PS_OK;
+}
+
 /* Writes one field list with error checks; fprintf's result is the only
  * reliable place a full disk shows up before the final flush. */
 static int ps_mputs(FILE *f, const char *s)
@@ -401,6 +484,7 @@ typedef struct {
     char *key; /* "name\tsequence" */
     uint64_t c[PS_MERGE_MAX_COUNTS];
     unsigned long line;
+    size_t idx; /* probe-file index with -p, else SIZE_MAX */
 } ps_mrow_t;
 
 typedef struct {
@@ -456,28 +540,36 @@ static const char *const ps_mcount_names[PS_MERGE_MAX_COUNTS] = {"count", "forwa
 
 /* Joins the held-back rows `a` of a record with the rows `b` that continue
  * it at the start of the next input (from `in`). Both lists are in
- * probe-file order, so rows of one probe are summed and the rest
- * interleaved in the order the shared probes pin down; where nothing pins
- * it, a's rows go first, as plain concatenation would have them. The
- * result replaces `a`; `b` is left empty. */
-static int ps_mgroup_join(ps_mgroup_t *a, ps_mgroup_t *b, size_t nc, const ps_min_t *in, ps_err_t *err)
+ * probe-file order and the result must be too, with the rows of one probe
+ * summed. With the probe file (rows carry idx) that is a plain merge.
+ * Without it, the probes shared by both lists pin down part of the order;
+ * where nothing does, a's row goes first (as concatenation would have it)
+ * and *unsure is set. The result replaces `a`; `b` is left empty. */
+static int ps_mgroup_join(ps_mgroup_t *a, ps_mgroup_t *b, size_t nc, int ordered, int *unsure, const ps_min_t *in,
+                          ps_err_t *err)
 {
     ps_mgroup_t m = {0};
     size_t i = 0, j = 0;
     int rc = PS_OK;
     while (rc == PS_OK && (i < a->n || j < b->n)) {
-        if (i < a->n && j < b->n && strcmp(a->r[i].key, b->r[j].key) == 0) {
+        int take_a; /* 1: a's row next, 0: b's row next, -1: both, summed */
+        if (i == a->n) take_a = 0;
+        else if (j == b->n) take_a = 1;
+        else if (strcmp(a->r[i].key, b->r[j].key) == 0) take_a = -1;
+        else if (ordered) take_a = a->r[i].idx < b->r[j].idx;
+        else if (ps_mgroup_find(a, i + 1, b->r[j].key)) take_a = 1;
+        else if (ps_mgroup_find(b, j + 1, a->r[i].key)) take_a = 0;
+        else {
+            take_a = 1;
+            *unsure = 1;
+        }
+        if (take_a < 0) {
             for (size_t c = 0; c < nc && rc == PS_OK; c++)
                 rc = ps_madd(&a->r[i].c[c], b->r[j].c[c], in, b->r[j].line, ps_mcount_names[c], err);
             if (rc < 0) break;
             ps_mrow_free(&b->r[j++]);
-            rc = ps_mgroup_push(&m, &a->r[i++], err);
-        } else if (j == b->n || (i < a->n && (ps_mgroup_find(a, i + 1, b->r[j].key) ||
-                                              !ps_mgroup_find(b, j + 1, a->r[i].key)))) {
-            rc = ps_mgroup_push(&m, &a->r[i++], err);
-        } else {
-            rc = ps_mgroup_push(&m, &b->r[j++], err);
         }
+        rc = take_a ? ps_mgroup_push(&m, &a->r[i++], err) : ps_mgroup_push(&m, &b->r[j++], err);
     }
     /* Rows not yet moved into m are still owned by a and b. */
     for (; i < a->n; i++) ps_mrow_free(&a->r[i]);
@@ -509,7 +601,28 @@ typedef struct {
     const char *first;  /* how messages name the first input */
     ps_mgroup_t held;   /* rows of the last record, not yet written */
     ps_mgroup_t cont;   /* rows continuing that record in the next input */
+    const ps_mprobes_t *probes; /* -p, or NULL */
+    int warned;         /* the unsure-order warning was printed */
 } ps_mrecords_t;
+
+/* Joins held and cont; without the probe file, says once if the order of a
+ * joined record's rows is a guess. */
+static int ps_mrecords_join(ps_mrecords_t *s, const ps_min_t *in, ps_err_t *err)
+{
+    int unsure = 0;
+    unsigned long line = s->cont.n ? s->cont.r[0].line : in->lineno;
+    int rc = ps_mgroup_join(&s->held, &s->cont, s->nc, s->probes != NULL, &unsure, in, err);
+    if (rc == PS_OK && unsure && !s->warned) {
+        s->warned = 1;
+        /* A warning, not an error: the counts are right, only the order of
+         * some rows of a split record may differ from a single run. */
+        fprintf(stderr,
+                "probescan merge: warning: %s: line %lu: record '%.*s' continues from the previous table and the "
+                "tables do not fix the order of its rows; give the probe file with -p for the order of a single run\n",
+                in->show, line, PS_MERGE_QUOTE, s->held.n ? s->held.r[0].rec : "");
+    }
+    return rc;
+}
 
 static int ps_mrecords_input(ps_mrecords_t *s, ps_min_t *in, int first, FILE *out, ps_err_t *err)
 {
@@ -531,7 +644,7 @@ static int ps_mrecords_input(ps_mrecords_t *s, ps_min_t *in, int first, FILE *ou
         if (in->nfld != s->nc + 3)
             return ps_fail(err, PS_E_FORMAT, "%s: line %lu: %zu columns where the header has %zu", in->show, in->lineno,
                            in->nfld, s->nc + 3);
-        ps_mrow_t r = {.line = in->lineno};
+        ps_mrow_t r = {.line = in->lineno, .idx = SIZE_MAX};
         for (size_t c = 0; c < s->nc; c++)
             if ((rc = ps_mparse_count(in, 3 + c, ps_mcount_names[c], &r.c[c], err)) < 0) return rc;
         r.rec = strdup(in->fld[0]);
@@ -540,6 +653,11 @@ static int ps_mrecords_input(ps_mrecords_t *s, ps_min_t *in, int first, FILE *ou
             ps_mrow_free(&r);
             return ps_fail(err, PS_E_NOMEM, "out of memory");
         }
+        if (s->probes && (r.idx = ps_mprobes_find(s->probes, r.key)) == SIZE_MAX) {
+            ps_mrow_free(&r);
+            return ps_fail(err, PS_E_FORMAT, "%s: line %lu: probe '%.*s' '%.*s' is not in %s", in->show, in->lineno,
+                           PS_MERGE_QUOTE, in->fld[1], PS_MERGE_QUOTE, in->fld[2], s->probes->path);
+        }
         int same = s->held.n > 0 && strcmp(r.rec, s->held.r[0].rec) == 0;
         if (joining) {
             if (same) {
@@ -547,7 +665,7 @@ static int ps_mrecords_input(ps_mrecords_t *s, ps_min_t *in, int first, FILE *ou
                 continue;
             }
             joining = 0;
-            if ((rc = ps_mgroup_join(&s->held, &s->cont, s->nc, in, err)) < 0) {
+            if ((rc = ps_mrecords_join(s, in, err)) < 0) {
                 ps_mrow_free(&r);
                 return rc;
             }
@@ -561,7 +679,7 @@ static int ps_mrecords_input(ps_mrecords_t *s, ps_min_t *in, int first, FILE *ou
     if (rc < 0) return rc;
     /* An input made only of the held record's rows: join now; the next
      * input may continue the record further. */
-    if (joining && s->cont.n > 0) return ps_mgroup_join(&s->held, &s->cont, s->nc, in, err);
+    if (joining && s->cont.n > 0) return ps_mrecords_join(s, in, err);
     return PS_OK;
 }
 
@@ -585,6 +703,9 @@ static void ps_merge_usage(FILE *f)
           "\n"
           "Options:\n"
           "  -o, --output FILE      write the merged table to FILE (default: standard output)\n"
+          "  -p, --probes FILE      the probe file the tables were counted with: checks their\n"
+          "                         probe rows and orders the rows of records split over\n"
+          "                         tables as one run would (by-record)\n"
           "  -h, --help             this help\n"
           "\n"
           "Example:\n"
@@ -593,11 +714,13 @@ static void ps_merge_usage(FILE *f)
 }
 
 /* Returns 0 to go on, 1 when help was printed, or a negative code. */
-static int ps_merge_args(int argc, char **argv, const char **output, char **inputs, int *n_inputs, ps_err_t *err)
+static int ps_merge_args(int argc, char **argv, const char **output, const char **probes, char **inputs,
+                         int *n_inputs, ps_err_t *err)
 {
     int options = 1, stdin_seen = 0;
     *n_inputs = 0;
     *output = NULL;
+    *probes = NULL;
     for (int a = 1; a < argc; a++) {
         const char *s = argv[a];
         if (options && s[0] == '-' && s[1] != '\0') {
@@ -609,10 +732,15 @@ static int ps_merge_args(int argc, char **argv, const char **output, char **inpu
             } else if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) {
                 if (a + 1 >= argc) return ps_fail(err, PS_E_USAGE, "option '%s' needs a value", s);
                 *output = argv[++a];
+            } else if (strcmp(s, "-p") == 0 || strcmp(s, "--probes") == 0) {
+                if (a + 1 >= argc) return ps_fail(err, PS_E_USAGE, "option '%s' needs a value", s);
+                *probes = argv[++a];
             } else if (strncmp(s, "--output=", 9) == 0) {
                 *output = s + 9;
-            } else if (s[1] == 'o') {
-                *output = s + 2;
+            } else if (strncmp(s, "--probes=", 9) == 0) {
+                *probes = s + 9;
+            } else if (s[1] == 'o' || s[1] == 'p') {
+                *(s[1] == 'o' ? output : probes) = s + 2;
             } else {
                 return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan merge --help)", s);
             }
@@ -623,19 +751,29 @@ static int ps_merge_args(int argc, char **argv, const char **output, char **inpu
         inputs[(*n_inputs)++] = argv[a];
     }
     if (*output && **output == '\0') return ps_fail(err, PS_E_USAGE, "--output needs a file name");
+    if (*probes && **probes == '\0') return ps_fail(err, PS_E_USAGE, "--probes needs a file name");
+    if (*probes && strcmp(*probes, "-") == 0 && stdin_seen)
+        return ps_fail(err, PS_E_USAGE, "standard input ('-') can be read only once");
     if (*n_inputs == 0) return ps_fail(err, PS_E_USAGE, "no tables to merge (see probescan merge --help)");
     return 0;
 }
 
-static int ps_merge_run(char **inputs, int n_inputs, const char *output, ps_err_t *err)
+static int ps_merge_run(char **inputs, int n_inputs, const char *output, const char *probes, ps_err_t *err)
 {
     ps_mtable_t table = {0};
     ps_mrecords_t records = {0};
+    ps_mprobes_t mp = {0};
     ps_min_t in = {0};
     ps_output_t *out = NULL;
     ps_mshape_t shape = 0;
-    /* Open the output first so that an unwritable path fails before any work. */
-    int rc = ps_output_open(&out, output, err);
+    int rc = PS_OK;
+    if (probes) {
+        rc = ps_mprobes_load(&mp, probes, err);
+        records.probes = &mp;
+    }
+    /* Open the output before reading tables so that an unwritable path fails
+     * before any work. */
+    if (rc == PS_OK) rc = ps_output_open(&out, output, err);
     for (int i = 0; i < n_inputs && rc == PS_OK; i++) {
         if ((rc = ps_min_open(&in, inputs[i], err)) < 0) break;
         rc = ps_min_next(&in, err);
@@ -650,6 +788,7 @@ static int ps_merge_run(char **inputs, int n_inputs, const char *output, ps_err_
             shape = s;
             if (s == PS_MS_BYRECORD) rc = ps_mrecords_input(&records, &in, i == 0, ps_output_stream(out), err);
             else rc = ps_mtable_input(&table, s, &in, i == 0, err);
+            if (rc == PS_OK && i == 0 && probes && s != PS_MS_BYRECORD) rc = ps_mtable_check_probes(&table, &mp, err);
         }
         /* in.show, which messages keep as the first input's name, points
          * into argv or at a literal, so it outlives the close. */
@@ -668,6 +807,7 @@ static int ps_merge_run(char **inputs, int n_inputs, const char *output, ps_err_
     ps_mtable_free(&table);
     ps_mgroup_free(&records.held);
     ps_mgroup_free(&records.cont);
+    ps_mprobes_free(&mp);
     return rc;
 }
 
@@ -684,10 +824,10 @@ int ps_merge_main(int argc, char **argv)
         fputs("probescan merge: out of memory\n", stderr);
         return 1;
     }
-    const char *output;
+    const char *output, *probes;
     int n_inputs;
-    int rc = ps_merge_args(argc, argv, &output, inputs, &n_inputs, &err);
-    if (rc == 0) rc = ps_merge_run(inputs, n_inputs, output, &err);
+    int rc = ps_merge_args(argc, argv, &output, &probes, inputs, &n_inputs, &err);
+    if (rc == 0) rc = ps_merge_run(inputs, n_inputs, output, probes, &err);
     free(inputs);
     if (rc < 0) {
         fprintf(stderr, "probescan merge: %s\n", err.msg);

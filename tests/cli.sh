@@ -1,0 +1,341 @@
+#!/usr/bin/env bash
+# cli.sh - command-line tests of probescan: help and version, the output
+# table, -o, standard input, options, exit codes, and every bad input, each
+# of which must fail with one line "probescan: ..." on stderr that names the
+# file, and leave no output file behind.
+#
+#   PROBESCAN=./probescan bash tests/cli.sh      (PS_DATA: real data, optional)
+#
+# Prints one line per failure and a final "N passed, N failed"; exits
+# non-zero on any failure.
+set -u
+
+PROBESCAN=${PROBESCAN:-./probescan}
+case $PROBESCAN in /*) ;; *) PROBESCAN=$PWD/$PROBESCAN ;; esac
+if [ ! -x "$PROBESCAN" ]; then
+    echo "cli.sh: $PROBESCAN is not an executable (build it with make)"
+    exit 1
+fi
+WANT_VERSION=
+if [ -f Makefile ]; then WANT_VERSION=$(sed -n 's/^VERSION *:= *//p' Makefile | head -1); fi
+DATA=${PS_DATA:-}
+case $DATA in "" | /*) ;; *) DATA=$PWD/$DATA ;; esac
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/probescan-cli-XXXXXX") || exit 1
+trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
+cd "$T" || exit 1
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() {
+    failed=$((failed + 1))
+    echo "FAIL: $*"
+}
+
+# run ARGS...: runs probescan, stdout in out.txt, stderr in err.txt, status in $rc.
+run() {
+    "$PROBESCAN" "$@" >out.txt 2>err.txt
+    rc=$?
+}
+
+# expect_ok DESC EXPECTED_FILE ARGS...: exit 0 and stdout exactly EXPECTED_FILE.
+expect_ok() {
+    local desc=$1 want=$2
+    shift 2
+    run "$@"
+    if [ "$rc" -ne 0 ]; then
+        bad "$desc: exit status $rc: $(head -3 err.txt)"
+    elif ! cmp -s out.txt "$want"; then
+        bad "$desc: output differs from the expected table:"
+        diff "$want" out.txt | head -10
+    else
+        ok
+    fi
+}
+
+# expect_fail DESC NAME ARGS...: a count run that must fail: non-zero status
+# (not a crash), nothing on stdout, exactly one stderr line starting
+# "probescan: " and naming NAME (skipped if NAME is empty), and -o leaving
+# nothing in its directory.
+expect_fail() {
+    local desc=$1 name=$2
+    shift 2
+    rm -rf outdir && mkdir outdir
+    run "$@" -o outdir/out.tsv
+    local lines
+    lines=$(wc -l <err.txt)
+    if [ "$rc" -eq 0 ]; then
+        bad "$desc: exit status 0"
+    elif [ "$rc" -ge 126 ]; then
+        bad "$desc: exit status $rc (crashed?): $(head -3 err.txt)"
+    elif [ -s out.txt ]; then
+        bad "$desc: wrote to stdout: $(head -2 out.txt)"
+    elif [ "$lines" -ne 1 ]; then
+        bad "$desc: $lines lines on stderr, want 1:"
+        head -5 err.txt
+    elif ! grep -q '^probescan: ' err.txt; then
+        bad "$desc: stderr does not start with 'probescan: ': $(cat err.txt)"
+    elif [ -n "$name" ] && ! grep -qF -- "$name" err.txt; then
+        bad "$desc: message does not name $name: $(cat err.txt)"
+    elif [ -n "$(ls -A outdir)" ]; then
+        bad "$desc: left $(ls -A outdir | tr '\n' ' ')in the output directory"
+    else
+        ok
+    fi
+}
+
+# expect_usage DESC ARGS...: a usage error: non-zero status (not a crash),
+# nothing on stdout, a message on stderr that starts with "probescan".
+expect_usage() {
+    local desc=$1
+    shift
+    run "$@"
+    if [ "$rc" -eq 0 ] || [ "$rc" -ge 126 ]; then
+        bad "$desc: exit status $rc"
+    elif [ -s out.txt ]; then
+        bad "$desc: wrote to stdout"
+    elif ! head -1 err.txt | grep -q '^probescan'; then
+        bad "$desc: stderr does not start with 'probescan': $(head -2 err.txt)"
+    else
+        ok
+    fi
+}
+
+# ---------------------------------------------------------------- inputs
+
+printf '>s1 first record\nACGTACGTNNACGT\n>s2\nacgtTTTT\n>s3\n' >genome.fa
+printf 'p1\tACG\np2\tCGT\np3\tTTT\np4\tAAA\np5\tGTA\np6\tACG\n' >probes.tsv
+printf '>p1 desc\nACG\n>p2\nCGT\n>p3\nTTT\n>p4\nAAA\n>p5\nGTA\n>p6\nACG\n' >probes.fa
+printf 'ACG\nCGT\nTTT\nAAA\nGTA\nACG\n' >probes.txt
+
+# Counted by hand. Segments: ACGTACGT | ACGT (N run) and ACGTTTTT (s2, lowercase):
+# ACG 4, CGT 4, TTT 3, AAA 0, GTA 1, TAC 1.
+printf 'name\tsequence\tcount\tforward\treverse\n' >both.tsv
+printf 'p1\tACG\t8\t4\t4\np2\tCGT\t8\t4\t4\np3\tTTT\t3\t3\t0\np4\tAAA\t3\t0\t3\np5\tGTA\t2\t1\t1\np6\tACG\t8\t4\t4\n' >>both.tsv
+printf 'name\tsequence\tcount\n' >forward.tsv
+printf 'p1\tACG\t4\np2\tCGT\t4\np3\tTTT\t3\np4\tAAA\t0\np5\tGTA\t1\np6\tACG\t4\n' >>forward.tsv
+# Two inputs: every count doubles.
+printf 'name\tsequence\tcount\tforward\treverse\n' >double.tsv
+printf 'p1\tACG\t16\t8\t8\np2\tCGT\t16\t8\t8\np3\tTTT\t6\t6\t0\np4\tAAA\t6\t0\t6\np5\tGTA\t4\t2\t2\np6\tACG\t16\t8\t8\n' >>double.tsv
+
+# ---------------------------------------------------------------- help, version
+
+run --help
+if [ "$rc" -eq 0 ] && grep -q 'count' out.txt; then ok; else bad "--help: status $rc or no usage on stdout"; fi
+run count --help
+if [ "$rc" -eq 0 ] && grep -q -- '--probes' out.txt && grep -q -- '--strand' out.txt; then ok; else
+    bad "count --help: status $rc or options missing on stdout"
+fi
+run count -h
+if [ "$rc" -eq 0 ] && grep -q -- '--probes' out.txt; then ok; else bad "count -h: status $rc"; fi
+run
+if [ "$rc" -lt 126 ] && grep -q 'count' out.txt err.txt; then ok; else bad "no arguments: no help shown (status $rc)"; fi
+run count
+if [ "$rc" -lt 126 ] && grep -q -- '--probes' out.txt err.txt; then ok; else bad "count without arguments: no help shown (status $rc)"; fi
+
+run --version
+if [ "$rc" -ne 0 ]; then
+    bad "--version: status $rc"
+elif [ "$(wc -l <out.txt)" -ne 1 ] || ! grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+$' out.txt; then
+    bad "--version: not a bare version string: $(head -2 out.txt)"
+elif [ -n "$WANT_VERSION" ] && [ "$(cat out.txt)" != "$WANT_VERSION" ]; then
+    bad "--version: $(cat out.txt), Makefile says $WANT_VERSION"
+else
+    ok
+fi
+
+# ---------------------------------------------------------------- counting
+
+expect_ok "both strands" both.tsv count -p probes.tsv genome.fa
+expect_ok "forward strand" forward.tsv count -s forward -p probes.tsv genome.fa
+expect_ok "long options" forward.tsv count --strand forward --probes probes.tsv --threads 2 --alphabet dna genome.fa
+expect_ok "-s both" both.tsv count -s both -p probes.tsv genome.fa
+expect_ok "probes as FASTA" both.tsv count -p probes.fa genome.fa
+sed 's/^p[0-9]\t\([ACGT]*\)/\1\t\1/' both.tsv >plain_names.tsv
+expect_ok "probes one per line (name = sequence)" plain_names.tsv count -p probes.txt genome.fa
+expect_ok "-a dna" both.tsv count -a dna -p probes.tsv genome.fa
+expect_ok "-a auto" both.tsv count -a auto -p probes.tsv genome.fa
+for t in 1 3 8; do expect_ok "-t $t" both.tsv count -t "$t" -p probes.tsv genome.fa; done
+expect_ok "--engine cpu" both.tsv count --engine cpu -p probes.tsv genome.fa
+expect_ok "two inputs add up" double.tsv count -p probes.tsv genome.fa genome.fa
+
+gzip -c genome.fa >genome.fa.gz
+expect_ok "gzip input" both.tsv count -p probes.tsv genome.fa.gz
+expect_ok "plain and gzip inputs" double.tsv count -p probes.tsv genome.fa genome.fa.gz
+gzip -c probes.tsv >probes.tsv.gz
+expect_ok "gzip probe file" both.tsv count -p probes.tsv.gz genome.fa
+
+# Standard input.
+"$PROBESCAN" count -p probes.tsv - <genome.fa >out.txt 2>err.txt
+rc=$?
+if [ "$rc" -eq 0 ] && cmp -s out.txt both.tsv; then ok; else bad "stdin '-': status $rc or wrong table"; fi
+"$PROBESCAN" count -p probes.tsv genome.fa - <genome.fa.gz >out.txt 2>err.txt
+rc=$?
+if [ "$rc" -eq 0 ] && cmp -s out.txt double.tsv; then ok; else bad "file and gzip stdin: status $rc or wrong table"; fi
+
+# FASTQ input.
+printf '@r1 x\nACGTACGTNNACGT\n+\nIIIIIIIIIIIIII\n@r2\nacgtTTTT\n+\n@@@@IIII\n' >reads.fq
+expect_ok "FASTQ input" both.tsv count -p probes.tsv reads.fq
+
+# Palindrome: ACGT is its own reverse complement and counts twice.
+printf 'pal\tACGT\n' >pal.tsv
+printf 'name\tsequence\tcount\tforward\treverse\npal\tACGT\t8\t4\t4\n' >pal_want.tsv
+expect_ok "palindrome counts twice" pal_want.tsv count -p pal.tsv genome.fa
+
+# Protein: N is asparagine, matched literally; auto picks protein for these.
+printf 'GTN\nNNA\nTTT\n' >pep.txt
+printf 'name\tsequence\tcount\nGTN\tGTN\t1\nNNA\tNNA\t1\nTTT\tTTT\t3\n' >pep_want.tsv
+expect_ok "-a protein" pep_want.tsv count -a protein -p pep.txt genome.fa
+expect_ok "auto alphabet picks protein" pep_want.tsv count -p pep.txt genome.fa
+printf 'name\tsequence\tcount\np1\tACG\t4\np2\tCGT\t4\np3\tTTT\t3\np4\tAAA\t0\np5\tGTA\t1\np6\tACG\t4\n' >prot_acg.tsv
+expect_ok "-a protein with DNA-looking probes" prot_acg.tsv count -a protein -p probes.tsv genome.fa
+
+# -q is quiet, -v says what alphabet auto chose.
+run count -q -p probes.tsv genome.fa
+if [ "$rc" -eq 0 ] && [ ! -s err.txt ] && cmp -s out.txt both.tsv; then ok; else bad "-q: status $rc or stderr not empty: $(head -2 err.txt)"; fi
+run count -v -p probes.tsv genome.fa
+if [ "$rc" -eq 0 ] && cmp -s out.txt both.tsv && grep -qi 'dna' err.txt; then ok; else
+    bad "-v: status $rc, wrong table or no alphabet on stderr"
+fi
+run count -v -p pep.txt genome.fa
+if [ "$rc" -eq 0 ] && grep -qi 'protein' err.txt; then ok; else bad "-v: auto protein not reported"; fi
+
+# -o: the file gets the table, stdout nothing; an older file is replaced.
+mkdir -p res
+echo old >res/counts.tsv
+run count -p probes.tsv -o res/counts.tsv genome.fa
+if [ "$rc" -eq 0 ] && [ ! -s out.txt ] && cmp -s res/counts.tsv both.tsv && [ "$(ls -A res)" = counts.tsv ]; then ok; else
+    bad "-o: status $rc, stdout not empty, wrong file or leftovers: $(ls -A res | tr '\n' ' ')"
+fi
+run count -p probes.tsv --output res/long.tsv genome.fa
+if [ "$rc" -eq 0 ] && cmp -s res/long.tsv both.tsv; then ok; else bad "--output: status $rc or wrong file"; fi
+run count -p probes.tsv -o - genome.fa
+if [ "$rc" -eq 0 ] && cmp -s out.txt both.tsv; then ok; else bad "-o -: status $rc or wrong table on stdout"; fi
+
+# Per-file and per-record tables.
+run count --by-file -p probes.tsv genome.fa genome.fa.gz
+if [ "$rc" -eq 0 ] && [ "$(head -1 out.txt | awk -F'\t' '{print NF}')" = 4 ] &&
+    head -1 out.txt | grep -q "^name	sequence	" &&
+    [ "$(tail -n +2 out.txt | cut -f 1,2,3)" = "$(tail -n +2 both.tsv | cut -f 1,2,3)" ] &&
+    [ "$(tail -n +2 out.txt | cut -f 1,2,4)" = "$(tail -n +2 both.tsv | cut -f 1,2,3)" ]; then ok; else
+    bad "--by-file: status $rc or wrong table: $(head -3 out.txt | tr '\n' '|')"
+fi
+printf 'record\tname\tsequence\tcount\tforward\treverse\n' >byrec.tsv
+printf 's1\tp1\tACG\t6\t3\t3\ns1\tp2\tCGT\t6\t3\t3\ns1\tp5\tGTA\t2\t1\t1\ns1\tp6\tACG\t6\t3\t3\n' >>byrec.tsv
+printf 's2\tp1\tACG\t2\t1\t1\ns2\tp2\tCGT\t2\t1\t1\ns2\tp3\tTTT\t3\t3\t0\ns2\tp4\tAAA\t3\t0\t3\ns2\tp6\tACG\t2\t1\t1\n' >>byrec.tsv
+expect_ok "--by-record" byrec.tsv count --by-record --engine cpu -p probes.tsv genome.fa
+
+# Bigger input through several threads: same table for any -t.
+awk 'BEGIN { srand(7); print ">big"; for (l = 0; l < 4000; l++) { s = ""; for (i = 0; i < 60; i++) s = s substr("ACGTACGTACGTN", int(rand() * 13) + 1, 1); print s } }' >big.fa
+printf 'ACGTA\nTTTTT\nGATTA\nCCCCG\nNNNNA\n' | head -4 >big_probes.txt
+"$PROBESCAN" count -t 1 -p big_probes.txt big.fa >big1.tsv 2>/dev/null
+"$PROBESCAN" count -t 4 -p big_probes.txt big.fa >big4.tsv 2>/dev/null
+if [ -s big1.tsv ] && cmp -s big1.tsv big4.tsv; then ok; else bad "-t 1 and -t 4 disagree on a bigger input"; fi
+
+# ---------------------------------------------------------------- usage errors
+
+expect_usage "unknown option" count --bogus -p probes.tsv genome.fa
+expect_usage "unknown command" frobnicate -p probes.tsv genome.fa
+expect_usage "no -p" count genome.fa
+expect_usage "no input" count -p probes.tsv
+expect_usage "-t 0" count -t 0 -p probes.tsv genome.fa
+expect_usage "-t abc" count -t abc -p probes.tsv genome.fa
+expect_usage "-a rna" count -a rna -p probes.tsv genome.fa
+expect_usage "-s up" count -s up -p probes.tsv genome.fa
+expect_usage "--engine warp" count --engine warp -p probes.tsv genome.fa
+
+# ---------------------------------------------------------------- bad input
+
+expect_fail "missing input file" missing.fa count -p probes.tsv missing.fa
+expect_fail "missing second input" missing2.fa count -p probes.tsv genome.fa missing2.fa
+expect_fail "missing probe file" nope.tsv count -p nope.tsv genome.fa
+if [ "$(id -u)" -ne 0 ]; then
+    cp genome.fa secret.fa && chmod 000 secret.fa
+    expect_fail "unreadable input file" secret.fa count -p probes.tsv secret.fa
+    cp probes.tsv secret.tsv && chmod 000 secret.tsv
+    expect_fail "unreadable probe file" secret.tsv count -p secret.tsv genome.fa
+else
+    echo "cli.sh: running as root, unreadable-file cases skipped (root reads anything)"
+fi
+mkdir -p adir
+expect_fail "directory as input" adir count -p probes.tsv adir
+
+: >empty.tsv
+expect_fail "empty probe file" empty.tsv count -p empty.tsv genome.fa
+printf '# nothing\n\n' >comments.tsv
+expect_fail "probe file with no probes" comments.tsv count -p comments.tsv genome.fa
+printf 'a\tACGT\nb\tACGT\nc\tACG\n' >uneven.tsv
+expect_fail "probes of different lengths" uneven.tsv count -p uneven.tsv genome.fa
+if grep -qw 3 err.txt; then ok; else bad "different lengths: no line number 3 in: $(cat err.txt)"; fi
+printf 'ACGT\nAC1T\n' >digit.txt
+expect_fail "probe with a digit" digit.txt count -p digit.txt genome.fa
+printf 'ACGT\nACRT\n' >iupac.txt
+expect_fail "probe letter outside DNA" iupac.txt count -a dna -p iupac.txt genome.fa
+printf 'ACGT\nACNT\n' >nprobe.txt
+expect_fail "N in a DNA probe" nprobe.txt count -a dna -p nprobe.txt genome.fa
+printf 'MKVL\nMK-L\n' >dash.txt
+expect_fail "probe with a dash" dash.txt count -a protein -p dash.txt genome.fa
+awk 'BEGIN { s = ""; for (i = 0; i < 257; i++) s = s "A"; print s }' >long.txt
+expect_fail "probe longer than the limit" long.txt count -p long.txt genome.fa
+awk 'BEGIN { s = ""; for (i = 0; i < 256; i++) s = s "A"; print s }' >max.txt
+run count -p max.txt genome.fa
+if [ "$rc" -eq 0 ] && [ "$(tail -1 out.txt | cut -f 3)" = 0 ]; then ok; else bad "probe of the maximum length: status $rc"; fi
+
+gzip -c big.fa >big.fa.gz
+size=$(wc -c <big.fa.gz)
+head -c $((size / 2)) big.fa.gz >cut.fa.gz
+expect_fail "truncated gzip" cut.fa.gz count -p probes.tsv cut.fa.gz
+"$PROBESCAN" count -p probes.tsv - <cut.fa.gz >out.txt 2>err.txt
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -lt 126 ] && [ ! -s out.txt ]; then ok; else bad "truncated gzip on stdin: status $rc"; fi
+
+yeast=$DATA/yeast_S288C_R64-1-1.bgzf.fa.gz
+if [ -n "$DATA" ] && [ -f "$yeast" ]; then
+    head -c 1000000 "$yeast" >cut.bgzf.fa.gz
+    expect_fail "truncated BGZF" cut.bgzf.fa.gz count -p probes.tsv cut.bgzf.fa.gz
+    expect_fail "truncated BGZF, 2 threads" cut.bgzf.fa.gz count -t 2 -p probes.tsv cut.bgzf.fa.gz
+    "$PROBESCAN" count -p probes.tsv - <cut.bgzf.fa.gz >out.txt 2>err.txt
+    rc=$?
+    if [ "$rc" -ne 0 ] && [ "$rc" -lt 126 ] && [ ! -s out.txt ]; then ok; else bad "truncated BGZF on stdin: status $rc"; fi
+else
+    echo "cli.sh: PS_DATA not set or without the yeast BGZF genome: truncated-BGZF cases skipped"
+fi
+
+printf '@r1\nACGT\n+\nIIII\n@r2\nACGTA\n+\nIIII\n' >mismatch.fq
+expect_fail "FASTQ quality shorter than sequence" mismatch.fq count -p probes.tsv mismatch.fq
+printf '@r1\nACGT\n+\nIIIII\n' >longqual.fq
+expect_fail "FASTQ quality longer than sequence" longqual.fq count -p probes.tsv longqual.fq
+printf '@r1\nACGT\nIIII\n@r2\nACGT\n+\nIIII\n' >noplus.fq
+expect_fail "FASTQ missing '+'" noplus.fq count -p probes.tsv noplus.fq
+printf '@r1\nACGT\n' >noplus_end.fq
+expect_fail "FASTQ ending before '+'" noplus_end.fq count -p probes.tsv noplus_end.fq
+
+cp "$PROBESCAN" binary.dat
+expect_fail "binary file" binary.dat count -p probes.tsv binary.dat
+printf 'Dear reader,\nthis is not a sequence file.\n' >letter.txt
+expect_fail "non-sequence text" letter.txt count -p probes.tsv letter.txt
+printf '>r1\nACGT\nAC7T\n' >digitseq.fa
+expect_fail "digit in a sequence" digitseq.fa count -p probes.tsv digitseq.fa
+: >empty.fa
+expect_fail "input with no records" empty.fa count -p probes.tsv empty.fa
+gzip -c empty.fa >empty.fa.gz
+expect_fail "gzip input with no records" empty.fa.gz count -p probes.tsv empty.fa.gz
+expect_fail "bad second input after a good one" digitseq.fa count -p probes.tsv genome.fa digitseq.fa
+"$PROBESCAN" count -p probes.tsv - </dev/null >out.txt 2>err.txt
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -lt 126 ] && [ "$(wc -l <err.txt)" -eq 1 ]; then ok; else bad "empty stdin: status $rc"; fi
+
+# Empty records and records shorter than k are fine.
+printf '>a\n>b\nAC\n>c\nACGT\n' >short.fa
+printf 'name\tsequence\tcount\tforward\treverse\npal\tACGT\t2\t1\t1\n' >short_want.tsv
+expect_ok "empty and short records" short_want.tsv count -p pal.tsv short.fa
+
+# An output directory that does not exist.
+run count -p probes.tsv -o no/such/dir/out.tsv genome.fa
+if [ "$rc" -ne 0 ] && [ "$rc" -lt 126 ] && grep -q 'no/such/dir' err.txt; then ok; else
+    bad "-o into a missing directory: status $rc: $(head -2 err.txt)"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

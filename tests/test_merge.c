@@ -1,0 +1,525 @@
+/* Tests of `probescan merge` through its entry point, ps_merge_main: every
+ * table shape merged, and every refusal (message names the file and line,
+ * exit status 1, no output file left behind). Files live in a fresh mkdtemp
+ * directory per test. */
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "merge.h"
+
+#define MAX_ARGS 16
+
+/* Headers of the table shapes. */
+#define TOT "name\tsequence\tcount\n"
+#define TOT5 "name\tsequence\tcount\tforward\treverse\n"
+#define REC "record\tname\tsequence\tcount\n"
+#define REC6 "record\tname\tsequence\tcount\tforward\treverse\n"
+
+typedef struct {
+    char dir[64];
+    char path[8][256]; /* scratch paths handed out by tpath() */
+    int npath;
+    char err[4096];    /* stderr of the last run */
+    char out[8192];    /* stdout of the last run */
+} mt_t;
+
+static void mt_init(mt_t *t)
+{
+    memset(t, 0, sizeof *t);
+    const char *base = getenv("TMPDIR");
+    snprintf(t->dir, sizeof t->dir, "%s/ps_merge_XXXXXX", base && strlen(base) < 40 ? base : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(t->dir));
+}
+
+static void mt_done(mt_t *t)
+{
+    DIR *d = opendir(t->dir);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    char p[512];
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(p, sizeof p, "%s/%s", t->dir, e->d_name);
+        ck_assert_int_eq(unlink(p), 0);
+    }
+    ck_assert_int_eq(closedir(d), 0);
+    ck_assert_int_eq(rmdir(t->dir), 0);
+}
+
+static const char *tpath(mt_t *t, const char *name)
+{
+    ck_assert_int_lt(t->npath, 8);
+    char *p = t->path[t->npath++];
+    char dir[sizeof t->dir]; /* a copy: p and t->dir lie in one object */
+    memcpy(dir, t->dir, sizeof dir);
+    snprintf(p, sizeof t->path[0], "%s/%s", dir, name);
+    return p;
+}
+
+static const char *put(mt_t *t, const char *name, const char *text)
+{
+    const char *p = tpath(t, name);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fputs(text, f) >= 0, 1);
+    ck_assert_int_eq(fclose(f), 0);
+    return p;
+}
+
+/* Reads a whole file into buf; returns 0, or -1 if it does not exist. */
+static int slurp(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t got = fread(buf, 1, n - 1, f);
+    buf[got] = '\0';
+    ck_assert_int_eq(fclose(f), 0);
+    return 0;
+}
+
+/* Runs ps_merge_main with the given arguments (NULL-terminated) and stdout
+ * and stderr redirected into files of the test directory. */
+static int run(mt_t *t, ...)
+{
+    char *argv[MAX_ARGS + 1];
+    int argc = 0;
+    argv[argc++] = "merge";
+    va_list ap;
+    va_start(ap, t);
+    const char *a;
+    while ((a = va_arg(ap, const char *)) != NULL) {
+        ck_assert_int_lt(argc, MAX_ARGS);
+        argv[argc++] = (char *)a;
+    }
+    va_end(ap);
+    argv[argc] = NULL;
+
+    char outp[128], errp[128];
+    snprintf(outp, sizeof outp, "%s/.stdout", t->dir);
+    snprintf(errp, sizeof errp, "%s/.stderr", t->dir);
+    fflush(stdout);
+    fflush(stderr);
+    int save_out = dup(1), save_err = dup(2);
+    int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert(save_out >= 0 && save_err >= 0 && fo >= 0 && fe >= 0);
+    ck_assert(dup2(fo, 1) >= 0 && dup2(fe, 2) >= 0);
+    int rc = ps_merge_main(argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    ck_assert(dup2(save_out, 1) >= 0 && dup2(save_err, 2) >= 0);
+    ck_assert(close(fo) == 0 && close(fe) == 0 && close(save_out) == 0 && close(save_err) == 0);
+    ck_assert_int_eq(slurp(outp, t->out, sizeof t->out), 0);
+    ck_assert_int_eq(slurp(errp, t->err, sizeof t->err), 0);
+    ck_assert_int_eq(unlink(outp), 0);
+    ck_assert_int_eq(unlink(errp), 0);
+    return rc;
+}
+
+/* Asserts a successful merge into `out` with exactly the expected text. */
+static void expect_file(mt_t *t, int rc, const char *out, const char *want)
+{
+    char got[8192];
+    ck_assert_msg(rc == 0, "merge failed: %s", t->err);
+    ck_assert_str_eq(t->err, "");
+    ck_assert_int_eq(slurp(out, got, sizeof got), 0);
+    ck_assert_str_eq(got, want);
+}
+
+/* The directory holds only the inputs: no output, no temporary file. */
+static void expect_no_output(mt_t *t, int n_inputs)
+{
+    DIR *d = opendir(t->dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    ck_assert_int_eq(closedir(d), 0);
+    ck_assert_int_eq(n, n_inputs);
+}
+
+/* Asserts a refusal: status 1, one stderr line naming each given part. */
+static void expect_refusal(mt_t *t, int rc, const char *part1, const char *part2)
+{
+    ck_assert_int_eq(rc, 1);
+    ck_assert_msg(strncmp(t->err, "probescan merge: ", 17) == 0, "stderr: %s", t->err);
+    size_t len = strlen(t->err);
+    ck_assert_msg(len > 0 && t->err[len - 1] == '\n' && strchr(t->err, '\n') == t->err + len - 1,
+                  "not one line: %s", t->err);
+    ck_assert_msg(!part1 || strstr(t->err, part1), "'%s' not in: %s", part1, t->err);
+    ck_assert_msg(!part2 || strstr(t->err, part2), "'%s' not in: %s", part2, t->err);
+    ck_assert_str_eq(t->out, "");
+}
+
+/* ---------------------------------------------------------------- shapes */
+
+START_TEST(totals_summed)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", "name\tsequence\tcount\np1\tACG\t3\np2\tTTT\t0\np3\tACG\t18446744073709551610\n");
+    const char *b = put(&t, "b.tsv", "name\tsequence\tcount\np1\tACG\t4\np2\tTTT\t0\np3\tACG\t5\n");
+    const char *c = put(&t, "c.tsv", "name\tsequence\tcount\np1\tACG\t10\np2\tTTT\t1\np3\tACG\t0\n");
+    const char *o = tpath(&t, "out.tsv");
+    int rc = run(&t, a, b, c, "-o", o, NULL);
+    expect_file(&t, rc, o, "name\tsequence\tcount\np1\tACG\t17\np2\tTTT\t1\np3\tACG\t18446744073709551615\n");
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(totals_strands_to_stdout)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", "name\tsequence\tcount\tforward\treverse\np1\tACGT\t4\t2\t2\np2\tAAAA\t1\t0\t1\n");
+    const char *b = put(&t, "b.tsv", "name\tsequence\tcount\tforward\treverse\np1\tACGT\t2\t1\t1\np2\tAAAA\t7\t7\t0\n");
+    int rc = run(&t, a, b, NULL);
+    ck_assert_msg(rc == 0, "merge failed: %s", t.err);
+    ck_assert_str_eq(t.out, "name\tsequence\tcount\tforward\treverse\np1\tACGT\t6\t3\t3\np2\tAAAA\t8\t7\t1\n");
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(single_table_copied)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", "name\tsequence\tcount\np1\tACG\t3\np2\tTTT\t0"); /* no final newline */
+    const char *o = tpath(&t, "out.tsv");
+    expect_file(&t, run(&t, "--output", o, a, NULL), o, "name\tsequence\tcount\np1\tACG\t3\np2\tTTT\t0\n");
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(by_file_joined_and_summed)
+{
+    mt_t t;
+    mt_init(&t);
+    /* reads in one chunk, genome in two chunks whose columns sum into one */
+    const char *a = put(&t, "a.tsv", "name\tsequence\treads\tgenome\np1\tACG\t1\t2\np2\tGGG\t0\t5\n");
+    const char *b = put(&t, "b.tsv", "name\tsequence\tgenome\np1\tACG\t10\np2\tGGG\t1\n");
+    const char *c = put(&t, "c.tsv", "name\tsequence\tont\tgenome\np1\tACG\t7\t100\np2\tGGG\t0\t0\n");
+    const char *o = tpath(&t, "m.tsv");
+    int rc = run(&t, a, b, c, "-o", o, NULL);
+    expect_file(&t, rc, o, "name\tsequence\treads\tgenome\tont\np1\tACG\t1\t112\t7\np2\tGGG\t0\t6\t0\n");
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(by_file_side_by_side)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", "name\tsequence\ts1\np1\tACG\t1\np2\tGGG\t2\n");
+    const char *b = put(&t, "b.tsv", "name\tsequence\ts2\ts3\np1\tACG\t3\t4\np2\tGGG\t5\t6\n");
+    const char *o = tpath(&t, "m.tsv");
+    expect_file(&t, run(&t, "-o", o, "--", a, b, NULL), o,
+                "name\tsequence\ts1\ts2\ts3\np1\tACG\t1\t3\t4\np2\tGGG\t2\t5\t6\n");
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(by_record_concatenated)
+{
+    mt_t t;
+    mt_init(&t);
+    /* chrA is split between a and b; chrB stands alone; within b, two
+     * different records both named chrC follow each other and stay apart. */
+    const char *a = put(&t, "a.tsv", "record\tname\tsequence\tcount\nchrZ\tp1\tAC\t1\nchrA\tp1\tAC\t2\nchrA\tp2\tGT\t1\n");
+    const char *b = put(&t, "b.tsv",
+                        "record\tname\tsequence\tcount\nchrA\tp2\tGT\t3\nchrB\tp1\tAC\t1\nchrC\tp1\tAC\t1\nchrC\tp1\tAC\t1\n");
+    const char *c = put(&t, "c.tsv", "record\tname\tsequence\tcount\nchrD\tp2\tGT\t9\n");
+    const char *o = tpath(&t, "r.tsv");
+    expect_file(&t, run(&t, a, b, c, "-o", o, NULL), o,
+                "record\tname\tsequence\tcount\nchrZ\tp1\tAC\t1\nchrA\tp1\tAC\t2\nchrA\tp2\tGT\t4\n"
+                "chrB\tp1\tAC\t1\nchrC\tp1\tAC\t1\nchrC\tp1\tAC\t1\nchrD\tp2\tGT\t9\n");
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(by_record_split_record_interleaved)
+{
+    mt_t t;
+    mt_init(&t);
+    /* Probe order p1 p2 p3 p4 p5. chrA's rows are spread over three chunks,
+     * the middle one holding nothing but chrA. The shared probes p3 and p4
+     * fix where p5 goes, but not whether p1 or p2 comes first: the probe
+     * file does. Strand columns are summed too. */
+    const char *probes = put(&t, "probes.fa", ">p1\nAAA\n>p2\nAAC\n>p3\nCCC\n>p4\nGGG\n>p5\nTTT\n");
+    const char *a = put(&t, "a.tsv",
+                        "record\tname\tsequence\tcount\tforward\treverse\n"
+                        "chrA\tp1\tAAA\t1\t1\t0\nchrA\tp3\tCCC\t2\t1\t1\n");
+    const char *b = put(&t, "b.tsv",
+                        "record\tname\tsequence\tcount\tforward\treverse\n"
+                        "chrA\tp2\tAAC\t1\t0\t1\nchrA\tp3\tCCC\t1\t1\t0\nchrA\tp4\tGGG\t5\t5\t0\n");
+    const char *c = put(&t, "c.tsv",
+                        "record\tname\tsequence\tcount\tforward\treverse\n"
+                        "chrA\tp4\tGGG\t1\t0\t1\nchrA\tp5\tTTT\t2\t2\t0\nchrB\tp1\tAAA\t3\t3\t0\n");
+    const char *o = tpath(&t, "r.tsv");
+    expect_file(&t, run(&t, "-p", probes, a, b, c, "-o", o, NULL), o,
+                "record\tname\tsequence\tcount\tforward\treverse\n"
+                "chrA\tp1\tAAA\t1\t1\t0\nchrA\tp2\tAAC\t1\t0\t1\nchrA\tp3\tCCC\t3\t2\t1\n"
+                "chrA\tp4\tGGG\t6\t5\t1\nchrA\tp5\tTTT\t2\t2\t0\nchrB\tp1\tAAA\t3\t3\t0\n");
+    /* b then c alone: b's p3, p4 and c's p4, p5 pin the whole order. */
+    expect_file(&t, run(&t, b, c, "-o", o, NULL), o,
+                "record\tname\tsequence\tcount\tforward\treverse\n"
+                "chrA\tp2\tAAC\t1\t0\t1\nchrA\tp3\tCCC\t1\t1\t0\nchrA\tp4\tGGG\t6\t5\t1\n"
+                "chrA\tp5\tTTT\t2\t2\t0\nchrB\tp1\tAAA\t3\t3\t0\n");
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(by_record_split_order_from_probes)
+{
+    mt_t t;
+    mt_init(&t);
+    /* The two pieces of chrA share no probe, so only the probe file tells
+     * that p2 comes between p1 and p4. */
+    const char *probes = put(&t, "probes.fa", ">p1\nAAA\n>p2\nAAC\n>p3\nCCC\n>p4 a description\nGGG\n>p5\nTTT\n");
+    const char *a = put(&t, "a.tsv", REC "chrZ\tp3\tCCC\t1\nchrA\tp1\tAAA\t1\nchrA\tp4\tGGG\t2\n");
+    const char *b = put(&t, "b.tsv", REC "chrA\tp2\tAAC\t3\nchrA\tp5\tTTT\t4\nchrB\tp1\tAAA\t5\n");
+    const char *o = tpath(&t, "r.tsv");
+    expect_file(&t, run(&t, "-p", probes, a, b, "-o", o, NULL), o,
+                REC "chrZ\tp3\tCCC\t1\nchrA\tp1\tAAA\t1\nchrA\tp2\tAAC\t3\nchrA\tp4\tGGG\t2\n"
+                    "chrA\tp5\tTTT\t4\nchrB\tp1\tAAA\t5\n");
+    /* Without it: input order kept, counts right, one warning line. */
+    char got[1024];
+    ck_assert_int_eq(run(&t, a, b, "-o", o, NULL), 0);
+    ck_assert_int_eq(slurp(o, got, sizeof got), 0);
+    ck_assert_str_eq(got, REC "chrZ\tp3\tCCC\t1\nchrA\tp1\tAAA\t1\nchrA\tp4\tGGG\t2\nchrA\tp2\tAAC\t3\n"
+                              "chrA\tp5\tTTT\t4\nchrB\tp1\tAAA\t5\n");
+    ck_assert_msg(strncmp(t.err, "probescan merge: warning: ", 26) == 0 && strstr(t.err, "b.tsv: line 2") &&
+                      strstr(t.err, "'chrA'") && strstr(t.err, "-p") && strchr(t.err, '\n') == t.err + strlen(t.err) - 1,
+                  "warning: %s", t.err);
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(probes_checked)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *probes = put(&t, "probes.txt", "p1\tacg\np2\tTTT\n"); /* name<TAB>sequence, any case */
+    const char *a = put(&t, "a.tsv", TOT "p1\tACG\t1\np2\tTTT\t2\n");
+    const char *b = put(&t, "b.tsv", "name\tsequence\tx\np1\tACG\t1\np9\tTTT\t2\n");
+    const char *c = put(&t, "c.tsv", "name\tsequence\tx\np1\tACG\t1\n");
+    const char *d = put(&t, "d.tsv", REC "r1\tp1\tACG\t1\nr1\tp2\tTTA\t1\n");
+    const char *o = tpath(&t, "out.tsv");
+    expect_file(&t, run(&t, "--probes", probes, a, a, "-o", o, NULL), o, TOT "p1\tACG\t2\np2\tTTT\t4\n");
+    ck_assert_int_eq(unlink(o), 0);
+    expect_refusal(&t, run(&t, "-p", probes, b, "-o", o, NULL), "b.tsv: line 3", "probes.txt");
+    expect_refusal(&t, run(&t, "-p", probes, c, "-o", o, NULL), "c.tsv: 1 probe rows", "probes.txt has 2");
+    expect_refusal(&t, run(&t, "-p", probes, d, "-o", o, NULL), "d.tsv: line 3", "'TTA' is not in");
+    expect_refusal(&t, run(&t, "-p", tpath(&t, "none.fa"), a, "-o", o, NULL), "none.fa", NULL);
+    expect_no_output(&t, 5);
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(by_record_empty_tables)
+{
+    mt_t t;
+    mt_init(&t);
+    /* A chunk without any match has only the header. */
+    const char *a = put(&t, "a.tsv", "record\tname\tsequence\tcount\n");
+    const char *b = put(&t, "b.tsv", "record\tname\tsequence\tcount\nr1\tp1\tAC\t2\n");
+    const char *c = put(&t, "c.tsv", "record\tname\tsequence\tcount\n");
+    const char *o = tpath(&t, "r.tsv");
+    expect_file(&t, run(&t, a, b, c, "-o", o, NULL), o, "record\tname\tsequence\tcount\nr1\tp1\tAC\t2\n");
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(output_over_input)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", "name\tsequence\tcount\np1\tACG\t3\n");
+    const char *b = put(&t, "b.tsv", "name\tsequence\tcount\np1\tACG\t4\n");
+    /* The result is renamed into place only after all inputs were read. */
+    expect_file(&t, run(&t, a, b, "-o", a, NULL), a, "name\tsequence\tcount\np1\tACG\t7\n");
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(stdin_and_option_forms)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", TOT "p1\tACG\t3\n");
+    const char *b = put(&t, "b.tsv", TOT "p1\tACG\t4\n");
+    const char *probes = put(&t, "p.txt", "p1\tACG\n");
+    const char *o = tpath(&t, "out.tsv");
+    char opt_o[300], opt_p[300];
+    snprintf(opt_o, sizeof opt_o, "-o%s", o);
+    snprintf(opt_p, sizeof opt_p, "--probes=%s", probes);
+    /* a.tsv arrives on standard input as '-' */
+    int save_in = dup(0), fd = open(a, O_RDONLY);
+    ck_assert(save_in >= 0 && fd >= 0 && dup2(fd, 0) == 0 && close(fd) == 0);
+    clearerr(stdin);
+    int rc = run(&t, opt_p, "-", opt_o, b, NULL);
+    ck_assert(dup2(save_in, 0) == 0 && close(save_in) == 0);
+    clearerr(stdin);
+    expect_file(&t, rc, o, TOT "p1\tACG\t7\n");
+    snprintf(opt_o, sizeof opt_o, "--output=%s", o);
+    expect_file(&t, run(&t, opt_o, "--", b, NULL), o, TOT "p1\tACG\t4\n");
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(help_and_no_arguments)
+{
+    mt_t t;
+    mt_init(&t);
+    ck_assert_int_eq(run(&t, "--help", NULL), 0);
+    ck_assert_ptr_nonnull(strstr(t.out, "Usage: probescan merge"));
+    ck_assert_ptr_nonnull(strstr(t.out, "--output"));
+    ck_assert_int_eq(run(&t, "-h", NULL), 0);
+    ck_assert_ptr_nonnull(strstr(t.out, "Usage: probescan merge"));
+    ck_assert_int_eq(run(&t, NULL), 0);
+    ck_assert_ptr_nonnull(strstr(t.out, "Usage: probescan merge"));
+    ck_assert_str_eq(t.err, "");
+    mt_done(&t);
+}
+END_TEST
+
+/* -------------------------------------------------------------- refusals */
+
+/* One refusal case: the tables to merge, in order, and what the message
+ * must name. An existing output file must survive untouched. */
+typedef struct {
+    const char *what;
+    const char *a, *b;       /* contents of a.tsv and b.tsv (b may be NULL) */
+    const char *part1, *part2;
+} refusal_t;
+
+
+static const refusal_t refusals[] = {
+    {"totals with by-file", TOT "p1\tAC\t1\n", "name\tsequence\tsample\np1\tAC\t1\n", "b.tsv: line 1", "by-file"},
+    {"by-file with totals", "name\tsequence\tsample\np1\tAC\t1\n", TOT "p1\tAC\t1\n", "b.tsv: line 1", "totals"},
+    {"totals with by-record", TOT "p1\tAC\t1\n", REC "r\tp1\tAC\t1\n", "b.tsv: line 1", "by-record"},
+    {"by-record with by-file", REC "r\tp1\tAC\t1\n", "name\tsequence\ts\np1\tAC\t1\n", "b.tsv: line 1", "a.tsv"},
+    {"probe name differs", TOT "p1\tAC\t1\np2\tGT\t1\n", TOT "p1\tAC\t1\nq2\tGT\t1\n", "b.tsv: line 3", "'q2'"},
+    {"probe sequence differs", TOT "p1\tAC\t1\np2\tGT\t1\n", TOT "p1\tAA\t1\np2\tGT\t1\n", "b.tsv: line 2", "'AA'"},
+    {"by-file probe rows differ", "name\tsequence\ts1\np1\tAC\t1\n", "name\tsequence\ts2\np9\tAC\t1\n", "b.tsv: line 2",
+     "a.tsv"},
+    {"fewer probe rows", TOT "p1\tAC\t1\np2\tGT\t1\n", TOT "p1\tAC\t1\n", "b.tsv: line 3", "1 probe rows"},
+    {"more probe rows", TOT "p1\tAC\t1\n", TOT "p1\tAC\t1\np2\tGT\t1\n", "b.tsv: line 3", "'p2'"},
+    {"totals strand columns differ", TOT "p1\tAC\t1\n", TOT5 "p1\tAC\t1\t1\t0\n", "b.tsv: line 1", "'forward'"},
+    {"totals strand columns missing", TOT5 "p1\tAC\t1\t1\t0\n", TOT "p1\tAC\t1\n", "b.tsv: line 1", "'forward'"},
+    {"by-record strand columns differ", REC "r\tp1\tAC\t1\n", REC6 "r\tp1\tAC\t1\t1\t0\n", "b.tsv: line 1", "'forward'"},
+    {"sum overflows", TOT "p1\tAC\t18446744073709551615\n", TOT "p1\tAC\t1\n", "b.tsv: line 2", "overflow"},
+    {"by-record sum overflows", REC "r\tp1\tAC\t18446744073709551615\n", REC "r\tp1\tAC\t1\n", "b.tsv: line 2",
+     "overflow"},
+    {"count too large", TOT "p1\tAC\t18446744073709551616\n", NULL, "a.tsv: line 2", "not a count"},
+    {"negative count", TOT "p1\tAC\t1\n", TOT "p1\tAC\t-1\n", "b.tsv: line 2", "'-1'"},
+    {"count not a number", "name\tsequence\ts\np1\tAC\t1x\n", NULL, "a.tsv: line 2", "'1x'"},
+    {"empty count", REC "r\tp1\tAC\t\n", NULL, "a.tsv: line 2", "not a count"},
+    {"too few columns", TOT "p1\tAC\t1\np2\tGT\n", NULL, "a.tsv: line 3", "columns"},
+    {"too many columns", REC "r\tp1\tAC\t1\t2\n", NULL, "a.tsv: line 2", "columns"},
+    {"empty file", "", NULL, "a.tsv", "empty"},
+    {"empty line", TOT "p1\tAC\t1\n\n", NULL, "a.tsv: line 3", "empty line"},
+    {"not a table", "hello world\n", NULL, "a.tsv: line 1", "not a probescan table"},
+    {"FASTA given", ">chr1\nACGT\n", NULL, "a.tsv: line 1", "not a probescan table"},
+    {"bad by-record header", "record\tname\tsequence\n", NULL, "a.tsv: line 1", "by-record"},
+    {"duplicate sample column", "name\tsequence\ts1\ts1\np1\tAC\t1\t1\n", NULL, "a.tsv: line 1", "'s1'"},
+    {"empty sample column", "name\tsequence\t\np1\tAC\t1\n", NULL, "a.tsv: line 1", "empty name"},
+};
+
+START_TEST(refused)
+{
+    const refusal_t *r = &refusals[_i];
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", r->a);
+    const char *b = r->b ? put(&t, "b.tsv", r->b) : NULL;
+    const char *o = put(&t, "out.tsv", "previous\n");
+    int rc = b ? run(&t, a, b, "-o", o, NULL) : run(&t, a, "-o", o, NULL);
+    ck_assert_msg(rc == 1, "%s: accepted", r->what);
+    expect_refusal(&t, rc, r->part1, r->part2);
+    char got[64];
+    ck_assert_int_eq(slurp(o, got, sizeof got), 0);
+    ck_assert_str_eq(got, "previous\n");
+    expect_no_output(&t, b ? 3 : 2);
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(refused_binary)
+{
+    mt_t t;
+    mt_init(&t);
+    static const char bin[] = "name\tsequence\tcount\np1\tAC\0\t1\n";
+    const char *a = tpath(&t, "a.tsv");
+    FILE *f = fopen(a, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(bin, 1, sizeof bin - 1, f), sizeof bin - 1);
+    ck_assert_int_eq(fclose(f), 0);
+    expect_refusal(&t, run(&t, a, NULL), "a.tsv: line 2", "binary");
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(refused_no_output_created)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", TOT "p1\tAC\t1\n");
+    const char *b = put(&t, "b.tsv", TOT "p2\tAC\t1\n");
+    const char *o = tpath(&t, "out.tsv");
+    expect_refusal(&t, run(&t, a, b, "-o", o, NULL), "b.tsv: line 2", "'p2'");
+    expect_no_output(&t, 2);
+    mt_done(&t);
+}
+END_TEST
+
+START_TEST(refused_command_line)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", TOT "p1\tAC\t1\n");
+    expect_refusal(&t, run(&t, "--frobnicate", a, NULL), "unknown option '--frobnicate'", NULL);
+    expect_refusal(&t, run(&t, a, "-o", NULL), "'-o' needs a value", NULL);
+    expect_refusal(&t, run(&t, "-o", tpath(&t, "x.tsv"), NULL), "no tables to merge", NULL);
+    expect_refusal(&t, run(&t, "-", a, "-", NULL), "standard input", NULL);
+    expect_refusal(&t, run(&t, a, tpath(&t, "missing.tsv"), NULL), "missing.tsv: cannot open", NULL);
+    expect_refusal(&t, run(&t, a, "-o", tpath(&t, "no/such/dir.tsv"), NULL), "no/such/dir.tsv", NULL);
+    expect_no_output(&t, 1);
+    mt_done(&t);
+}
+END_TEST
+
+Suite *suite_merge(void)
+{
+    Suite *s = suite_create("merge");
+    TCase *tc = tcase_create("shapes");
+    tcase_add_test(tc, totals_summed);
+    tcase_add_test(tc, totals_strands_to_stdout);
+    tcase_add_test(tc, single_table_copied);
+    tcase_add_test(tc, by_file_joined_and_summed);
+    tcase_add_test(tc, by_file_side_by_side);
+    tcase_add_test(tc, by_record_concatenated);
+    tcase_add_test(tc, by_record_split_record_interleaved);
+    tcase_add_test(tc, by_record_split_order_from_probes);
+    tcase_add_test(tc, by_record_empty_tables);
+    tcase_add_test(tc, probes_checked);
+    tcase_add_test(tc, output_over_input);
+    tcase_add_test(tc, stdin_and_option_forms);
+    tcase_add_test(tc, help_and_no_arguments);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("refusals");
+    tcase_add_loop_test(tc, refused, 0, (int)(sizeof refusals / sizeof refusals[0]));
+    tcase_add_test(tc, refused_binary);
+    tcase_add_test(tc, refused_no_output_created);
+    tcase_add_test(tc, refused_command_line);
+    suite_add_tcase(s, tc);
+    return s;
+}

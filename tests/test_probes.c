@@ -1,0 +1,391 @@
+/* test_probes.c - probe files (probes.h): the three formats, gzip, the
+ * alphabet choice, case and U, and every way a probe file can be wrong. */
+#include <check.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes.h"
+#include "testutil.h"
+
+static char *g_dir;
+
+static void setup(void) { g_dir = tu_mkdtemp(); }
+static void teardown(void)
+{
+    tu_rmtree(g_dir);
+    g_dir = NULL;
+}
+
+static char *write_probes(const char *name, const char *text)
+{
+    char *path = tu_path(g_dir, name);
+    tu_write_file(path, text, strlen(text));
+    return path;
+}
+
+static ps_probes_t *load_ok(const char *path, ps_alpha_req_t req)
+{
+    ps_probes_t *p = NULL;
+    ps_err_t err = {0};
+    int rc = ps_probes_load(&p, path, req, &err);
+    ck_assert_msg(rc == PS_OK, "loading %s: %s", path, err.msg);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
+/* Loading must fail with a message naming the file (and line when > 0). */
+static void load_fails(const char *path, ps_alpha_req_t req, unsigned long line)
+{
+    ps_probes_t *p = NULL;
+    ps_err_t err = {0};
+    int rc = ps_probes_load(&p, path, req, &err);
+    ck_assert_msg(rc < 0, "loading %s should fail", path);
+    ck_assert_int_eq(err.code, rc);
+    ck_assert_msg(strstr(err.msg, path) != NULL, "message does not name %s: \"%s\"", path, err.msg);
+    ck_assert_msg(strchr(err.msg, '\n') == NULL, "message is more than one line: \"%s\"", err.msg);
+    if (line)
+        ck_assert_msg(tu_msg_has_number(err.msg, line), "message does not give line %lu: \"%s\"",
+                      line, err.msg);
+}
+
+/* Checks names, upper-cased sequences and codes. */
+static void check_probes(const ps_probes_t *p, ps_alpha_t alpha, uint32_t n, const char *const *names,
+                         const char *const *seqs)
+{
+    ck_assert_uint_eq(p->n, n);
+    ck_assert_int_eq(p->alpha, alpha);
+    int k = (int)strlen(seqs[0]);
+    ck_assert_int_eq(p->k, k);
+    uint8_t table[256];
+    ps_alpha_table(alpha, table);
+    for (uint32_t i = 0; i < n; i++) {
+        ck_assert_str_eq(p->name[i], names[i]);
+        ck_assert_str_eq(p->seq[i], seqs[i]);
+        for (int j = 0; j < k; j++) {
+            uint8_t want = table[(unsigned char)seqs[i][j]];
+            ck_assert_msg(want < ps_alpha_sigma(alpha), "test expects a symbol");
+            ck_assert_uint_eq(p->code[(size_t)i * (size_t)k + (size_t)j], want);
+        }
+    }
+}
+
+START_TEST(test_fasta)
+{
+    char *path = write_probes("p.fa", ">p1 first probe\nACGT\nac\n>p2\nggccTT\n>p3\tx\nAC\nGTAC\n");
+    ps_probes_t *p = load_ok(path, PS_ALPHA_AUTO);
+    const char *names[3] = {"p1", "p2", "p3"};
+    const char *seqs[3] = {"ACGTAC", "GGCCTT", "ACGTAC"};
+    check_probes(p, PS_DNA, 3, names, seqs);
+    ck_assert_int_eq(p->alpha_auto, 1);
+    ps_probes_free(p);
+    free(path);
+}
+END_TEST
+
+START_TEST(test_tsv_lines)
+{
+    char *path = write_probes("p.tsv", "# probes for a test\nfirst\tACGT\n\nsecond\tttgA\n#x\tAAAA\nthird one\tCCCC\n");
+    ps_probes_t *p = load_ok(path, PS_ALPHA_DNA);
+    const char *names[3] = {"first", "second", "third one"};
+    const char *seqs[3] = {"ACGT", "TTGA", "CCCC"};
+    check_probes(p, PS_DNA, 3, names, seqs);
+    ck_assert_int_eq(p->alpha_auto, 0);
+    ps_probes_free(p);
+    free(path);
+}
+END_TEST
+
+START_TEST(test_plain_lines)
+{
+    char *path = write_probes("p.txt", "ACGTA\n\n# comment\ntgcaa\nACGTA\n");
+    ps_probes_t *p = load_ok(path, PS_ALPHA_AUTO);
+    /* The name is the sequence as written in the file. */
+    ck_assert_uint_eq(p->n, 3);
+    ck_assert_str_eq(p->name[0], "ACGTA");
+    ck_assert_str_eq(p->seq[1], "TGCAA");
+    ck_assert_int_eq(strcasecmp(p->name[1], "tgcaa"), 0);
+    ck_assert_str_eq(p->seq[2], "ACGTA");
+    ck_assert_int_eq(p->k, 5);
+    ck_assert_int_eq(p->alpha, PS_DNA);
+    ck_assert_int_eq(memcmp(p->code, p->code + 10, 5), 0);
+    ps_probes_free(p);
+    free(path);
+
+    /* No final newline, CRLF line ends. */
+    path = write_probes("crlf.txt", "one\tACGT\r\ntwo\tTTTT\r\nthree\tGGGG");
+    p = load_ok(path, PS_ALPHA_AUTO);
+    const char *names[3] = {"one", "two", "three"};
+    const char *seqs[3] = {"ACGT", "TTTT", "GGGG"};
+    check_probes(p, PS_DNA, 3, names, seqs);
+    ps_probes_free(p);
+    free(path);
+
+    path = write_probes("crlf.fa", ">a\r\nACG\r\nT\r\n>b x\r\nGGGG\r\n");
+    p = load_ok(path, PS_ALPHA_AUTO);
+    const char *fnames[2] = {"a", "b"};
+    const char *fseqs[2] = {"ACGT", "GGGG"};
+    check_probes(p, PS_DNA, 2, fnames, fseqs);
+    ps_probes_free(p);
+    free(path);
+}
+END_TEST
+
+START_TEST(test_gzip_file)
+{
+    const char *text = ">x\nMKVLAW\n>y\nmkvlaa\n";
+    char *path = tu_path(g_dir, "p.fa.gz");
+    tu_write_gzip(path, text, strlen(text));
+    ps_probes_t *p = load_ok(path, PS_ALPHA_AUTO);
+    const char *names[2] = {"x", "y"};
+    const char *seqs[2] = {"MKVLAW", "MKVLAA"};
+    check_probes(p, PS_PROTEIN, 2, names, seqs);
+    ck_assert_int_eq(p->alpha_auto, 1);
+    ps_probes_free(p);
+    free(path);
+}
+END_TEST
+
+START_TEST(test_auto_alphabet)
+{
+    /* Only ACGTU (any case): DNA. */
+    char *path = write_probes("a.txt", "ACGU\nacgu\nTTTT\n");
+    ps_probes_t *p = load_ok(path, PS_ALPHA_AUTO);
+    ck_assert_int_eq(p->alpha, PS_DNA);
+    ck_assert_int_eq(p->alpha_auto, 1);
+    /* U is kept as written (upper-cased) and codes as T. */
+    ck_assert_str_eq(p->seq[0], "ACGU");
+    ck_assert_str_eq(p->seq[1], "ACGU");
+    ck_assert_uint_eq(p->code[3], 3);
+    ck_assert_uint_eq(p->code[7], 3);
+    ck_assert_uint_eq(p->code[8], 3);
+    ps_probes_free(p);
+    free(path);
+
+    /* One protein letter makes the whole set protein, DNA-looking probes too. */
+    path = write_probes("b.txt", "ACGT\nMKVL\n");
+    p = load_ok(path, PS_ALPHA_AUTO);
+    const char *names[2] = {"ACGT", "MKVL"};
+    const char *seqs[2] = {"ACGT", "MKVL"};
+    check_probes(p, PS_PROTEIN, 2, names, seqs);
+    ck_assert_int_eq(p->alpha_auto, 1);
+    ps_probes_free(p);
+    free(path);
+
+    /* N is not ACGTU: with auto a probe holding N is a peptide. */
+    path = write_probes("c.txt", "ACGN\n");
+    p = load_ok(path, PS_ALPHA_AUTO);
+    ck_assert_int_eq(p->alpha, PS_PROTEIN);
+    ps_probes_free(p);
+    free(path);
+
+    /* Rare residues and the stop. */
+    path = write_probes("d.txt", "BZXUOJ*\n");
+    p = load_ok(path, PS_ALPHA_AUTO);
+    const char *rn[1] = {"BZXUOJ*"};
+    check_probes(p, PS_PROTEIN, 1, rn, rn);
+    ps_probes_free(p);
+    free(path);
+
+    /* Forced protein for DNA letters: literal residues. */
+    path = write_probes("e.txt", "ACGT\n");
+    p = load_ok(path, PS_ALPHA_PROTEIN);
+    const char *en[1] = {"ACGT"};
+    check_probes(p, PS_PROTEIN, 1, en, en);
+    ck_assert_int_eq(p->alpha_auto, 0);
+    ps_probes_free(p);
+    free(path);
+}
+END_TEST
+
+START_TEST(test_max_k)
+{
+    char *text = malloc(PS_MAX_K + 2);
+    ck_assert_ptr_nonnull(text);
+    for (int i = 0; i < PS_MAX_K; i++) text[i] = "ACGT"[i % 4];
+    text[PS_MAX_K] = '\n';
+    text[PS_MAX_K + 1] = '\0';
+    char *path = write_probes("max.txt", text);
+    ps_probes_t *p = load_ok(path, PS_ALPHA_AUTO);
+    ck_assert_int_eq(p->k, PS_MAX_K);
+    ps_probes_free(p);
+    free(path);
+    free(text);
+
+    /* k = 1 works too. */
+    path = write_probes("one.txt", "A\nc\n");
+    p = load_ok(path, PS_ALPHA_DNA);
+    ck_assert_int_eq(p->k, 1);
+    ck_assert_uint_eq(p->code[1], 1);
+    ps_probes_free(p);
+    free(path);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+    char *path = tu_path(g_dir, "missing.txt");
+    load_fails(path, PS_ALPHA_AUTO, 0);
+    free(path);
+
+    path = write_probes("empty.txt", "");
+    load_fails(path, PS_ALPHA_AUTO, 0);
+    free(path);
+
+    path = write_probes("blank.txt", "\n# only a comment\n\n");
+    load_fails(path, PS_ALPHA_AUTO, 0);
+    free(path);
+
+    path = write_probes("len.txt", "ACGT\nACGT\nACG\nACGT\n");
+    load_fails(path, PS_ALPHA_AUTO, 3);
+    free(path);
+
+    path = write_probes("len.tsv", "# header\na\tACGTA\n\nb\tACGTAC\n");
+    load_fails(path, PS_ALPHA_AUTO, 4);
+    free(path);
+
+    path = write_probes("len.fa", ">a\nACGT\n>b\nACGTA\n");
+    load_fails(path, PS_ALPHA_AUTO, 0);
+    free(path);
+
+    /* An empty FASTA record is a probe of length 0. */
+    path = write_probes("emptyrec.fa", ">a\n>b\nACGT\n");
+    load_fails(path, PS_ALPHA_AUTO, 0);
+    free(path);
+
+    /* Letters outside the alphabet. */
+    path = write_probes("bad_dna.txt", "ACGT\nACRT\n");
+    load_fails(path, PS_ALPHA_DNA, 2);
+    free(path);
+
+    path = write_probes("n_dna.txt", "ACGT\nACNT\n");
+    load_fails(path, PS_ALPHA_DNA, 2);
+    free(path);
+
+    path = write_probes("digit.txt", "MKVL\nMK1L\n");
+    load_fails(path, PS_ALPHA_PROTEIN, 2);
+    free(path);
+
+    path = write_probes("dash.txt", "MKVL\nMK-L\n");
+    load_fails(path, PS_ALPHA_AUTO, 2);
+    free(path);
+
+    path = write_probes("prot_as_dna.fa", ">a\nMKVL\n");
+    load_fails(path, PS_ALPHA_DNA, 0);
+    free(path);
+
+    /* Too long. */
+    char *text = malloc(PS_MAX_K + 3);
+    ck_assert_ptr_nonnull(text);
+    for (int i = 0; i <= PS_MAX_K; i++) text[i] = "ACGT"[i % 4];
+    text[PS_MAX_K + 1] = '\n';
+    text[PS_MAX_K + 2] = '\0';
+    path = write_probes("long.txt", text);
+    load_fails(path, PS_ALPHA_AUTO, 1);
+    free(path);
+    free(text);
+
+    /* A binary file. */
+    static const char bin[] = "\x7f" "ELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x3e";
+    path = tu_path(g_dir, "bin");
+    tu_write_file(path, bin, sizeof bin - 1);
+    load_fails(path, PS_ALPHA_AUTO, 0);
+    free(path);
+}
+END_TEST
+
+START_TEST(test_from_strings)
+{
+    ps_probes_t *p = NULL;
+    ps_err_t err = {0};
+    const char *seqs[3] = {"acgu", "TTTT", "GgCc"};
+    const char *names[3] = {"a", "b", "c"};
+    ck_assert_int_eq(ps_probes_from_strings(&p, 3, seqs, names, PS_ALPHA_AUTO, &err), PS_OK);
+    const char *up[3] = {"ACGU", "TTTT", "GGCC"};
+    check_probes(p, PS_DNA, 3, names, up);
+    ps_probes_free(p);
+
+    /* Without names, each name is its sequence. */
+    ck_assert_int_eq(ps_probes_from_strings(&p, 3, seqs, NULL, PS_ALPHA_DNA, &err), PS_OK);
+    ck_assert_uint_eq(p->n, 3);
+    for (int i = 0; i < 3; i++) ck_assert_int_eq(strcasecmp(p->name[i], seqs[i]), 0);
+    ps_probes_free(p);
+
+    p = NULL;
+    const char *uneven[2] = {"ACGT", "ACG"};
+    ck_assert_int_lt(ps_probes_from_strings(&p, 2, uneven, NULL, PS_ALPHA_AUTO, &err), 0);
+    p = NULL;
+    ck_assert_int_lt(ps_probes_from_strings(&p, 0, seqs, NULL, PS_ALPHA_AUTO, &err), 0);
+    p = NULL;
+    const char *withn[1] = {"ACNT"};
+    ck_assert_int_lt(ps_probes_from_strings(&p, 1, withn, NULL, PS_ALPHA_DNA, &err), 0);
+    p = NULL;
+    const char *empty[1] = {""};
+    ck_assert_int_lt(ps_probes_from_strings(&p, 1, empty, NULL, PS_ALPHA_AUTO, &err), 0);
+    p = NULL;
+    char *toolong = malloc(PS_MAX_K + 2);
+    ck_assert_ptr_nonnull(toolong);
+    memset(toolong, 'A', PS_MAX_K + 1);
+    toolong[PS_MAX_K + 1] = '\0';
+    const char *tl[1] = {toolong};
+    ck_assert_int_lt(ps_probes_from_strings(&p, 1, tl, NULL, PS_ALPHA_AUTO, &err), 0);
+    free(toolong);
+}
+END_TEST
+
+/* Many probes: order kept, names and codes right. */
+START_TEST(test_many)
+{
+    tu_rng_t rng;
+    tu_rng_seed(&rng, tu_seed() ^ 0xb1);
+    const uint32_t n = 5000;
+    const int k = 21;
+    tu_buf_t b = {0};
+    char **seqs = malloc(n * sizeof *seqs);
+    char **names = malloc(n * sizeof *names);
+    ck_assert(seqs && names);
+    for (uint32_t i = 0; i < n; i++) {
+        seqs[i] = malloc(k + 1);
+        names[i] = malloc(24);
+        ck_assert(seqs[i] && names[i]);
+        for (int j = 0; j < k; j++) seqs[i][j] = "ACGT"[tu_rng_below(&rng, 4)];
+        seqs[i][k] = '\0';
+        snprintf(names[i], 24, "probe_%u", i);
+        tu_buf_printf(&b, ">%s desc %u\n", names[i], i);
+        for (int j = 0; j < k; j++) tu_buf_putc(&b, i % 2 ? (char)tolower(seqs[i][j]) : seqs[i][j]);
+        tu_buf_putc(&b, '\n');
+    }
+    char *path = write_probes("many.fa", b.p);
+    ps_probes_t *p = load_ok(path, PS_ALPHA_AUTO);
+    check_probes(p, PS_DNA, n, (const char *const *)names, (const char *const *)seqs);
+    ps_probes_free(p);
+    free(path);
+    for (uint32_t i = 0; i < n; i++) {
+        free(seqs[i]);
+        free(names[i]);
+    }
+    free(seqs);
+    free(names);
+    tu_buf_free(&b);
+}
+END_TEST
+
+Suite *suite_probes(void)
+{
+    Suite *s = suite_create("probes");
+    TCase *tc = tcase_create("probes");
+    tcase_set_timeout(tc, 60);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_fasta);
+    tcase_add_test(tc, test_tsv_lines);
+    tcase_add_test(tc, test_plain_lines);
+    tcase_add_test(tc, test_gzip_file);
+    tcase_add_test(tc, test_auto_alphabet);
+    tcase_add_test(tc, test_max_k);
+    tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_from_strings);
+    tcase_add_test(tc, test_many);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,260 @@
+/* testutil.c - helpers shared by the test suites (see testutil.h). */
+#include "testutil.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <htslib/bgzf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+void tu_rng_seed(tu_rng_t *r, uint64_t seed) { r->s = seed; }
+
+uint64_t tu_rng_next(tu_rng_t *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+uint64_t tu_rng_below(tu_rng_t *r, uint64_t n) { return n ? tu_rng_next(r) % n : 0; }
+
+uint64_t tu_rng_range(tu_rng_t *r, uint64_t lo, uint64_t hi)
+{
+    return lo + tu_rng_below(r, hi - lo + 1);
+}
+
+int tu_rng_chance(tu_rng_t *r, unsigned percent) { return tu_rng_below(r, 100) < percent; }
+
+uint64_t tu_seed(void)
+{
+    static int have;
+    static uint64_t seed;
+    if (!have) {
+        const char *env = getenv("PS_SEED");
+        if (env && *env) {
+            seed = strtoull(env, NULL, 10);
+        } else {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            seed = ((uint64_t)ts.tv_sec * 1000003u) ^ ((uint64_t)ts.tv_nsec << 7) ^
+                   ((uint64_t)getpid() << 32);
+            seed %= 1000000000000ull;
+        }
+        have = 1;
+        printf("random tests: seed %llu (PS_SEED=%llu repeats this run)\n",
+               (unsigned long long)seed, (unsigned long long)seed);
+        fflush(stdout);
+    }
+    return seed;
+}
+
+char *tu_mkdtemp(void)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || !*base) base = "/tmp";
+    char *dir = tu_path(base, "probescan-test-XXXXXX");
+    ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp %s: %s", dir, strerror(errno));
+    return dir;
+}
+
+static void rm_rec(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        if (d) {
+            struct dirent *e;
+            while ((e = readdir(d)) != NULL) {
+                if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+                char *sub = tu_path(path, e->d_name);
+                rm_rec(sub);
+                free(sub);
+            }
+            closedir(d);
+        }
+        if (rmdir(path) != 0) fprintf(stderr, "warning: rmdir %s: %s\n", path, strerror(errno));
+    } else if (unlink(path) != 0) {
+        fprintf(stderr, "warning: unlink %s: %s\n", path, strerror(errno));
+    }
+}
+
+void tu_rmtree(char *dir)
+{
+    if (!dir) return;
+    rm_rec(dir);
+    free(dir);
+}
+
+char *tu_path(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = malloc(a + b + 2);
+    ck_assert_ptr_nonnull(p);
+    memcpy(p, dir, a);
+    p[a] = '/';
+    memcpy(p + a + 1, name, b + 1);
+    return p;
+}
+
+void tu_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
+    ck_assert_msg(len == 0 || fwrite(data, 1, len, f) == len, "write %s failed", path);
+    ck_assert_msg(fclose(f) == 0, "close %s failed", path);
+}
+
+void tu_write_gzip(const char *path, const void *data, size_t len)
+{
+    gzFile g = gzopen(path, "wb6");
+    ck_assert_msg(g != NULL, "gzopen %s failed", path);
+    const char *p = data;
+    while (len > 0) {
+        unsigned part = len > (1u << 20) ? 1u << 20 : (unsigned)len;
+        ck_assert_msg(gzwrite(g, p, part) == (int)part, "gzwrite %s failed", path);
+        p += part;
+        len -= part;
+    }
+    ck_assert_msg(gzclose(g) == Z_OK, "gzclose %s failed", path);
+}
+
+void tu_write_bgzf(const char *path, const void *data, size_t len)
+{
+    BGZF *b = bgzf_open(path, "w");
+    ck_assert_msg(b != NULL, "bgzf_open %s failed", path);
+    ck_assert_msg(len == 0 || bgzf_write(b, data, len) == (ssize_t)len, "bgzf_write %s failed",
+                  path);
+    ck_assert_msg(bgzf_close(b) == 0, "bgzf_close %s failed", path);
+}
+
+void tu_truncate(const char *path, uint64_t keep)
+{
+    ck_assert_msg(truncate(path, (off_t)keep) == 0, "truncate %s: %s", path, strerror(errno));
+}
+
+uint64_t tu_file_size(const char *path)
+{
+    struct stat st;
+    ck_assert_msg(stat(path, &st) == 0, "stat %s: %s", path, strerror(errno));
+    return (uint64_t)st.st_size;
+}
+
+char *tu_read_gz(const char *path, size_t *len)
+{
+    gzFile g = gzopen(path, "rb");
+    if (!g) return NULL;
+    if (gzbuffer(g, 1u << 18) != 0) {
+        gzclose(g);
+        return NULL;
+    }
+    size_t cap = 1u << 22, n = 0;
+    char *p = malloc(cap + 1);
+    for (;;) {
+        if (!p) break;
+        if (cap - n < (1u << 20)) {
+            char *q = realloc(p, cap * 2 + 1);
+            if (!q) {
+                free(p);
+                p = NULL;
+                break;
+            }
+            p = q;
+            cap *= 2;
+        }
+        int got = gzread(g, p + n, (unsigned)(cap - n));
+        if (got < 0) {
+            free(p);
+            p = NULL;
+            break;
+        }
+        if (got == 0) break;
+        n += (size_t)got;
+    }
+    if (gzclose(g) != Z_OK) {
+        free(p);
+        p = NULL;
+    }
+    if (p) {
+        p[n] = '\0';
+        if (len) *len = n;
+    }
+    return p;
+}
+
+int tu_msg_has_number(const char *msg, unsigned long n)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%lu", n);
+    size_t len = strlen(num);
+    for (const char *p = msg; (p = strstr(p, num)) != NULL; p++) {
+        int before = p > msg && p[-1] >= '0' && p[-1] <= '9';
+        int after = p[len] >= '0' && p[len] <= '9';
+        if (!before && !after) return 1;
+    }
+    return 0;
+}
+
+int tu_dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "opendir %s: %s", dir, strerror(errno));
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+static void buf_reserve(tu_buf_t *b, size_t extra)
+{
+    if (b->n + extra + 1 <= b->cap) return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->n + extra + 1) cap *= 2;
+    char *p = realloc(b->p, cap);
+    ck_assert_ptr_nonnull(p);
+    b->p = p;
+    b->cap = cap;
+}
+
+void tu_buf_put(tu_buf_t *b, const void *data, size_t len)
+{
+    buf_reserve(b, len);
+    if (len) memcpy(b->p + b->n, data, len);
+    b->n += len;
+    b->p[b->n] = '\0';
+}
+
+void tu_buf_putc(tu_buf_t *b, char c) { tu_buf_put(b, &c, 1); }
+
+void tu_buf_puts(tu_buf_t *b, const char *s) { tu_buf_put(b, s, strlen(s)); }
+
+void tu_buf_printf(tu_buf_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    ck_assert_int_ge(need, 0);
+    buf_reserve(b, (size_t)need);
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->n, (size_t)need + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)need;
+}
+
+void tu_buf_free(tu_buf_t *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->n = b->cap = 0;
+}

@@ -1,0 +1,63 @@
+/* testutil.h - helpers shared by the unit, randomised and real-data tests:
+ * a seeded random generator, temporary directories, writing plain, gzip and
+ * BGZF files, and a growable byte buffer. Helpers that can fail end the
+ * current test through Check's assertions. */
+#ifndef PS_TESTUTIL_H
+#define PS_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* splitmix64: small, fast and good enough to pick test cases. */
+typedef struct {
+    uint64_t s;
+} tu_rng_t;
+
+void tu_rng_seed(tu_rng_t *r, uint64_t seed);
+uint64_t tu_rng_next(tu_rng_t *r);
+/* Uniform in [0, n); n > 0. */
+uint64_t tu_rng_below(tu_rng_t *r, uint64_t n);
+/* Uniform in [lo, hi]. */
+uint64_t tu_rng_range(tu_rng_t *r, uint64_t lo, uint64_t hi);
+/* 1 with probability percent/100. */
+int tu_rng_chance(tu_rng_t *r, unsigned percent);
+
+/* The seed of this test run: PS_SEED when set, else from the time and the
+ * process id. Printed on one line the first time it is asked for. */
+uint64_t tu_seed(void);
+
+/* A fresh directory under $TMPDIR (or /tmp); malloc'd path. */
+char *tu_mkdtemp(void);
+/* Removes dir with everything in it and frees the path. Safe on NULL. */
+void tu_rmtree(char *dir);
+/* dir "/" name, malloc'd. */
+char *tu_path(const char *dir, const char *name);
+
+void tu_write_file(const char *path, const void *data, size_t len);
+void tu_write_gzip(const char *path, const void *data, size_t len);
+void tu_write_bgzf(const char *path, const void *data, size_t len);
+/* Cuts the file to its first keep bytes. */
+void tu_truncate(const char *path, uint64_t keep);
+uint64_t tu_file_size(const char *path);
+/* Reads a whole (plain or gzip) file through zlib; malloc'd, NUL-terminated. */
+char *tu_read_gz(const char *path, size_t *len);
+
+/* 1 when the decimal number n appears in msg as a whole number (not as
+ * part of a longer run of digits). */
+int tu_msg_has_number(const char *msg, unsigned long n);
+
+/* Number of entries in a directory, "." and ".." not counted. */
+int tu_dir_entries(const char *dir);
+
+typedef struct {
+    char *p;
+    size_t n, cap;
+} tu_buf_t;
+
+void tu_buf_put(tu_buf_t *b, const void *data, size_t len);
+void tu_buf_putc(tu_buf_t *b, char c);
+void tu_buf_puts(tu_buf_t *b, const char *s);
+void tu_buf_printf(tu_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tu_buf_free(tu_buf_t *b);
+
+#endif

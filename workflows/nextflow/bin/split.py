@@ -1,0 +1,1 @@
+../../snakemake/example/scripts/split.py

@@ -1,0 +1,45 @@
+process PROBESCAN_MERGE {
+    tag "$meta.id"
+    label 'process_single'
+
+    conda "${moduleDir}/environment.yml"
+
+    input:
+    // Tables of chunks often share a file name: stage each in its own
+    // numbered directory. The order of the list is the order of the merge
+    // (the column order of a --by-file matrix).
+    tuple val(meta), path(tables, stageAs: 'tables/?/*')
+
+    output:
+    tuple val(meta), path("*.tsv"), emit: table
+    path "versions.yml"           , emit: versions
+
+    when:
+    task.ext.when == null || task.ext.when
+
+    script:
+    def args   = task.ext.args ?: ''
+    def prefix = task.ext.prefix ?: "${meta.id}"
+    """
+    probescan merge \\
+        $args \\
+        -o ${prefix}.tsv \\
+        $tables
+
+    cat <<-END_VERSIONS > versions.yml
+    "${task.process}":
+        probescan: \$(probescan --version)
+    END_VERSIONS
+    """
+
+    stub:
+    def prefix = task.ext.prefix ?: "${meta.id}"
+    """
+    printf 'name\\tsequence\\tcount\\n' > ${prefix}.tsv
+
+    cat <<-END_VERSIONS > versions.yml
+    "${task.process}":
+        probescan: \$(probescan --version)
+    END_VERSIONS
+    """
+}
