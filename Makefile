@@ -55,7 +55,7 @@ CORE_OBJ := $(patsubst src/%.c,$(BUILD)/src/%.o,$(CORE_SRC)) $(GPU_OBJ)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRC))
 
-.PHONY: all deps demo test check-asan workflow-test bench bench-gpu install clean cuda-note FORCE
+.PHONY: all deps demo test check-asan check-valgrind workflow-test bench bench-gpu install clean cuda-note FORCE
 
 # Rebuild everything when the compiler set-up changes (CUDA on or off, sanitizer flags).
 CONFIG := $(NVCC) | $(CC) $(PS_CFLAGS)
@@ -123,6 +123,10 @@ check-asan: deps
 	ASAN_OPTIONS=detect_leaks=1 CK_FORK=no ./$(ASAN_DIR)/check_probescan
 	PROBESCAN=./$(ASAN_DIR)/probescan bash tests/cli.sh
 	bash tests/merge.sh ./$(ASAN_DIR)/probescan
+
+# The command line under valgrind's memcheck.
+check-valgrind: all
+	bash tests/valgrind.sh ./$(BIN)
 
 demo: all
 	@bash fasta/demo.sh ./probescan

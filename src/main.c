@@ -124,6 +124,29 @@ static int parse_uint(const char *s, long max, long *out)
     return 0;
 }
 
+/* The column name for an input in --by-file: its base name without the
+ * compression and format extensions. */
+static void sample_name(const char *path, char *out, size_t n)
+{
+    if (!strcmp(path, "-")) {
+        snprintf(out, n, "stdin");
+        return;
+    }
+    const char *base = strrchr(path, '/');
+    snprintf(out, n, "%s", base ? base + 1 : path);
+    static const char *const zext[] = {".gz", ".bgz", ".bgzf", NULL};
+    static const char *const fext[] = {".fa", ".fasta", ".fna", ".faa", ".fq", ".fastq", NULL};
+    const char *const *lists[] = {zext, fext};
+    for (int l = 0; l < 2; l++)
+        for (const char *const *e = lists[l]; *e; e++) {
+            size_t len = strlen(out), el = strlen(*e);
+            if (len > el && !strcasecmp(out + len - el, *e)) {
+                out[len - el] = '\0';
+                break;
+            }
+        }
+}
+
 /* Returns 0 to go on, 1 when done (help printed), or a negative code. */
 static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
 {
@@ -198,6 +221,19 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     o->n_inputs = argc - optind;
     if (o->n_inputs < 1) return ps_fail(err, PS_E_USAGE, "no input files given (use '-' for standard input)");
     if (o->by_file && o->by_record) return ps_fail(err, PS_E_USAGE, "--by-file and --by-record cannot be combined");
+    if (o->by_file) {
+        /* Column names must be unique, or a matrix (and its merge) would be ambiguous. */
+        char a[4096], b[4096];
+        for (int i = 0; i < o->n_inputs; i++)
+            for (int j = 0; j < i; j++) {
+                sample_name(o->inputs[i], a, sizeof a);
+                sample_name(o->inputs[j], b, sizeof b);
+                if (!strcmp(a, b))
+                    return ps_fail(err, PS_E_USAGE,
+                                   "--by-file: inputs '%s' and '%s' would both be column '%s'; rename one",
+                                   o->inputs[j], o->inputs[i], a);
+            }
+    }
     if (o->by_record && o->engine == ENGINE_GPU)
         return ps_fail(err, PS_E_USAGE, "--by-record runs on the CPU engine; drop --engine gpu");
     return 0;
@@ -220,29 +256,6 @@ static void show_progress(void *ctx, const ps_reader_t *r)
     else
         fprintf(stderr, "\rprobescan: [%d/%d] %s: %.1f MB, %.0f MB/s   ", pg->index, pg->total_files, pg->path,
                 done / 1e6, rate / 1e6);
-}
-
-/* The column name for an input in --by-file: its base name without the
- * compression and format extensions. */
-static void sample_name(const char *path, char *out, size_t n)
-{
-    if (!strcmp(path, "-")) {
-        snprintf(out, n, "stdin");
-        return;
-    }
-    const char *base = strrchr(path, '/');
-    snprintf(out, n, "%s", base ? base + 1 : path);
-    static const char *const zext[] = {".gz", ".bgz", ".bgzf", NULL};
-    static const char *const fext[] = {".fa", ".fasta", ".fna", ".faa", ".fq", ".fastq", NULL};
-    const char *const *lists[] = {zext, fext};
-    for (int l = 0; l < 2; l++)
-        for (const char *const *e = lists[l]; *e; e++) {
-            size_t len = strlen(out), el = strlen(*e);
-            if (len > el && !strcasecmp(out + len - el, *e)) {
-                out[len - el] = '\0';
-                break;
-            }
-        }
 }
 
 static int write_by_file(FILE *f, const opts_t *o, const ps_probes_t *p, const ps_automaton_t *a,

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs the CLI under valgrind's memcheck on small real and made-up inputs:
+# every run must be free of memory errors and leaks. Usage: valgrind.sh BIN
+set -uo pipefail
+bin=${1:-./probescan}
+data=${PS_DATA:-../shared/data}
+command -v valgrind >/dev/null || { echo "valgrind.sh: valgrind not installed, skipped"; exit 0; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0 fail=0
+vg() { # vg EXPECTED_EXIT ARGS...
+    local want=$1; shift
+    valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+        "$bin" "$@" >"$work/out" 2>"$work/err"
+    local rc=$?
+    if [ "$rc" = "$want" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL (exit $rc, wanted $want): $*"; sed 's/^/    /' "$work/err" | head -20; fi
+}
+printf '>r1 one\nGAATTCnnGAATTC\n>r2\n\n>r3\ngaattcGAATTc\n' > "$work/a.fa"
+printf 'pal\tGAATTC\nfw\tGAATTC\nx\tAATTCG\n' > "$work/p.txt"
+printf '@r1\nACGTN\n+\nIIIII\n@r2\nAC\n+\nII\n' > "$work/b.fq"
+printf '@r1\nACGT\n+\nIII\n' > "$work/bad.fq"
+vg 0 count -t 2 -p "$work/p.txt" "$work/a.fa"
+vg 0 count -t 2 --by-record -p "$work/p.txt" "$work/a.fa" "$work/b.fq"
+vg 0 count -t 3 --by-file --stats "$work/s.json" -o "$work/o.tsv" -p "$work/p.txt" "$work/a.fa" "$work/b.fq"
+vg 1 count -p "$work/p.txt" "$work/bad.fq"
+vg 1 count -p "$work/missing.txt" "$work/a.fa"
+if [ -f "$data/ecoli_K12_MG1655.fa.gz" ]; then
+    gzip -dc "$data/ecoli_K12_MG1655.fa.gz" | head -c 400000 > "$work/e.fa"
+    awk 'NR > 1 && NR % 500 == 0 { print substr($0, 1, 21) }' "$work/e.fa" > "$work/e.txt"
+    vg 0 count -t 3 -p "$work/e.txt" "$work/e.fa"
+    vg 0 count -t 2 --by-record -p "$work/e.txt" "$data/illumina_hiseqX_10k.fq.gz"
+else
+    echo "valgrind.sh: no real data in $data, those cases skipped"
+fi
+vg 0 merge "$work/o.tsv" "$work/o.tsv"
+echo "valgrind: $pass passed, $fail failed"
+[ "$fail" = 0 ]
