@@ -6,8 +6,9 @@
  *   gpu_bench [-L log2_len] [-r reps] [-s seed] [-q]
  *
  * Prints the main table (k = 8, N = 1,000 .. 50,000, beside the seed paper's
- * H100 times), k = 21 and 31, protein k = 8, the ablation, and both sides of
- * the shared/global counter switch. -q runs a small quick version. */
+ * H100 times), k = 9, 21 and 31, protein k = 8, the ablation (the DFA
+ * kernels, best with its k-mer path off, kmer), and both sides of the
+ * shared/global counter switch. -q runs a small quick version. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,11 +155,13 @@ static void case_close(bcase_t *c)
 }
 
 /* Times one variant; checks its counts against the first variant timed on
- * the case (the reference). force_global: leaf counters all in global memory. */
-static double run_variant(bcase_t *c, const text_t *t, int variant, int reps, int force_global, int verbose,
-                          int *mismatch)
+ * the case (the reference). no_kmer: best keeps the DFA walk. force_global:
+ * leaf counters all in global memory (they are last in shared memory). */
+static double run_variant(bcase_t *c, const text_t *t, int variant, int no_kmer, int reps, int force_global,
+                          int verbose, int *mismatch)
 {
     ps_gplan_t pl = c->tables;
+    pl.no_kmer = no_kmer;
     CK(ps_gpu_plan(&pl, variant, c->a, 0));
     if (force_global && pl.cnt_shared) {
         pl.smem -= (pl.cnt_shared * 4u + 15u) & ~15u;
@@ -179,7 +182,8 @@ static double run_variant(bcase_t *c, const text_t *t, int variant, int reps, in
     } else {
         if (memcmp(got, c->ref, (size_t)c->a->n_leaves * 8u) != 0) {
             *mismatch = 1;
-            printf("# MISMATCH: variant %s differs from the reference counts\n", ps_gpu_variant_names()[variant]);
+            printf("# MISMATCH: variant %s%s%s differs from the reference counts\n", ps_gpu_variant_names()[variant],
+                   no_kmer ? ", k-mer path off" : "", force_global ? ", global counters" : "");
         }
         free(got);
     }
@@ -230,17 +234,22 @@ int main(int argc, char **argv)
     static const double seed_ms[] = {2.54, 5.16, 7.98, 10.52, 21.13};
     const int nN = 5;
     const int nv = PS_K_COUNT;
-    double abl[PS_K_COUNT][5], glob[5];
+    /* abl: each variant as planned (best takes the k-mer path here); dfa:
+     * best with the k-mer path off; glob, kglob: those two with every
+     * counter a global atomic (both sides of the counter switch). */
+    double abl[PS_K_COUNT][5], dfa[5], glob[5], kglob[5];
 
     for (int i = 0; i < nN; i++) {
         bcase_t c;
         case_open(&c, &dna, 8, Ns[i], seed + (uint64_t)i);
         printf("# DNA k=8 N=%u: %u states\n", Ns[i], c.a->n_states);
         /* The baseline first: it is the reference the others are checked against. */
-        abl[PS_K_BASELINE][i] = run_variant(&c, &dna, PS_K_BASELINE, reps, 0, 1, &mismatch);
+        abl[PS_K_BASELINE][i] = run_variant(&c, &dna, PS_K_BASELINE, 0, reps, 0, 1, &mismatch);
         for (int v = 0; v < nv; v++)
-            if (v != PS_K_BASELINE) abl[v][i] = run_variant(&c, &dna, v, reps, 0, 1, &mismatch);
-        glob[i] = run_variant(&c, &dna, PS_K_BEST, reps, 1, 0, &mismatch);
+            if (v != PS_K_BASELINE) abl[v][i] = run_variant(&c, &dna, v, 0, reps, 0, 1, &mismatch);
+        dfa[i] = run_variant(&c, &dna, PS_K_BEST, 1, reps, 0, 1, &mismatch);
+        glob[i] = run_variant(&c, &dna, PS_K_BEST, 1, reps, 1, 0, &mismatch);
+        kglob[i] = run_variant(&c, &dna, PS_K_KMER, 0, reps, 1, 0, &mismatch);
         case_close(&c);
     }
 
@@ -253,13 +262,12 @@ int main(int argc, char **argv)
     }
 
     printf("\n## (a) other probe lengths and protein (best kernel)\n| case | states | ms | Gsymbols/s |\n|---|---|---|---|\n");
-    static const int ks[] = {21, 31};
-    for (int i = 0; i < 2; i++) {
+    static const int ks[] = {9, 21, 31};
+    for (int i = 0; i < 3; i++) {
         bcase_t c;
         case_open(&c, &dna, ks[i], 10000, seed + 100u + (uint64_t)i);
-        double b = run_variant(&c, &dna, PS_K_BASELINE, quick ? 3 : 3, 0, 0, &mismatch);
-        (void)b;
-        double ms = run_variant(&c, &dna, PS_K_BEST, reps, 0, 1, &mismatch);
+        run_variant(&c, &dna, PS_K_BASELINE, 0, 3, 0, 0, &mismatch);
+        double ms = run_variant(&c, &dna, PS_K_BEST, 0, reps, 0, 1, &mismatch);
         printf("| DNA k=%d N=10000 | %u | %.3f | %.0f |\n", ks[i], c.a->n_states, ms, L / ms / 1e6);
         case_close(&c);
     }
@@ -270,8 +278,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < 2; i++) {
         bcase_t c;
         case_open(&c, &prot, 8, pN[i], seed + 200u + (uint64_t)i);
-        run_variant(&c, &prot, PS_K_BASELINE, 3, 0, 0, &mismatch);
-        double ms = run_variant(&c, &prot, PS_K_BEST, reps, 0, 1, &mismatch);
+        run_variant(&c, &prot, PS_K_BASELINE, 0, 3, 0, 0, &mismatch);
+        double ms = run_variant(&c, &prot, PS_K_BEST, 0, reps, 0, 1, &mismatch);
         printf("| protein k=8 N=%u | %u | %.3f | %.0f |\n", pN[i], c.a->n_states, ms, L / ms / 1e6);
         case_close(&c);
     }
@@ -280,16 +288,26 @@ int main(int argc, char **argv)
     printf("\n## (b) ablation, DNA k=8, L=2^%d, ms (Gbases/s)\n| kernel |", log2_len);
     for (int i = 0; i < nN; i++) printf(" N=%u |", Ns[i]);
     printf("\n|---|---|---|---|---|---|\n");
-    static const int order[] = {PS_K_BASELINE, PS_K_SHARED, PS_K_COALESCED, PS_K_COMPACT, PS_K_LEAF, PS_K_BEST};
-    for (int oi = 0; oi < nv; oi++) {
+    static const int order[] = {PS_K_BASELINE, PS_K_SHARED, PS_K_COALESCED, PS_K_COMPACT, PS_K_LEAF};
+    for (int oi = 0; oi < 5; oi++) {
         int v = order[oi];
         printf("| %s |", ps_gpu_variant_names()[v]);
         for (int i = 0; i < nN; i++) printf(" %.3f (%.0f) |", abl[v][i], L / abl[v][i] / 1e6);
         printf("\n");
     }
-    printf("| best, counters forced to global atomics |");
-    for (int i = 0; i < nN; i++) printf(" %.3f (%.0f) |", glob[i], L / glob[i] / 1e6);
-    printf("\n");
+    const struct {
+        const char *name;
+        const double *ms;
+    } rows[] = {{"best, DFA walk (k-mer path off)", dfa},
+                {"kmer", abl[PS_K_KMER]},
+                {"best (as planned: k-mer path)", abl[PS_K_BEST]},
+                {"best DFA walk, counters forced to global atomics", glob},
+                {"kmer, counters forced to global atomics", kglob}};
+    for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+        printf("| %s |", rows[r].name);
+        for (int i = 0; i < nN; i++) printf(" %.3f (%.0f) |", rows[r].ms[i], L / rows[r].ms[i] / 1e6);
+        printf("\n");
+    }
     printf("\n# counts identical across all kernels: %s\n", mismatch ? "NO" : "yes");
     return mismatch ? 1 : 0;
 }

@@ -294,8 +294,9 @@ extern "C" int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int
         char plan[400];
         ps_gpu_plan_describe(&g->plan, plan, sizeof plan);
         if (g->stats) fprintf(stderr, "probescan: gpu: %s\n", plan);
-        snprintf(e->device, sizeof e->device, "GPU %d: %.80s (%d SMs, %.0f GiB), kernel %s", device, p.name,
-                 p.multiProcessorCount, p.totalGlobalMem / 1073741824.0, ps_gpu_variant_names()[variant]);
+        snprintf(e->device, sizeof e->device, "GPU %d: %.80s (%d SMs, %.0f GiB), kernel %s%s", device, p.name,
+                 p.multiProcessorCount, p.totalGlobalMem / 1073741824.0, ps_gpu_variant_names()[variant],
+                 g->plan.kmer_m ? " (k-mer lookups)" : "");
     }
     e->n_workers = g->n_workers;
     e->chunk_syms = PS_GPU_CHUNK_SYMS;

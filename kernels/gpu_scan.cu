@@ -19,8 +19,25 @@
  *   leaf       + leaf counts in 32-bit shared counters, flushed once per block
  *   best       + 16-bit DFA entries when states < 2^16 (half the shared
  *              footprint, so larger automata fit), 512-thread blocks
+ *   kmer       no DFA walk at all (DNA, k <= PS_KMER_MAX_K), see below
  * All grids are persistent (a few blocks per SM looping over tiles), so a
- * block's shared counters are flushed once per launch, not once per tile. */
+ * block's shared counters are flushed once per launch, not once per tile.
+ *
+ * The k-mer path. All probes have length k and only depth-k states are
+ * counted, so the leaf reached at p is a function of the last k symbols
+ * alone: it is reached iff those symbols spell a probe (or, with both
+ * strands, a reverse complement) and all k follow the last restart. The host
+ * walks every one of the 4^k k-mers through the DFA once and keeps a
+ * membership bitmap, a rank per bitmap word and a rank -> leaf map; the
+ * kernel tests each position's k-mer, read straight from the packed words,
+ * in the shared bitmap. Positions are independent (no dependent lookup
+ * chain), so the cost is one shared load per lookup and its bank conflicts
+ * (about 3.5 wavefronts per warp for random words). For k <= 8 a pair table
+ * over (k+1)-mers, 2 bits each, answers two adjacent positions per load and
+ * halves that cost; it is used when it fits beside all the counters. Hits are
+ * collected into a 32-bit mask per 32 positions and only then ranked and
+ * counted in shared counters indexed by rank (global atomics for ranks beyond
+ * what fits), so the rare hit path does not run once per position. */
 #include "gpu_scan.h"
 
 #include <stdio.h>
@@ -192,6 +209,206 @@ __global__ void __launch_bounds__(NT) ps_scan_kernel(ps_kargs a)
     }
 }
 
+struct ps_kmer_kargs {
+    const uint32_t *pair;   /* global tables (gpu_scan.h) */
+    const uint32_t *bits;
+    const uint32_t *rank;
+    const uint32_t *leaf_of;
+    uint32_t pair_words;    /* words of the pair table (0 when M = 1) */
+    uint32_t bit_words;     /* words of the bitmap and of the rank table */
+    uint32_t cnt_sh;        /* ranks counted in shared memory */
+    unsigned long long *counts;
+    const uint32_t *text;
+    uint32_t n, nw, n_ctx;
+    const uint32_t *restart;
+    uint32_t n_restart;
+    uint32_t n_btiles;
+};
+
+/* Copies n words (a multiple of 4) into shared memory with 16-byte loads. */
+template <int NT>
+__device__ __forceinline__ void ps_copy_words(uint32_t *dst, const uint32_t *src, uint32_t n)
+{
+    for (uint32_t i = threadIdx.x; i < n / 4u; i += NT) ((uint4 *)dst)[i] = __ldg((const uint4 *)src + i);
+}
+
+/* Four text words from w on; words at or past nw read as 0 (their positions
+ * are never counted). */
+__device__ __forceinline__ uint4 ps_load4(const uint32_t *text, uint32_t w, uint32_t nw)
+{
+    if (w + 4u <= nw) return __ldg((const uint4 *)(text + w));
+    uint4 v;
+    v.x = w < nw ? __ldg(text + w) : 0u;
+    v.y = w + 1u < nw ? __ldg(text + w + 1u) : 0u;
+    v.z = w + 2u < nw ? __ldg(text + w + 2u) : 0u;
+    v.w = 0u;
+    return v;
+}
+
+/* Bit j set: the k-mer ending at symbol j of word x (prev is the word before)
+ * is present. One table lookup per M positions: the (K+M-1)-mer ending at
+ * symbol j indexes M bits, one per k-mer it contains, oldest first. */
+template <int K, int M>
+__device__ __forceinline__ uint32_t ps_kmer_word(const uint32_t *table, uint32_t prev, uint32_t x)
+{
+    constexpr int W = K + M - 1;
+    constexpr uint32_t WMASK = (1u << (2 * W)) - 1u;
+    constexpr int LOG2_PER_WORD = M == 1 ? 5 : 4;
+    const uint64_t v = ((uint64_t)x << 32) | prev;
+    uint32_t hm = 0;
+#pragma unroll
+    for (int j = M - 1; j < 16; j += M) {
+        /* Symbol i of x sits at bit 32 + 2i of v; the W-mer starts at i = j - W + 1 >= -8. */
+        const uint32_t y = (uint32_t)(v >> (32 + 2 * (j - W + 1))) & WMASK;
+        /* The funnel shift takes the bit offset (y * M) modulo 32 for free. */
+        const uint32_t e = __funnelshift_r(table[y >> LOG2_PER_WORD], 0u, y * (uint32_t)M);
+        hm |= (e & ((1u << M) - 1u)) << (j - M + 1);
+    }
+    return hm;
+}
+
+/* Mask of the positions of [gb, gb + 32) that may count: >= cstart (context
+ * and the first k-1 symbols of the chunk), < n, and no restart r with
+ * r <= p <= r + K - 2. ri is the first restart that can still void a position
+ * >= gb (r + K - 2 >= gb), nr its position; both advance past this group. */
+template <int K>
+__device__ __forceinline__ uint32_t ps_kmer_valid(const ps_kmer_kargs &a, uint32_t gb, uint32_t cstart,
+                                                  uint32_t &ri, uint32_t &nr)
+{
+    uint32_t v = ~0u;
+    if (gb < cstart) v = cstart - gb >= 32u ? 0u : v << (cstart - gb);
+    if (gb + 32u > a.n) v &= a.n <= gb ? 0u : ~0u >> (32u - (a.n - gb));
+    if (K >= 2) {
+        for (uint32_t i = ri; i < a.n_restart; ++i) {
+            const uint32_t r = __ldg(a.restart + i);
+            if (r > gb + 31u) break;
+            const uint32_t lo = r > gb ? r - gb : 0u;
+            const uint32_t hi = min(r + (uint32_t)(K - 2) - gb, 31u);
+            v &= ~(((2u << (hi - lo)) - 1u) << lo);
+        }
+        while (ri < a.n_restart && __ldg(a.restart + ri) + (uint32_t)(K - 2) < gb + 32u) ++ri;
+        nr = ri < a.n_restart ? __ldg(a.restart + ri) : 0xFFFFFFFFu;
+    }
+    return v;
+}
+
+/* Tests and counts the 32 positions of words w0, w1 (prev before them),
+ * starting at position gb. */
+template <int K, int M>
+__device__ __forceinline__ void ps_kmer_group(const ps_kmer_kargs &a, const uint32_t *table, const uint32_t *sbits,
+                                              const uint32_t *srank, uint32_t *scnt, uint32_t prev, uint32_t w0,
+                                              uint32_t w1, uint32_t gb, uint32_t cstart, uint32_t &ri, uint32_t &nr)
+{
+    constexpr uint32_t KMASK = (1u << (2 * K)) - 1u;
+    uint32_t hm = ps_kmer_word<K, M>(table, prev, w0) | ps_kmer_word<K, M>(table, w0, w1) << 16;
+    if (gb < cstart || gb + 32u > a.n || nr <= gb + 31u) hm &= ps_kmer_valid<K>(a, gb, cstart, ri, nr);
+    while (hm) {
+        const uint32_t q = (uint32_t)__ffs(hm) - 1u;
+        hm &= hm - 1u;
+        const uint32_t lo = q < 16u ? prev : w0, hi = q < 16u ? w0 : w1;
+        const uint32_t code = (uint32_t)((((uint64_t)hi << 32) | lo) >> (34u + 2u * (q & 15u) - 2u * K)) & KMASK;
+        const uint32_t wi = code >> 5;
+        const uint32_t rank = srank[wi] + __popc(sbits[wi] & ((1u << (code & 31u)) - 1u));
+        if (rank < a.cnt_sh)
+            atomicAdd(&scnt[rank], 1u);
+        else
+            atomicAdd(&a.counts[__ldg(a.leaf_of + rank)], 1ull);
+    }
+}
+
+/* Shared layout: [pair table (M = 2)] [bitmap] [ranks] [counters], the
+ * counters last so that a plan can drop them (all-global counting). */
+template <int K, int M, int NT>
+__global__ void __launch_bounds__(NT) ps_kmer_kernel(ps_kmer_kargs a)
+{
+    constexpr uint32_t TW = PS_TILE_WORDS;
+    extern __shared__ __align__(16) unsigned char ps_smem[];
+    uint32_t *spair = (uint32_t *)ps_smem;
+    uint32_t *sbits = spair + (M == 2 ? a.pair_words : 0u);
+    uint32_t *srank = sbits + a.bit_words;
+    uint32_t *scnt = srank + a.bit_words;
+    const uint32_t tid = threadIdx.x;
+
+    if (M == 2) ps_copy_words<NT>(spair, a.pair, a.pair_words);
+    ps_copy_words<NT>(sbits, a.bits, a.bit_words);
+    ps_copy_words<NT>(srank, a.rank, a.bit_words);
+    for (uint32_t i = tid; i < a.cnt_sh; i += NT) scnt[i] = 0;
+    __syncthreads();
+    const uint32_t *table = M == 2 ? spair : sbits;
+    const uint32_t cstart = max(a.n_ctx, (uint32_t)K - 1u);
+
+    for (uint32_t bt = blockIdx.x; bt < a.n_btiles; bt += gridDim.x) {
+        const uint32_t t0w = bt * (NT * TW) + tid * TW;
+        if (t0w >= a.nw) continue;
+        uint32_t ri = 0, nr = 0xFFFFFFFFu;
+        if (K >= 2) {
+            /* First restart that can void a position of this tile. */
+            const uint32_t p0 = t0w * 16u;
+            const uint32_t key = p0 > (uint32_t)(K - 2) ? p0 - (uint32_t)(K - 2) : 0u;
+            uint32_t lo = 0, hi = a.n_restart;
+            while (lo < hi) {
+                uint32_t mid = (lo + hi) >> 1;
+                if (__ldg(a.restart + mid) < key) lo = mid + 1;
+                else hi = mid;
+            }
+            ri = lo;
+            nr = ri < a.n_restart ? __ldg(a.restart + ri) : 0xFFFFFFFFu;
+        }
+        /* The word before the tile supplies the k-1 <= 15 lead-in symbols. */
+        uint32_t prev = t0w ? __ldg(a.text + t0w - 1u) : 0u;
+        uint4 nxt = ps_load4(a.text, t0w, a.nw);
+        for (uint32_t i = 0; i < TW; i += 4) {
+            const uint32_t w = t0w + i;
+            if (w >= a.nw) break;
+            const uint4 cur = nxt;
+            /* Next four words in flight while these are tested. */
+            if (i + 4u < TW && w + 4u < a.nw) nxt = ps_load4(a.text, w + 4u, a.nw);
+            ps_kmer_group<K, M>(a, table, sbits, srank, scnt, prev, cur.x, cur.y, w * 16u, cstart, ri, nr);
+            ps_kmer_group<K, M>(a, table, sbits, srank, scnt, cur.y, cur.z, cur.w, w * 16u + 32u, cstart, ri, nr);
+            prev = cur.w;
+        }
+    }
+
+    __syncthreads();
+    for (uint32_t i = tid; i < a.cnt_sh; i += NT) {
+        uint32_t v = scnt[i];
+        if (v) atomicAdd(&a.counts[__ldg(a.leaf_of + i)], (unsigned long long)v);
+    }
+}
+
+typedef void (*ps_kmer_fn)(ps_kmer_kargs);
+
+/* Block size of the k-mer kernel: large blocks, since a block's tables cost
+ * one shared copy each and its counters one flush each. */
+const int PS_KMER_THREADS = 1024;
+
+template <int K>
+ps_kmer_fn ps_kmer_pick_k(int m)
+{
+    if (m == 2 && K <= 8) return ps_kmer_kernel<K, K <= 8 ? 2 : 1, PS_KMER_THREADS>;
+    return ps_kmer_kernel<K, 1, PS_KMER_THREADS>;
+}
+
+ps_kmer_fn ps_kmer_pick(int k, int m)
+{
+    static_assert(PS_KMER_MAX_K == 9, "instantiate the k-mer kernel for every k up to PS_KMER_MAX_K");
+    switch (k) {
+    case 1: return ps_kmer_pick_k<1>(m);
+    case 2: return ps_kmer_pick_k<2>(m);
+    case 3: return ps_kmer_pick_k<3>(m);
+    case 4: return ps_kmer_pick_k<4>(m);
+    case 5: return ps_kmer_pick_k<5>(m);
+    case 6: return ps_kmer_pick_k<6>(m);
+    case 7: return ps_kmer_pick_k<7>(m);
+    case 8: return ps_kmer_pick_k<8>(m);
+    default: return ps_kmer_pick_k<9>(m);
+    }
+}
+
+/* Table sizes in words, multiples of 4 (the 16-byte shared copies). */
+uint32_t ps_kmer_bit_words(int k) { return k <= 3 ? 4u : 1u << (2 * k - 5); }
+uint32_t ps_kmer_pair_words(int k) { return k > 8 ? 0u : k <= 1 ? 4u : 1u << (2 * k - 2); }
+
 typedef void (*ps_kfn)(ps_kargs);
 
 template <int BITS>
@@ -224,9 +441,12 @@ ps_kfn ps_pick(int variant, int dm, int dfa16, int *threads)
     }
 }
 
-const char *const ps_names[] = {"best", "baseline", "shared", "coalesced", "compact", "leaf", NULL};
+const char *const ps_names[] = {"best", "baseline", "shared", "coalesced", "compact", "leaf", "kmer", NULL};
 
 size_t ps_round16(size_t x) { return (x + 15u) & ~(size_t)15u; }
+
+#define PS_STR_(x) #x
+#define PS_STR(x) PS_STR_(x)
 
 } // namespace
 
@@ -240,6 +460,72 @@ int ps_gpu_variant(const char *name)
 
 const char *const *ps_gpu_variant_names(void) { return ps_names; }
 
+/* The k-mer tables of a DNA automaton with k <= PS_KMER_MAX_K (see the top
+ * of this file), built by walking each of the 4^k k-mers from the root: at
+ * most 2.4 million DFA steps, once per run. Leaves none (and succeeds) for
+ * other automata. */
+static cudaError_t ps_kmer_upload(ps_gplan_t *pl, const ps_automaton_t *a)
+{
+    if (a->alpha != PS_DNA || a->shift != 2 || a->k < 1 || a->k > PS_KMER_MAX_K) return cudaSuccess;
+    const int k = a->k;
+    const uint32_t n_kmers = 1u << (2 * k), kmask = n_kmers - 1u;
+    const uint32_t bw = ps_kmer_bit_words(k), pw = ps_kmer_pair_words(k);
+    cudaError_t e = cudaErrorMemoryAllocation;
+    uint32_t *bits = (uint32_t *)calloc(bw, 4), *rank = (uint32_t *)calloc(bw, 4);
+    uint32_t *leaf = (uint32_t *)malloc((size_t)n_kmers * 4u);
+    uint32_t *pair = pw ? (uint32_t *)calloc(pw, 4) : NULL;
+    uint32_t *leaf_of = (uint32_t *)malloc(((size_t)a->n_leaves + 1u) * 4u);
+    uint32_t *d[4] = {NULL, NULL, NULL, NULL};
+    uint32_t n_present = 0;
+    if (!bits || !rank || !leaf || (pw && !pair) || !leaf_of) goto done;
+    for (uint32_t code = 0; code < n_kmers; code++) {
+        uint32_t s = 0;
+        for (int i = 0; i < k; i++) s = a->delta[(s << 2) | ((code >> (2 * i)) & 3u)];
+        leaf[code] = s >= a->leaf_base ? s - a->leaf_base : 0xFFFFFFFFu;
+        if (s >= a->leaf_base) bits[code >> 5] |= 1u << (code & 31u);
+    }
+    for (uint32_t w = 0; w < bw; w++) {
+        rank[w] = n_present;
+        n_present += (uint32_t)__builtin_popcount(bits[w]);
+    }
+    /* Each leaf is the end of exactly one k-mer path, so the ranks number the
+     * leaves; anything else means a malformed automaton: keep the DFA walk. */
+    if (n_present != a->n_leaves) {
+        e = cudaSuccess;
+        goto done;
+    }
+    for (uint32_t code = 0, r = 0; code < n_kmers; code++)
+        if (leaf[code] != 0xFFFFFFFFu) leaf_of[r++] = leaf[code];
+    if (pair)
+        for (uint32_t y = 0; y < 4u * n_kmers; y++) {
+            uint32_t two = (leaf[y & kmask] != 0xFFFFFFFFu ? 1u : 0u) | (leaf[y >> 2] != 0xFFFFFFFFu ? 2u : 0u);
+            pair[y >> 4] |= two << (2u * (y & 15u));
+        }
+    {
+        const uint32_t *src[4] = {bits, rank, pair, leaf_of};
+        const size_t words[4] = {bw, bw, pw, (size_t)a->n_leaves + 1u};
+        for (int i = 0; i < 4; i++) {
+            if (!words[i] || !src[i]) continue;
+            if ((e = cudaMalloc(&d[i], words[i] * 4u)) != cudaSuccess) goto done;
+            if ((e = cudaMemcpy(d[i], src[i], words[i] * 4u, cudaMemcpyHostToDevice)) != cudaSuccess) goto done;
+        }
+    }
+    pl->d_kbits = d[0];
+    pl->d_krank = d[1];
+    pl->d_kpair = d[2];
+    pl->d_kleaf = d[3];
+    d[0] = d[1] = d[2] = d[3] = NULL;
+    e = cudaSuccess;
+done:
+    for (int i = 0; i < 4; i++) cudaFree(d[i]);
+    free(bits);
+    free(rank);
+    free(leaf);
+    free(pair);
+    free(leaf_of);
+    return e;
+}
+
 cudaError_t ps_gpu_tables_upload(ps_gplan_t *pl, const ps_automaton_t *a)
 {
     cudaError_t e;
@@ -251,6 +537,7 @@ cudaError_t ps_gpu_tables_upload(ps_gplan_t *pl, const ps_automaton_t *a)
     pl->d_delta = NULL;
     pl->d_delta16 = NULL;
     pl->d_counts = NULL;
+    pl->d_kbits = pl->d_krank = pl->d_kpair = pl->d_kleaf = NULL;
     /* Padded to 16 bytes (zeros) so the shared copy can move uint4s. */
     if ((e = cudaMalloc(&d32, b32)) != cudaSuccess) goto fail;
     if ((e = cudaMemset(d32, 0, b32)) != cudaSuccess) goto fail;
@@ -273,6 +560,10 @@ cudaError_t ps_gpu_tables_upload(ps_gplan_t *pl, const ps_automaton_t *a)
     pl->d_delta = d32;
     pl->d_delta16 = d16;
     pl->d_counts = dc;
+    if ((e = ps_kmer_upload(pl, a)) != cudaSuccess) {
+        ps_gpu_tables_free(pl);
+        return e;
+    }
     return cudaSuccess;
 fail:
     cudaFree(d32);
@@ -286,9 +577,28 @@ void ps_gpu_tables_free(ps_gplan_t *pl)
     cudaFree((void *)pl->d_delta);
     cudaFree((void *)pl->d_delta16);
     cudaFree(pl->d_counts);
+    cudaFree((void *)pl->d_kbits);
+    cudaFree((void *)pl->d_krank);
+    cudaFree((void *)pl->d_kpair);
+    cudaFree((void *)pl->d_kleaf);
     pl->d_delta = NULL;
     pl->d_delta16 = NULL;
     pl->d_counts = NULL;
+    pl->d_kbits = pl->d_krank = pl->d_kpair = pl->d_kleaf = NULL;
+}
+
+/* Grid of a kernel: as many blocks as fit on every SM (persistent). */
+static cudaError_t ps_fill_grid(ps_gplan_t *pl, const void *fn, int n_sm)
+{
+    cudaError_t e;
+    if ((e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)pl->smem)) != cudaSuccess)
+        return e;
+    int per_sm = 0;
+    if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, pl->threads, pl->smem)) != cudaSuccess)
+        return e;
+    if (per_sm < 1) return cudaErrorInvalidConfiguration;
+    pl->blocks = per_sm * n_sm;
+    return cudaSuccess;
 }
 
 cudaError_t ps_gpu_plan(ps_gplan_t *pl, int variant, const ps_automaton_t *a, int device)
@@ -305,11 +615,45 @@ cudaError_t ps_gpu_plan(ps_gplan_t *pl, int variant, const ps_automaton_t *a, in
     pl->n_states = a->n_states;
     pl->leaf_base = a->leaf_base;
     pl->n_leaves = a->n_leaves;
+    pl->kmer_m = 0;
 
+    /* The switch between the k-mer path and the DFA walk: `best` (unless
+     * no_kmer) and `kmer` take the k-mer path whenever its tables were built,
+     * i.e. DNA with k <= PS_KMER_MAX_K, because it has no dependent chain and
+     * its tables (<= 80 KB) fit in shared memory whatever the number of
+     * probes, where the DFA stops fitting at ~19k states. The pair table
+     * (two positions per lookup) is used when it fits beside every counter;
+     * otherwise the counters get the room (1 position per lookup), and ranks
+     * beyond what fits count with global atomics. */
+    if (pl->d_kbits && (variant == PS_K_KMER || (variant == PS_K_BEST && !pl->no_kmer))) {
+        const size_t bit_bytes = (size_t)ps_kmer_bit_words(a->k) * 4u;
+        const size_t pair_bytes = (size_t)ps_kmer_pair_words(a->k) * 4u;
+        const size_t cnt_all = ps_round16((size_t)a->n_leaves * 4u);
+        size_t tables;
+        if (pl->d_kpair && 2u * bit_bytes + pair_bytes + cnt_all <= (size_t)optin) {
+            pl->kmer_m = 2;
+            tables = 2u * bit_bytes + pair_bytes;
+            pl->cnt_shared = a->n_leaves;
+        } else {
+            pl->kmer_m = 1;
+            tables = 2u * bit_bytes;
+            size_t fit = ((size_t)optin - tables) / 4u;
+            pl->cnt_shared = (uint32_t)(fit >= a->n_leaves ? a->n_leaves : fit & ~(size_t)3u);
+        }
+        pl->dfa_shared = 0;
+        pl->dfa16 = 0;
+        pl->halo_words = 0;
+        pl->threads = PS_KMER_THREADS;
+        pl->smem = tables + ps_round16((size_t)pl->cnt_shared * 4u);
+        return ps_fill_grid(pl, (const void *)ps_kmer_pick(a->k, pl->kmer_m), n_sm);
+    }
+
+    /* The DFA walk; `kmer` without k-mer tables is configured as `best`. */
+    const int dv = variant == PS_K_KMER ? PS_K_BEST : variant;
     const uint32_t pw = PS_PER_WORD(pl->bits);
     const uint32_t hw = (uint32_t)(a->k - 1 + pw - 1) / pw;
-    const bool staged = variant != PS_K_BASELINE && variant != PS_K_SHARED;
-    const int threads = variant == PS_K_BEST ? 512 : 256;
+    const bool staged = dv != PS_K_BASELINE && dv != PS_K_SHARED;
+    const int threads = dv == PS_K_BEST ? 512 : 256;
     pl->halo_words = staged ? (hw + 15u) & ~15u : 0u;
     size_t stage = 0;
     if (staged) {
@@ -321,13 +665,13 @@ cudaError_t ps_gpu_plan(ps_gplan_t *pl, int variant, const ps_automaton_t *a, in
     /* Shared memory goes to the DFA first (read at every symbol), then to as
      * many leaf counters as fit; leaves beyond cnt_shared use global atomics.
      * This is the switch between the shared and the partitioned count paths. */
-    pl->dfa16 = variant == PS_K_BEST && pl->d_delta16 != NULL;
+    pl->dfa16 = dv == PS_K_BEST && pl->d_delta16 != NULL;
     size_t entries = (size_t)a->n_states << a->shift;
     size_t dfa_bytes = ps_round16(entries * (pl->dfa16 ? 2u : 4u));
-    pl->dfa_shared = variant != PS_K_BASELINE && dfa_bytes <= budget;
+    pl->dfa_shared = dv != PS_K_BASELINE && dfa_bytes <= budget;
     if (pl->dfa_shared) budget -= dfa_bytes;
     pl->cnt_shared = 0;
-    if (variant == PS_K_LEAF || variant == PS_K_BEST) {
+    if (dv == PS_K_LEAF || dv == PS_K_BEST) {
         size_t fit = budget / 4u;
         /* Keep a 16-byte multiple so the stage stays aligned. */
         pl->cnt_shared = (uint32_t)(fit >= a->n_leaves ? a->n_leaves : fit & ~(size_t)3u);
@@ -335,26 +679,31 @@ cudaError_t ps_gpu_plan(ps_gplan_t *pl, int variant, const ps_automaton_t *a, in
     pl->smem = (pl->dfa_shared ? dfa_bytes : 0) + ps_round16((size_t)pl->cnt_shared * 4u) + stage;
 
     int thr = 0;
-    ps_kfn fn = pl->bits == 2 ? ps_pick<2>(variant, pl->dfa_shared ? DM_SHARED : DM_LDG, pl->dfa16, &thr)
-                              : ps_pick<5>(variant, pl->dfa_shared ? DM_SHARED : DM_LDG, pl->dfa16, &thr);
+    ps_kfn fn = pl->bits == 2 ? ps_pick<2>(dv, pl->dfa_shared ? DM_SHARED : DM_LDG, pl->dfa16, &thr)
+                              : ps_pick<5>(dv, pl->dfa_shared ? DM_SHARED : DM_LDG, pl->dfa16, &thr);
     pl->threads = thr;
-    if ((e = cudaFuncSetAttribute((const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)pl->smem)) != cudaSuccess)
-        return e;
-    int per_sm = 0;
-    if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, thr, pl->smem)) != cudaSuccess)
-        return e;
-    if (per_sm < 1) return cudaErrorInvalidConfiguration;
-    pl->blocks = per_sm * n_sm;
-    return cudaSuccess;
+    return ps_fill_grid(pl, (const void *)fn, n_sm);
 }
 
 void ps_gpu_plan_describe(const ps_gplan_t *pl, char *buf, size_t len)
 {
+    if (pl->kmer_m) {
+        snprintf(buf, len,
+                 "kernel %s: k-mer lookups, k = %d, %u leaves; %s in shared memory (%d position%s per lookup); "
+                 "leaf counters %u of %u in shared memory; %d blocks x %d threads, %zu bytes shared",
+                 ps_names[pl->variant], pl->k, pl->n_leaves,
+                 pl->kmer_m == 2 ? "pair table, bitmap and ranks" : "bitmap and ranks", pl->kmer_m,
+                 pl->kmer_m == 1 ? "" : "s", pl->cnt_shared, pl->n_leaves, pl->blocks, pl->threads, pl->smem);
+        return;
+    }
     snprintf(buf, len,
-             "kernel %s: %u states, %u leaves; DFA %s (%d-bit); leaf counters %u of %u in shared "
+             "kernel %s%s: %u states, %u leaves; DFA %s (%d-bit); leaf counters %u of %u in shared "
              "memory; %d blocks x %d threads, %zu bytes shared",
-             ps_names[pl->variant], pl->n_states, pl->n_leaves,
+             ps_names[pl->variant],
+             pl->variant == PS_K_KMER ? " (no k-mer tables: protein or k > " PS_STR(PS_KMER_MAX_K) "; best's DFA walk)"
+             : pl->variant == PS_K_BEST && pl->d_kbits ? " (k-mer path off)"
+                                                       : "",
+             pl->n_states, pl->n_leaves,
              pl->dfa_shared ? "in shared memory" : pl->variant == PS_K_BASELINE ? "in global memory"
                                                                                  : "read-only from global",
              pl->dfa16 ? 16 : 32, pl->cnt_shared, pl->n_leaves, pl->blocks, pl->threads, pl->smem);
@@ -365,6 +714,29 @@ cudaError_t ps_gpu_launch(const ps_gplan_t *pl, const uint32_t *d_text, uint64_t
 {
     if (n == 0) return cudaSuccess;
     const uint32_t pw = PS_PER_WORD(pl->bits);
+    if (pl->kmer_m) {
+        ps_kmer_kargs a;
+        memset(&a, 0, sizeof a);
+        a.pair = pl->d_kpair;
+        a.bits = pl->d_kbits;
+        a.rank = pl->d_krank;
+        a.leaf_of = pl->d_kleaf;
+        a.pair_words = pl->kmer_m == 2 ? ps_kmer_pair_words(pl->k) : 0u;
+        a.bit_words = ps_kmer_bit_words(pl->k);
+        a.cnt_sh = pl->cnt_shared;
+        a.counts = pl->d_counts;
+        a.text = d_text;
+        a.n = (uint32_t)n;
+        a.nw = (uint32_t)((n + pw - 1) / pw);
+        a.n_ctx = n_ctx;
+        a.restart = d_restart;
+        a.n_restart = n_restart;
+        const uint32_t tile = (uint32_t)pl->threads * PS_TILE_WORDS;
+        a.n_btiles = (a.nw + tile - 1) / tile;
+        unsigned grid = (unsigned)(a.n_btiles < (uint32_t)pl->blocks ? a.n_btiles : (uint32_t)pl->blocks);
+        ps_kmer_pick(pl->k, pl->kmer_m)<<<grid, pl->threads, pl->smem, st>>>(a);
+        return cudaGetLastError();
+    }
     ps_kargs a;
     memset(&a, 0, sizeof a);
     a.dfa = pl->dfa16 ? (const void *)pl->d_delta16 : (const void *)pl->d_delta;

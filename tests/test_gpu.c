@@ -17,6 +17,10 @@
 #include "probes.h"
 #include "testutil.h"
 
+/* Largest k of the GPU k-mer path (PS_KMER_MAX_K in kernels/gpu_scan.h):
+ * `kmer` and `best` must take it for every DNA automaton up to there. */
+#define KMER_MAX_K 9
+
 static int gpu_here(void)
 {
     char why[256];
@@ -84,6 +88,11 @@ static void compare_all(const ps_automaton_t *a, ps_chunk_t *const *chunks, int 
         int rc = ps_gpu_engine_new(&e, a, 0, *kn, 4, &err);
         ck_assert_msg(rc == PS_OK, "%s: %s", *kn, err.msg);
         ck_assert_int_ge(e->n_workers, 2);
+        int kmer_path = strstr(e->device, "k-mer") != NULL;
+        int want_kmer = a->alpha == PS_DNA && a->k <= KMER_MAX_K &&
+                        (strcmp(*kn, "kmer") == 0 || strcmp(*kn, "best") == 0);
+        ck_assert_msg(kmer_path == want_kmer, "%s, kernel %s: k-mer path %s (%s)", what, *kn,
+                      kmer_path ? "taken" : "not taken", e->device);
         memset(got, 0, a->n_leaves * sizeof *got);
         for (int i = 0; i < n_chunks; i++) {
             rc = e->scan(e, i % e->n_workers, chunks[i], &err);
@@ -168,6 +177,20 @@ START_TEST(test_gpu_protein_random)
 }
 END_TEST
 
+/* The k-mer path at every k it covers: both strands, dense and no restarts,
+ * context, duplicate probes, a few to thousands of probes. */
+START_TEST(test_gpu_kmer_random)
+{
+    if (!gpu_here()) return;
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x3Du);
+    for (int k = 1; k <= KMER_MAX_K; k++) {
+        random_case(&r, PS_DNA, k, (uint32_t)tu_rng_range(&r, 1, 40), 200000, (int)tu_rng_below(&r, 2));
+        random_case(&r, PS_DNA, k, (uint32_t)tu_rng_range(&r, 100, 3000), 400000, (int)tu_rng_below(&r, 2));
+    }
+}
+END_TEST
+
 /* Short texts: chunks smaller than one thread tile, a word, or k. */
 START_TEST(test_gpu_tiny)
 {
@@ -179,15 +202,23 @@ START_TEST(test_gpu_tiny)
         random_case(&r, PS_DNA, k, (uint32_t)tu_rng_range(&r, 1, 20), (uint64_t)tu_rng_range(&r, 1, 40), 1);
         random_case(&r, PS_PROTEIN, k, (uint32_t)tu_rng_range(&r, 1, 20), (uint64_t)tu_rng_range(&r, 1, 40), 0);
     }
-    /* A few block tiles, with restarts and context, for the sanitizers. */
+    /* Every k of the k-mer path on chunks shorter than a word or than k. */
+    for (int k = 1; k <= KMER_MAX_K; k++)
+        random_case(&r, PS_DNA, k, (uint32_t)tu_rng_range(&r, 1, 20), (uint64_t)tu_rng_range(&r, 1, 24), 1);
+    /* A few block tiles, with restarts and context, for the sanitizers: the
+     * k-mer path with its pair table (k = 8) and without (k = 9). */
+    random_case(&r, PS_DNA, 8, 40, 200000, 1);
     random_case(&r, PS_DNA, 9, 40, 300000, 1);
     random_case(&r, PS_PROTEIN, 4, 40, 100000, 0);
 }
 END_TEST
 
+static void all_kmers(tu_rng_t *r, int k);
+
 /* Probe sets whose leaf counters exceed shared memory: 50,000 and 80,000
- * probes (partitioned counters, DFA read from global memory), and every
- * 7-mer (DFA in shared memory, counters partly in shared memory). */
+ * probes (partitioned counters, DFA read from global memory), every 7-mer
+ * (DFA in shared memory, counters partly in shared memory), and the same on
+ * the k-mer path. */
 START_TEST(test_gpu_large_sets)
 {
     if (!gpu_here()) return;
@@ -196,16 +227,27 @@ START_TEST(test_gpu_large_sets)
     random_case(&r, PS_DNA, 12, 50000, 2000000, 0);
     random_case(&r, PS_DNA, 16, 80000, 2000000, 1);
     random_case(&r, PS_PROTEIN, 5, 60000, 1000000, 0);
+    /* The k-mer path: ~40k leaves (counters all in shared memory, no pair
+     * table), and up to 200k leaves (most counters global). */
+    random_case(&r, PS_DNA, 8, 30000, 2000000, 1);
+    random_case(&r, PS_DNA, 9, 100000, 2000000, 1);
+    all_kmers(&r, 7);
+    /* 65,536 leaves: more counters than shared memory holds. */
+    all_kmers(&r, 8);
+}
+END_TEST
 
-    /* All 4^7 7-mers: every position past the first six is a hit. */
-    uint32_t n = 1u << 14;
+/* All 4^k k-mers as probes: every position past the first k-1 is a hit. */
+static void all_kmers(tu_rng_t *r, int k)
+{
+    uint32_t n = 1u << (2 * k);
     char **seqs = malloc(n * sizeof *seqs);
     ck_assert_ptr_nonnull(seqs);
     for (uint32_t i = 0; i < n; i++) {
-        seqs[i] = malloc(8);
+        seqs[i] = malloc((size_t)k + 1);
         ck_assert_ptr_nonnull(seqs[i]);
-        for (int j = 0; j < 7; j++) seqs[i][j] = ps_alpha_letter(PS_DNA, (int)((i >> (2 * j)) & 3u));
-        seqs[i][7] = 0;
+        for (int j = 0; j < k; j++) seqs[i][j] = ps_alpha_letter(PS_DNA, (int)((i >> (2 * j)) & 3u));
+        seqs[i][k] = 0;
     }
     ps_probes_t *p = NULL;
     ps_err_t err;
@@ -214,9 +256,11 @@ START_TEST(test_gpu_large_sets)
     ck_assert_int_eq(ps_automaton_build(&a, p, 0, &err), PS_OK);
     ps_chunk_t c[2];
     ps_chunk_t *cp[2] = {&c[0], &c[1]};
-    make_chunk(&c[0], &r, PS_DNA, 3000001, 0, 3);
-    make_chunk(&c[1], &r, PS_DNA, 777777, 2, 0);
-    compare_all(a, cp, 2, "all 7-mers");
+    make_chunk(&c[0], r, PS_DNA, 3000001, 0, 3);
+    make_chunk(&c[1], r, PS_DNA, 777777, 2, 0);
+    char what[32];
+    snprintf(what, sizeof what, "all %d-mers", k);
+    compare_all(a, cp, 2, what);
     ps_automaton_free(a);
     ps_probes_free(p);
     ps_chunk_free(&c[0], NULL);
@@ -224,7 +268,6 @@ START_TEST(test_gpu_large_sets)
     for (uint32_t i = 0; i < n; i++) free(seqs[i]);
     free(seqs);
 }
-END_TEST
 
 /* Low-entropy text (one symbol repeated, then a two-symbol cycle): many
  * threads hit the same counter at once. */
@@ -282,6 +325,7 @@ Suite *suite_gpu(void)
     TCase *tc = tcase_create("large");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_gpu_dna_random);
+    tcase_add_test(tc, test_gpu_kmer_random);
     tcase_add_test(tc, test_gpu_protein_random);
     tcase_add_test(tc, test_gpu_large_sets);
     tcase_add_test(tc, test_gpu_repeats);
