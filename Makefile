@@ -40,7 +40,8 @@ BIN     ?= probescan
 TESTBIN ?= tests/check_probescan
 
 CORE_SRC := src/error.c src/alphabet.c src/pack.c src/probes.c src/automaton.c \
-            src/seqio.c src/engine_cpu.c src/scan.c src/output.c src/merge.c
+            src/seqio.c src/engine_cpu.c src/scan.c src/output.c src/merge.c \
+            src/engine_mixed.c
 ifneq ($(NVCC),)
 CUDA_LIBDIR := $(firstword $(wildcard $(dir $(NVCC))../lib64 $(dir $(NVCC))../targets/x86_64-linux/lib))
 GPU_OBJ  := $(patsubst kernels/%.cu,$(BUILD)/kernels/%.o,$(wildcard kernels/*.cu))

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 extern "C" {
 #include "engine_gpu.h"
@@ -170,6 +171,12 @@ void ps_gpu_destroy(ps_engine_t *e)
 }
 
 } // namespace
+
+extern "C" int ps_gpu_device_present(void)
+{
+    /* The driver's control node exists wherever an NVIDIA GPU is reachable. */
+    return access("/dev/nvidiactl", F_OK) == 0;
+}
 
 extern "C" int ps_gpu_usable(int device, char *why, size_t why_len)
 {

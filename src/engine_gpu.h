@@ -12,7 +12,12 @@
 #include "engine.h"
 #include "error.h"
 
-/* 1 when GPU `device` can run the engine; else 0 and the reason in why. */
+/* 1 when this machine shows NVIDIA device nodes, a check that costs nothing;
+ * 0 means no GPU can be usable. It does not start CUDA. */
+int ps_gpu_device_present(void);
+
+/* 1 when GPU `device` can run the engine; else 0 and the reason in why.
+ * This starts the CUDA driver (about 0.1 s on a machine with a GPU). */
 int ps_gpu_usable(int device, char *why, size_t why_len);
 
 /* NULL-terminated list of kernel names accepted by --kernel ("best" first). */

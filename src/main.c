@@ -26,6 +26,7 @@
 #include "automaton.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
+#include "engine_mixed.h"
 #include "merge.h"
 #include "output.h"
 #include "probes.h"
@@ -295,7 +296,7 @@ static void json_str(FILE *f, const char *s)
 }
 
 typedef struct {
-    double probes, build, scan, output, total;
+    double probes, build, engine, scan, output, teardown, total;
 } timing_t;
 
 static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_engine_t *e,
@@ -331,8 +332,8 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_engine_t 
     }
     fprintf(f, "\n  ],\n  \"records\": %" PRIu64 ",\n  \"bases_scanned\": %" PRIu64 ",\n  \"bytes_read\": %" PRIu64 ",\n",
             rec, bases, bytes);
-    fprintf(f, "  \"seconds\": {\"load_probes\": %.6f, \"build_automaton\": %.6f, \"scan\": %.6f, \"write_output\": %.6f, \"total\": %.6f},\n",
-            tm->probes, tm->build, tm->scan, tm->output, tm->total);
+    fprintf(f, "  \"seconds\": {\"load_probes\": %.6f, \"build_automaton\": %.6f, \"start_engine\": %.6f, \"scan\": %.6f, \"write_output\": %.6f, \"total\": %.6f},\n",
+            tm->probes, tm->build, tm->engine, tm->scan, tm->output, tm->total);
     fprintf(f, "  \"peak_memory_bytes\": %" PRIu64 "\n}\n", (uint64_t)maxrss * 1024u);
     if (ferror(f)) {
         ps_output_abort(out);
@@ -341,21 +342,20 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_engine_t 
     return ps_output_commit(out, err);
 }
 
-/* Picks the engine as asked; with auto, the GPU when one is usable. */
+/* Picks the engine as asked. auto: where a GPU may be there, the GPU engine
+ * starting in the background with the CPU scanning meanwhile (it checks the
+ * GPU off the critical path and falls back to the CPU alone); else the CPU. */
 static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a, ps_err_t *err)
 {
-    char why[sizeof err->msg] = "";
-    if (o->by_record) snprintf(why, sizeof why, "--by-record counts on the CPU");
-    if (o->engine != ENGINE_CPU && !o->by_record) {
-        int usable = ps_gpu_usable(o->gpu_id, why, sizeof why);
-        if (usable) {
-            int rc = ps_gpu_engine_new(e, a, o->gpu_id, o->kernel, o->threads, err);
-            if (rc == PS_OK || o->engine == ENGINE_GPU) return rc;
-            snprintf(why, sizeof why, "%s", err->msg);
-        } else if (o->engine == ENGINE_GPU) {
+    char why[sizeof err->msg] = "no NVIDIA GPU device found";
+    if (o->engine == ENGINE_GPU) {
+        if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
             return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
-        }
+        return ps_gpu_engine_new(e, a, o->gpu_id, o->kernel, o->threads, err);
     }
+    if (o->engine == ENGINE_AUTO && o->by_record) snprintf(why, sizeof why, "--by-record counts on the CPU");
+    if (o->engine == ENGINE_AUTO && !o->by_record && ps_gpu_device_present())
+        return ps_mixed_engine_new(e, a, o->gpu_id, o->kernel, o->threads, err);
     int rc = ps_cpu_engine_new(e, a, o->threads, err);
     if (rc == PS_OK && o->verbose)
         fprintf(stderr, "probescan: engine: cpu, %d threads%s%s%s\n", o->threads,
@@ -404,8 +404,10 @@ static int run_count(const opts_t *o, ps_err_t *err)
         fprintf(stderr, "probescan: automaton: %u states, %u leaves, %.1f MB table, built in %.3f s\n", a->n_states,
                 a->n_leaves, ps_automaton_table_bytes(a) / 1e6, tm.build);
 
+    t = now_s();
     rc = make_engine(&e, o, a, err);
     if (rc < 0) goto done;
+    tm.engine = now_s() - t;
     if (o->verbose && strcmp(e->name, "cpu") != 0) fprintf(stderr, "probescan: engine: %s (%s)\n", e->name, e->device);
 
     /* Output opens before the scan so an unwritable path fails fast. */
@@ -441,6 +443,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
                     st[i].seconds > 0 ? st[i].in.symbols / st[i].seconds / 1e6 : 0.0);
     }
     tm.scan = now_s() - t;
+    if (o->verbose) fprintf(stderr, "probescan: scanned on %s\n", e->device);
     t = now_s();
     FILE *f = ps_output_stream(out);
     if (!o->by_record)
@@ -452,6 +455,15 @@ static int run_count(const opts_t *o, ps_err_t *err)
     tm.output = now_s() - t;
     tm.total = now_s() - t0;
     if (o->stats) rc = write_stats(o, p, e, st, &tm, err);
+    if (o->verbose) {
+        t = now_s();
+        ps_engine_destroy(e);
+        e = NULL;
+        fprintf(stderr,
+                "probescan: seconds: probes %.3f, automaton %.3f, engine start %.3f, scan %.3f, output %.3f, "
+                "engine stop %.3f\n",
+                tm.probes, tm.build, tm.engine, tm.scan, tm.output, now_s() - t);
+    }
 
 done:
     ps_record_writer_free(rw);

@@ -469,6 +469,9 @@ int ps_scan_file(ps_engine_t *e, const ps_automaton_t *a, const char *path, int 
     if (packers && cap > block_bytes) cap = block_bytes;
     if (cap < (uint64_t)a->k * 2) cap = (uint64_t)a->k * 2;
     uint32_t cap_restart = e->chunk_restarts ? e->chunk_restarts : 1;
+    /* Block chunks are small: size their restart lists to match (a chunk
+     * that runs out of room simply closes early). */
+    if (packers && cap_restart > cap / 64 + 1024) cap_restart = (uint32_t)(cap / 64 + 1024);
 
     pipe_t p;
     memset(&p, 0, sizeof p);
@@ -550,6 +553,14 @@ int ps_scan_file(ps_engine_t *e, const ps_automaton_t *a, const char *path, int 
         rc = p.err.code ? p.err.code : PS_E_INTERNAL;
     }
     if (rc == PS_OK && !sink) rc = e->collect(e, leaf_counts, err);
+    if (rc != PS_OK && !sink) {
+        /* Drain what the failed scan counted, so that a later scan with the
+         * same engine starts from zero. */
+        uint64_t *scratch = calloc(a->n_leaves, sizeof *scratch);
+        ps_err_t ignored;
+        if (scratch) e->collect(e, scratch, &ignored);
+        free(scratch);
+    }
     if (rc == PS_OK && st) {
         st->in = packers ? in_stats : *ps_reader_stats(r);
         st->seconds = now_s() - t0;

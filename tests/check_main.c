@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define SUITES(X) X(pack) X(automaton) X(probes) X(output) X(seqio) X(random) X(data) X(gpu) X(merge)
+#define SUITES(X) X(pack) X(automaton) X(probes) X(output) X(seqio) X(random) X(data) X(gpu) X(mixed) X(merge)
 #define DECL(n) Suite *suite_##n(void) __attribute__((weak));
 SUITES(DECL)
 

@@ -214,7 +214,8 @@ run count -p probes.tsv -o - genome.fa
 if [ "$rc" -eq 0 ] && cmp -s out.txt both.tsv; then ok; else bad "-o -: status $rc or wrong table on stdout"; fi
 
 # Per-file and per-record tables.
-run count --by-file -p probes.tsv genome.fa genome.fa.gz
+gzip -c genome.fa >other.fa.gz
+run count --by-file -p probes.tsv genome.fa other.fa.gz
 if [ "$rc" -eq 0 ] && [ "$(head -1 out.txt | awk -F'\t' '{print NF}')" = 4 ] &&
     head -1 out.txt | grep -q "^name	sequence	" &&
     [ "$(tail -n +2 out.txt | cut -f 1,2,3)" = "$(tail -n +2 both.tsv | cut -f 1,2,3)" ] &&
@@ -232,6 +233,28 @@ printf 'ACGTA\nTTTTT\nGATTA\nCCCCG\nNNNNA\n' | head -4 >big_probes.txt
 "$PROBESCAN" count -t 1 -p big_probes.txt big.fa >big1.tsv 2>/dev/null
 "$PROBESCAN" count -t 4 -p big_probes.txt big.fa >big4.tsv 2>/dev/null
 if [ -s big1.tsv ] && cmp -s big1.tsv big4.tsv; then ok; else bad "-t 1 and -t 4 disagree on a bigger input"; fi
+
+# Memory stays bounded on a stream: 100 MB through standard input, as
+# 33-letter lines and as one line, must not grow the process (--stats peak).
+if grep -qa __asan_init "$PROBESCAN"; then
+    echo "cli.sh: sanitizer build, memory-bound cases skipped (shadow memory counts)"
+else
+    for shape in lines one-line; do
+        if [ "$shape" = lines ]; then filter=cat; else filter="tr -d \\n"; fi
+        { echo '>stream'; yes ACGTACGTTGCAGGATTACANNACGTTTGACCA | $filter | head -c 100000000; echo; } |
+            "$PROBESCAN" count -q -t 2 -p probes.tsv --stats stats.json - >out.txt 2>err.txt
+        rc=$?
+        peak=$(sed -n 's/.*"peak_memory_bytes": *\([0-9]*\).*/\1/p' stats.json 2>/dev/null)
+        if [ "$rc" -ne 0 ] || [ -z "$peak" ]; then
+            bad "100 MB stream ($shape): status $rc, no peak memory in --stats: $(head -2 err.txt)"
+        elif [ "$peak" -gt 64000000 ]; then
+            bad "100 MB stream ($shape): peak memory $peak bytes, want a bounded ring (< 64 MB)"
+        else
+            ok
+        fi
+        rm -f stats.json
+    done
+fi
 
 # ---------------------------------------------------------------- usage errors
 

@@ -227,7 +227,7 @@ typedef struct {
 } scan_result_t;
 
 static scan_result_t core_counts(const char *path, ps_alpha_t a, char *const *probes, uint32_t n,
-                                 int both, int threads, int io_threads)
+                                 int both, int threads, int io_threads, size_t block_bytes)
 {
     ps_probes_t *p = NULL;
     ps_automaton_t *am = NULL;
@@ -238,6 +238,7 @@ static scan_result_t core_counts(const char *path, ps_alpha_t a, char *const *pr
                   "%s", err.msg);
     ck_assert_msg(ps_automaton_build(&am, p, both, &err) == PS_OK, "%s", err.msg);
     ck_assert_msg(ps_cpu_engine_new(&e, am, threads, &err) == PS_OK, "%s", err.msg);
+    if (block_bytes) e->block_bytes = block_bytes;
     uint64_t *leaf = calloc(am->n_leaves, sizeof *leaf);
     ck_assert_ptr_nonnull(leaf);
     scan_result_t res;
@@ -348,7 +349,7 @@ START_TEST(test_ecoli)
     ck_assert(fwd && rev);
     uint64_t symbols = independent_counts(&r, PS_DNA, k, probes, n, fwd, rev);
     ck_assert_uint_eq(symbols, 4639675);
-    scan_result_t got = core_counts(path, PS_DNA, probes, n, 1, 2, 1);
+    scan_result_t got = core_counts(path, PS_DNA, probes, n, 1, 2, 1, 0);
     for (uint32_t i = 0; i < sampled; i++)
         ck_assert_msg(got.fwd[i] >= 1, "sampled probe %u %s not found", i, probes[i]);
     compare("E. coli", probes, n, &got, fwd, rev);
@@ -379,10 +380,16 @@ START_TEST(test_ecoli_short_probes)
     ck_assert(fwd && rev);
     independent_counts(&r, PS_DNA, k, probes, n, fwd, rev);
     for (int threads = 1; threads <= 3; threads += 2) {
-        scan_result_t got = core_counts(path, PS_DNA, probes, n, 1, threads, 1);
+        scan_result_t got = core_counts(path, PS_DNA, probes, n, 1, threads, 1, 0);
         compare("E. coli 5-mers", probes, n, &got, fwd, rev);
         result_free(&got);
     }
+    /* FASTA packed on several threads from small blocks: many cuts. */
+    scan_result_t got = core_counts(path, PS_DNA, probes, n, 1, 2, 3, 50000);
+    compare("E. coli 5-mers, 50 kB blocks", probes, n, &got, fwd, rev);
+    ck_assert_uint_eq(got.st.in.records, 1);
+    ck_assert_uint_eq(got.st.in.symbols, 4639675);
+    result_free(&got);
     free(fwd);
     free(rev);
     free_probes(probes, n);
@@ -414,10 +421,15 @@ START_TEST(test_yeast_bgzf_threads)
     ck_assert(fwd && rev);
     uint64_t symbols = independent_counts(&r, PS_DNA, k, probes, n, fwd, rev);
     ck_assert_uint_eq(symbols, 12157105);
-    scan_result_t one = core_counts(path, PS_DNA, probes, n, 1, 1, 1);
-    scan_result_t four = core_counts(path, PS_DNA, probes, n, 1, 4, 4);
+    scan_result_t one = core_counts(path, PS_DNA, probes, n, 1, 1, 1, 0);
+    scan_result_t four = core_counts(path, PS_DNA, probes, n, 1, 4, 4, 0);
     compare("yeast, 1 thread", probes, n, &one, fwd, rev);
     compare("yeast, 4 threads", probes, n, &four, one.fwd, one.rev);
+    scan_result_t blocks = core_counts(path, PS_DNA, probes, n, 1, 2, 3, 300000);
+    compare("yeast, 300 kB blocks", probes, n, &blocks, one.fwd, one.rev);
+    ck_assert_uint_eq(blocks.st.in.records, 17);
+    ck_assert_uint_eq(blocks.st.in.symbols, 12157105);
+    result_free(&blocks);
     for (uint32_t i = 0; i < sampled; i++) ck_assert_uint_ge(one.fwd[i], 1);
     ck_assert_uint_eq(one.st.in.records, 17);
     ck_assert_uint_eq(four.st.in.records, 17);
@@ -443,14 +455,14 @@ static void fastq_case(const char *name, int k, uint32_t n, uint64_t seed, uint6
     uint64_t *fwd = malloc(n * sizeof *fwd), *rev = malloc(n * sizeof *rev);
     ck_assert(fwd && rev);
     uint64_t symbols = independent_counts(&r, PS_DNA, k, probes, n, fwd, rev);
-    scan_result_t got = core_counts(path, PS_DNA, probes, n, 1, 2, 1);
+    scan_result_t got = core_counts(path, PS_DNA, probes, n, 1, 2, 1, 0);
     for (uint32_t i = 0; i < n; i++) ck_assert_uint_ge(got.fwd[i], 1);
     compare(name, probes, n, &got, fwd, rev);
     ck_assert_uint_eq(got.st.in.records, reads);
     ck_assert_uint_eq(got.st.in.symbols, symbols);
     ck_assert_int_eq(got.st.in.fastq, 1);
     /* Forward only gives the forward column alone. */
-    scan_result_t fw = core_counts(path, PS_DNA, probes, n, 0, 2, 1);
+    scan_result_t fw = core_counts(path, PS_DNA, probes, n, 0, 2, 1, 0);
     compare(name, probes, n, &fw, fwd, NULL);
     result_free(&fw);
     result_free(&got);
@@ -506,7 +518,7 @@ START_TEST(test_uniprot)
     uint64_t *fwd = malloc(n * sizeof *fwd);
     ck_assert_ptr_nonnull(fwd);
     uint64_t symbols = independent_counts(&r, PS_PROTEIN, k, probes, n, fwd, NULL);
-    scan_result_t got = core_counts(path, PS_PROTEIN, probes, n, 0, 2, 1);
+    scan_result_t got = core_counts(path, PS_PROTEIN, probes, n, 0, 2, 3, 100000);
     for (uint32_t i = 0; i < n - 4; i++)
         ck_assert_msg(got.fwd[i] >= 1, "peptide %u %s not found", i, probes[i]);
     compare("UniProt", probes, n, &got, fwd, NULL);

@@ -13,6 +13,7 @@
 #include "engine.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
+#include "engine_mixed.h"
 #include "pack.h"
 #include "probes.h"
 #include "testutil.h"
@@ -109,6 +110,22 @@ static void compare_all(const ps_automaton_t *a, ps_chunk_t *const *chunks, int 
         for (uint32_t l = 0; l < a->n_leaves; l++) ck_assert_uint_eq(got[l], 0);
         ps_engine_destroy(e);
     }
+    /* The default engine: the CPU scans while the GPU starts, the GPU after.
+     * The first pass mostly lands on the CPU, the second (after collect has
+     * waited for the GPU) on the GPU. */
+    ps_engine_t *e = NULL;
+    ps_err_t err;
+    ck_assert_int_eq(ps_mixed_engine_new(&e, a, 0, NULL, 3, &err), PS_OK);
+    for (int pass = 0; pass < 2; pass++) {
+        memset(got, 0, a->n_leaves * sizeof *got);
+        for (int i = 0; i < n_chunks; i++) ck_assert_int_eq(e->scan(e, i % e->n_workers, chunks[i], &err), PS_OK);
+        ck_assert_int_eq(e->collect(e, got, &err), PS_OK);
+        ck_assert_msg(strstr(e->device, "did not start") == NULL, "%s: %s", what, e->device);
+        for (uint32_t l = 0; l < a->n_leaves; l++)
+            ck_assert_msg(got[l] == want[l], "%s, mixed engine pass %d: leaf %u: %llu, CPU %llu", what, pass, l,
+                          (unsigned long long)got[l], (unsigned long long)want[l]);
+    }
+    ps_engine_destroy(e);
     free(want);
     free(got);
 }

@@ -89,6 +89,7 @@ typedef struct {
     int threads, io_threads;
     uint64_t chunk_syms;     /* 0: the engine's choice */
     uint32_t chunk_restarts; /* 0: the engine's choice */
+    size_t block_bytes;      /* FASTA read block for parallel packing; 0: the engine's choice */
 } case_t;
 
 typedef struct {
@@ -278,11 +279,15 @@ static void make_case(tu_rng_t *r, const shape_t *sh, case_t *c)
     c->spaces = !c->fastq && tu_rng_chance(r, 10);
     c->compress = (int)(tu_rng_chance(r, 60) ? 0 : tu_rng_range(r, 1, 2));
     c->threads = (int)tu_rng_range(r, 1, 4);
-    c->io_threads = (int)tu_rng_range(r, 1, 2);
+    c->io_threads = (int)tu_rng_range(r, 1, 4);
     if (tu_rng_chance(r, (unsigned)sh->tiny_pct)) {
         c->chunk_syms = (uint64_t)c->k + tu_rng_below(r, tu_rng_chance(r, 50) ? 8 : 200);
         c->chunk_restarts = (uint32_t)tu_rng_range(r, 1, 3);
     }
+    /* Small read blocks: FASTA parsed on several threads is cut often,
+     * inside lines, line ends and N runs. */
+    if (tu_rng_chance(r, (unsigned)sh->tiny_pct))
+        c->block_bytes = tu_rng_chance(r, 30) ? 64 : (size_t)tu_rng_range(r, 64, 2000);
 }
 
 static void render(const case_t *c, tu_buf_t *out, tu_rng_t *r)
@@ -316,7 +321,7 @@ static void render(const case_t *c, tu_buf_t *out, tu_rng_t *r)
     }
 }
 
-static void write_case(const case_t *c, const char *path, tu_rng_t *r)
+static size_t write_case(const case_t *c, const char *path, tu_rng_t *r)
 {
     tu_buf_t text = {0};
     render(c, &text, r);
@@ -324,18 +329,21 @@ static void write_case(const case_t *c, const char *path, tu_rng_t *r)
     if (c->compress == 0) tu_write_file(path, text.p, text.n);
     else if (c->compress == 1) tu_write_gzip(path, text.p, text.n);
     else tu_write_bgzf(path, text.p, text.n);
+    size_t bytes = text.n;
     tu_buf_free(&text);
+    return bytes;
 }
 
 static void describe(const case_t *c, char *buf, size_t len)
 {
     snprintf(buf, len,
              "%s k=%d %s records=%d probes=%u %s wrap=%d crlf=%d spaces=%d final_nl=%d %s "
-             "threads=%d io=%d chunk_syms=%llu chunk_restarts=%u",
+             "threads=%d io=%d chunk_syms=%llu chunk_restarts=%u block_bytes=%zu",
              c->alpha == PS_DNA ? "dna" : "protein", c->k, c->both ? "both" : "forward", c->n_rec,
              c->n_probes, c->fastq ? "fastq" : "fasta", c->wrap, c->crlf, c->spaces,
              c->final_newline, c->compress == 0 ? "plain" : c->compress == 1 ? "gzip" : "bgzf",
-             c->threads, c->io_threads, (unsigned long long)c->chunk_syms, c->chunk_restarts);
+             c->threads, c->io_threads, (unsigned long long)c->chunk_syms, c->chunk_restarts,
+             c->block_bytes);
 }
 
 typedef struct {
@@ -358,6 +366,7 @@ static void core_open(const case_t *c, core_t *core)
     ck_assert_uint_ge(core->e->chunk_syms, (uint64_t)c->k);
     if (c->chunk_syms) core->e->chunk_syms = c->chunk_syms;
     if (c->chunk_restarts) core->e->chunk_restarts = c->chunk_restarts;
+    if (c->block_bytes) core->e->block_bytes = c->block_bytes;
 }
 
 static void core_close(core_t *core)
@@ -399,7 +408,7 @@ static void run_case(const case_t *c, const char *dir, tu_rng_t *r, const char *
     snprintf(what, sizeof what, "%s case %d (seed %llu; %s)", test, idx,
              (unsigned long long)tu_seed(), desc);
     char *path = tu_path(dir, "input");
-    write_case(c, path, r);
+    size_t bytes = write_case(c, path, r);
 
     core_t core;
     core_open(c, &core);
@@ -437,6 +446,8 @@ static void run_case(const case_t *c, const char *dir, tu_rng_t *r, const char *
     ck_assert_msg(st.in.symbols == syms, "%s: %llu symbols read, %llu in the file", what,
                   (unsigned long long)st.in.symbols, (unsigned long long)syms);
     ck_assert_msg(!!st.in.fastq == c->fastq, "%s: fastq flag %d", what, st.in.fastq);
+    ck_assert_msg(st.in.bytes == bytes, "%s: %llu bytes read of %zu", what,
+                  (unsigned long long)st.in.bytes, bytes);
     free(leaf);
     free(fwd);
     free(rev);
@@ -559,7 +570,10 @@ START_TEST(test_scan_errors)
         tu_buf_putc(&text, dna_syms[tu_rng_below(&r, 4)]);
         if (i % 60 == 59) tu_buf_putc(&text, '\n');
     }
-    tu_buf_puts(&text, "\n>bad\nACGT\nAC9T\n>more\nACGTACGT\n");
+    tu_buf_puts(&text, "\n>digit_record\nACGT\n");
+    unsigned long bad_line = 1;
+    for (size_t i = 0; i < text.n; i++) bad_line += text.p[i] == '\n';
+    tu_buf_puts(&text, "AC9T\n>more\nACGTACGT\n");
     char *bad = tu_path(dir, "bad.fa"), *good = tu_path(dir, "good.fa");
     tu_write_file(bad, text.p, text.n);
     tu_write_file(good, ">g\nACGTACGTACGT\n", 16);
@@ -577,13 +591,21 @@ START_TEST(test_scan_errors)
         if (tiny) {
             e->chunk_syms = 8;
             e->chunk_restarts = 2;
+            e->block_bytes = 100;
         }
         uint64_t *leaf = calloc(a->n_leaves, sizeof *leaf);
         ck_assert_ptr_nonnull(leaf);
         ps_scan_stats_t st;
-        int rc = ps_scan_file(e, a, bad, 2, leaf, NULL, &st, NULL, NULL, &err);
-        ck_assert_int_lt(rc, 0);
-        ck_assert_msg(strstr(err.msg, bad) != NULL, "message does not name %s: %s", bad, err.msg);
+        for (int io = 1; io <= 3; io += 2) { /* one reader; FASTA packed on three threads */
+            int rc = ps_scan_file(e, a, bad, io, leaf, NULL, &st, NULL, NULL, &err);
+            ck_assert_int_lt(rc, 0);
+            ck_assert_msg(strstr(err.msg, bad) != NULL, "message does not name %s: %s", bad, err.msg);
+            ck_assert_msg(tu_msg_has_number(err.msg, bad_line), "io=%d tiny=%d: message does not give line %lu: %s",
+                          io, tiny, bad_line, err.msg);
+            ck_assert_msg(strstr(err.msg, "digit_record") != NULL, "message does not name the record: %s",
+                          err.msg);
+        }
+        int rc;
         rc = ps_scan_file(e, a, missing, 1, leaf, NULL, &st, NULL, NULL, &err);
         ck_assert_int_lt(rc, 0);
         ck_assert_msg(strstr(err.msg, missing) != NULL, "message does not name %s: %s", missing,

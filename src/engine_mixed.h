@@ -1,0 +1,20 @@
+/* engine_mixed.h - the GPU engine with CPU threads covering its start.
+ *
+ * Creating a CUDA context takes a few hundred milliseconds, as long as
+ * scanning a gigabase. This engine starts the GPU engine on a background
+ * thread and scans on the CPU engine meanwhile; once the GPU is ready every
+ * worker hands its chunks to the GPU's streams. Both engines give identical
+ * leaf counts, so which one scanned a chunk does not change the result. If
+ * the GPU fails to start, the CPU engine finishes the work and the failure is
+ * reported in the device description. */
+#ifndef PS_ENGINE_MIXED_H
+#define PS_ENGINE_MIXED_H
+
+#include "automaton.h"
+#include "engine.h"
+#include "error.h"
+
+int ps_mixed_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, const char *kernel, int threads,
+                        ps_err_t *err);
+
+#endif
