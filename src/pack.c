@@ -20,6 +20,12 @@ static void al_free(const ps_allocator_t *al, void *p)
 int ps_chunk_init(ps_chunk_t *c, ps_alpha_t a, uint64_t cap, uint32_t cap_restart,
                   const ps_allocator_t *al, ps_err_t *err)
 {
+    return ps_chunk_init_lists(c, a, cap, cap_restart, cap_restart, al, err);
+}
+
+int ps_chunk_init_lists(ps_chunk_t *c, ps_alpha_t a, uint64_t cap, uint32_t cap_restart, uint32_t cap_rec,
+                        const ps_allocator_t *al, ps_err_t *err)
+{
     memset(c, 0, sizeof *c);
     if (cap == 0 || cap >= UINT32_MAX || cap_restart == 0)
         return ps_fail(err, PS_E_INTERNAL, "chunk capacity out of range");
@@ -27,14 +33,16 @@ int ps_chunk_init(ps_chunk_t *c, ps_alpha_t a, uint64_t cap, uint32_t cap_restar
     c->bits = ps_alpha_bits(a);
     c->per_word = PS_PER_WORD(c->bits);
     c->cap = cap;
-    c->cap_restart = c->cap_rec = cap_restart;
+    c->cap_restart = cap_restart;
+    c->cap_rec = cap_rec;
     c->text = al_alloc(al, (size_t)(cap / c->per_word + 1) * sizeof(uint32_t));
     c->restart = al_alloc(al, (size_t)cap_restart * sizeof(uint32_t));
-    c->rec_pos = malloc((size_t)cap_restart * sizeof(uint32_t));
-    c->rec_id = malloc((size_t)cap_restart * sizeof(uint64_t));
-    c->name_off = malloc((size_t)cap_restart * sizeof(uint32_t));
+    uint32_t lists = cap_rec ? cap_rec : 1;
+    c->rec_pos = malloc((size_t)lists * sizeof(uint32_t));
+    c->rec_id = malloc((size_t)lists * sizeof(uint64_t));
+    c->name_off = malloc((size_t)lists * sizeof(uint32_t));
     /* Room for an average name of 32 bytes; a chunk closes early when full. */
-    c->name_cap = cap_restart * 32u < 4096u ? 4096u : cap_restart * 32u;
+    c->name_cap = cap_rec ? (cap_rec * 32u < 4096u ? 4096u : cap_rec * 32u) : 1u;
     c->rec_name = malloc(c->name_cap);
     if (!c->text || !c->restart || !c->rec_pos || !c->rec_id || !c->name_off || !c->rec_name) {
         ps_chunk_free(c, al);
@@ -79,6 +87,7 @@ int ps_chunk_restart(ps_chunk_t *c)
 
 int ps_chunk_record(ps_chunk_t *c, uint64_t ordinal, const char *name, uint32_t name_len)
 {
+    if (c->cap_rec == 0) return ps_chunk_restart(c); /* records are not listed */
     if (c->n_rec == c->cap_rec || c->n_restart == c->cap_restart) return -1;
     if ((uint64_t)c->name_len + name_len + 1 > c->name_cap) {
         if (c->n_rec > 0) return -1;

@@ -67,6 +67,11 @@ typedef struct {
 /* Allocates a chunk for `cap` symbols and `cap_restart` restarts/record starts. */
 int ps_chunk_init(ps_chunk_t *c, ps_alpha_t a, uint64_t cap, uint32_t cap_restart,
                   const ps_allocator_t *al, ps_err_t *err);
+/* The same with room for cap_rec listed records; 0 lists none (record
+ * starts are then only restarts), which spares the name buffer when no one
+ * counts per record. */
+int ps_chunk_init_lists(ps_chunk_t *c, ps_alpha_t a, uint64_t cap, uint32_t cap_restart, uint32_t cap_rec,
+                        const ps_allocator_t *al, ps_err_t *err);
 void ps_chunk_free(ps_chunk_t *c, const ps_allocator_t *al);
 
 /* Empties the chunk. */

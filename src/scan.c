@@ -150,7 +150,7 @@ static double now_s(void)
 }
 
 /* ---- Block-parallel FASTA -------------------------------------------------
- * The calling thread only reads: it cuts the input into blocks (4 MiB unless
+ * The calling thread only reads: it cuts the input into blocks (1 MiB unless
  * the engine's block_bytes says otherwise)
  * (never inside a header line). Packer threads parse blocks into chunks on
  * their own, each block starting without context, and hand the chunks
@@ -160,7 +160,7 @@ static double now_s(void)
  * (T) with the first k-1 after it (H) in a junction chunk (any match in T+H
  * has symbols on both sides, so none is counted twice), and record and line
  * numbers are carried on. */
-#define BLOCK_BYTES_DEFAULT (4u << 20)
+#define BLOCK_BYTES_DEFAULT (1u << 20)
 
 typedef struct {
     ps_block_t b;
@@ -510,7 +510,8 @@ int ps_scan_file(ps_engine_t *e, const ps_automaton_t *a, const char *path, int 
     }
     fifos = 2;
     for (; made < n_chunks; made++) {
-        rc = ps_chunk_init(&chunks[made], a->alpha, cap, cap_restart, &e->chunk_alloc, err);
+        rc = ps_chunk_init_lists(&chunks[made], a->alpha, cap, cap_restart, sink ? cap_restart : 0,
+                                 &e->chunk_alloc, err);
         if (rc < 0) goto out;
         fifo_push(&p.free, &chunks[made]);
     }

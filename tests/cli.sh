@@ -242,7 +242,7 @@ else
     for shape in lines one-line; do
         if [ "$shape" = lines ]; then filter=cat; else filter="tr -d \\n"; fi
         { echo '>stream'; yes ACGTACGTTGCAGGATTACANNACGTTTGACCA | $filter | head -c 100000000; echo; } |
-            "$PROBESCAN" count -q -t 2 -p probes.tsv --stats stats.json - >out.txt 2>err.txt
+            "$PROBESCAN" count -q -t 2 --engine cpu -p probes.tsv --stats stats.json - >out.txt 2>err.txt
         rc=$?
         peak=$(sed -n 's/.*"peak_memory_bytes": *\([0-9]*\).*/\1/p' stats.json 2>/dev/null)
         if [ "$rc" -ne 0 ] || [ -z "$peak" ]; then
