@@ -85,6 +85,13 @@ int ps_automaton_build(ps_automaton_t **out, const ps_probes_t *p, int both_stra
     for (int s = 0; s < strands; s++)
         if (!(a->probe_leaf[s] = malloc((size_t)p->n * sizeof(uint32_t)))) goto nomem;
 
+    /* Size the trie for the worst case (no shared prefixes) when that is
+     * modest, sparing the copies of repeated growth. */
+    uint64_t bound = (uint64_t)p->n * (uint64_t)k * (uint64_t)strands + 1;
+    if ((bound << shift) * sizeof(uint32_t) <= ((uint64_t)256 << 20)) {
+        t.cap = (uint32_t)bound / 2;
+        if (trie_grow(&t)) goto nomem;
+    }
     uint32_t root;
     if (trie_new_node(&t, 0, &root)) goto nomem;
     for (uint32_t i = 0; i < p->n; i++) {
