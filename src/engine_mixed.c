@@ -47,19 +47,23 @@ static void join_start(mixed_t *m)
     }
 }
 
+/* Takes a GPU stream: any free one, else waits for this worker's own. */
+static int lock_slot(mixed_t *m, int worker)
+{
+    for (int i = 0; i < m->n_slots; i++) {
+        int s = (worker + i) % m->n_slots;
+        if (pthread_mutex_trylock(&m->slot[s]) == 0) return s;
+    }
+    int s = worker % m->n_slots;
+    pthread_mutex_lock(&m->slot[s]);
+    return s;
+}
+
 static int mixed_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err)
 {
     mixed_t *m = e->impl;
     if (__atomic_load_n(&m->gpu_ready, __ATOMIC_ACQUIRE)) {
-        /* Any free stream will do; wait on this worker's own otherwise. */
-        int s = worker % m->n_slots;
-        for (int i = 0; i < m->n_slots; i++)
-            if (pthread_mutex_trylock(&m->slot[(worker + i) % m->n_slots]) == 0) {
-                s = (worker + i) % m->n_slots;
-                goto locked;
-            }
-        pthread_mutex_lock(&m->slot[s]);
-    locked:;
+        int s = lock_slot(m, worker);
         int rc = m->gpu->scan(m->gpu, s, c, err);
         pthread_mutex_unlock(&m->slot[s]);
         __atomic_add_fetch(&m->gpu_chunks, 1, __ATOMIC_RELAXED);

@@ -522,28 +522,24 @@ int ps_reader_next(ps_reader_t *r, ps_chunk_t *c, ps_err_t *err)
 
 int ps_reader_is_fasta(ps_reader_t *r, ps_err_t *err)
 {
-    for (;;) {
-        while (r->pos < r->len) {
-            unsigned char b = r->buf[r->pos];
-            if (b == '>') return 1;
-            if (b != ' ' && b != '\t' && b != '\r' && b != '\n') return 0;
-            /* Leading blank lines: leave them for the parser, which counts them. */
-            if (r->pos + 1 == r->len) break;
-            if (r->buf[r->pos + 1] == '>') return 1;
-            break;
-        }
-        if (r->len > 0) return r->buf[0] == '>';
+    if (r->pos == r->len) {
         int got = refill(r, err);
-        if (got <= 0) return got; /* an empty input goes the sequential way and fails there */
+        if (got <= 0) return got; /* an empty input goes the simple way and fails there */
     }
+    /* Leading blank lines stay in the buffer for the parser, which counts them. */
+    for (size_t i = r->pos; i < r->len; i++) {
+        unsigned char b = r->buf[i];
+        if (b != ' ' && b != '\t' && b != '\r' && b != '\n') return b == '>';
+    }
+    return 0;
 }
 
 int ps_reader_next_block(ps_reader_t *r, ps_block_t *b, ps_err_t *err)
 {
     b->len = 0;
-    b->first = r->stats.bytes == 0 || (r->carry_len == 0 && r->pos == 0 && r->prev == '\n' && !r->carry);
+    b->first = r->carry == NULL; /* the carry buffer comes with the first block */
     if (r->eof && r->pos == r->len && r->carry_len == 0) return 0;
-    if (!r->carry && !(r->carry = malloc(b->cap)))
+    if (b->first && !(r->carry = malloc(b->cap)))
         return ps_fail(err, PS_E_NOMEM, "out of memory for a %zu-byte block", b->cap);
     b->prev = r->prev;
     /* Bytes already here: what the last cut left over, then the peek buffer. */
