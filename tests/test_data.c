@@ -14,6 +14,8 @@
 #include "automaton.h"
 #include "engine.h"
 #include "engine_cpu.h"
+#include "engine_gpu.h"
+#include "engine_mixed.h"
 #include "probes.h"
 #include "scan.h"
 #include "testutil.h"
@@ -226,6 +228,37 @@ typedef struct {
     ps_scan_stats_t st;
 } scan_result_t;
 
+/* Where a GPU is usable, the same input through every GPU kernel and the
+ * default (mixed) engine must give the CPU engine's leaf counts exactly. */
+static void gpu_agrees(const char *path, const ps_automaton_t *am, const uint64_t *want, int threads,
+                       int io_threads)
+{
+    char why[256];
+    if (!ps_gpu_usable(0, why, sizeof why)) return;
+    uint64_t *got = calloc(am->n_leaves, sizeof *got);
+    ck_assert_ptr_nonnull(got);
+    const char *const *names = ps_gpu_kernel_names();
+    int n_names = 0;
+    while (names[n_names]) n_names++;
+    for (int i = 0; i <= n_names; i++) {
+        /* Every kernel, then the mixed engine (kn NULL). */
+        ps_engine_t *e = NULL;
+        ps_err_t err = {0};
+        const char *kn = names[i];
+        int rc = kn ? ps_gpu_engine_new(&e, am, 0, kn, threads, &err)
+                    : ps_mixed_engine_new(&e, am, 0, NULL, threads, &err);
+        ck_assert_msg(rc == PS_OK, "%s: %s", kn ? kn : "mixed", err.msg);
+        memset(got, 0, am->n_leaves * sizeof *got);
+        rc = ps_scan_file(e, am, path, io_threads, got, NULL, NULL, NULL, NULL, &err);
+        ck_assert_msg(rc == PS_OK, "GPU %s scanning %s: %s", kn ? kn : "mixed", path, err.msg);
+        for (uint32_t l = 0; l < am->n_leaves; l++)
+            ck_assert_msg(got[l] == want[l], "%s, GPU %s: leaf %u: %llu, CPU %llu", path, kn ? kn : "mixed", l,
+                          (unsigned long long)got[l], (unsigned long long)want[l]);
+        ps_engine_destroy(e);
+    }
+    free(got);
+}
+
 static scan_result_t core_counts(const char *path, ps_alpha_t a, char *const *probes, uint32_t n,
                                  int both, int threads, int io_threads, size_t block_bytes)
 {
@@ -245,6 +278,7 @@ static scan_result_t core_counts(const char *path, ps_alpha_t a, char *const *pr
     memset(&res, 0, sizeof res);
     int rc = ps_scan_file(e, am, path, io_threads, leaf, NULL, &res.st, NULL, NULL, &err);
     ck_assert_msg(rc == PS_OK, "scanning %s: %s", path, err.msg);
+    gpu_agrees(path, am, leaf, threads, io_threads);
     res.fwd = calloc(n, sizeof *res.fwd);
     res.rev = calloc(n, sizeof *res.rev);
     ck_assert(res.fwd && res.rev);
