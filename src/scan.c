@@ -150,9 +150,9 @@ static double now_s(void)
 }
 
 /* ---- Block-parallel FASTA -------------------------------------------------
- * The calling thread only reads: it cuts the input into blocks (1 MiB unless
- * the engine's block_bytes says otherwise)
- * (never inside a header line). Packer threads parse blocks into chunks on
+ * The calling thread only reads: it cuts the input into blocks (1 MiB, less
+ * for files too small to give every thread a few, or the engine's
+ * block_bytes), never inside a header line. Packer threads parse blocks into chunks on
  * their own, each block starting without context, and hand the chunks
  * straight to the engine's workers. Then, strictly in input order, each
  * block is "sequenced": the matches that straddle the cut before it are
@@ -161,6 +161,7 @@ static double now_s(void)
  * has symbols on both sides, so none is counted twice), and record and line
  * numbers are carried on. */
 #define BLOCK_BYTES_DEFAULT (1u << 20)
+#define BLOCK_BYTES_MIN (64u << 10)
 
 typedef struct {
     ps_block_t b;
@@ -463,7 +464,17 @@ int ps_scan_file(ps_engine_t *e, const ps_automaton_t *a, const char *path, int 
     size_t n_chunks = (size_t)nw * (size_t)per + 1 + (packers ? (size_t)packers + 1 : 0);
     /* A chunk must hold its context and at least one new symbol; a block
      * never fills more than BLOCK_BYTES symbols, so chunks need no more. */
-    size_t block_bytes = e->block_bytes ? e->block_bytes : BLOCK_BYTES_DEFAULT;
+    size_t block_bytes = e->block_bytes;
+    if (!block_bytes) {
+        /* A small file still gets a few blocks per thread, so that all of
+         * them work; a large one (or a pipe) gets the default. */
+        uint64_t done, total;
+        ps_reader_progress(r, &done, &total);
+        block_bytes = BLOCK_BYTES_DEFAULT;
+        if (packers && total && total / (4u * (uint64_t)packers) < block_bytes)
+            block_bytes = (size_t)(total / (4u * (uint64_t)packers));
+        if (block_bytes < BLOCK_BYTES_MIN) block_bytes = BLOCK_BYTES_MIN;
+    }
     if (block_bytes < 64) block_bytes = 64;
     uint64_t cap = e->chunk_syms;
     if (packers && cap > block_bytes) cap = block_bytes;
