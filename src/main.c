@@ -224,6 +224,19 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     o->n_inputs = argc - optind;
     if (o->n_inputs < 1) return ps_fail(err, PS_E_USAGE, "no input files given (use '-' for standard input)");
     if (o->by_file && o->by_record) return ps_fail(err, PS_E_USAGE, "--by-file and --by-record cannot be combined");
+    if (o->kernel) {
+        /* Checked here: with --engine auto the GPU starts in the background,
+         * where a bad name would only show as a quiet fall-back. */
+        const char *const *names = ps_gpu_kernel_names();
+        int known = 0;
+        char list[256] = "";
+        for (const char *const *n = names; *n; n++) {
+            known |= !strcmp(*n, o->kernel);
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", n == names ? "" : ", ", *n);
+        }
+        if (!names[0]) return ps_fail(err, PS_E_USAGE, "--kernel: this probescan was built without CUDA");
+        if (!known) return ps_fail(err, PS_E_USAGE, "--kernel must be one of %s, not '%s'", list, o->kernel);
+    }
     if (o->by_file) {
         /* Column names must be unique, or a matrix (and its merge) would be ambiguous. */
         char a[4096], b[4096];
