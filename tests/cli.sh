@@ -360,5 +360,8 @@ if [ "$rc" -ne 0 ] && [ "$rc" -lt 126 ] && grep -q 'no/such/dir' err.txt; then o
     bad "-o into a missing directory: status $rc: $(head -2 err.txt)"
 fi
 
+# A GPU kernel that does not exist is refused up front, on any build.
+expect_usage "--kernel with an unknown name" count --kernel nosuch -p probes.tsv genome.fa
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
