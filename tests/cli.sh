@@ -34,8 +34,10 @@ bad() {
 }
 
 # run ARGS...: runs probescan, stdout in out.txt, stderr in err.txt, status in $rc.
+# RUN_AS: empty, or a command that runs probescan as another user (below).
+RUN_AS=
 run() {
-    "$PROBESCAN" "$@" >out.txt 2>err.txt
+    $RUN_AS "$PROBESCAN" "$@" >out.txt 2>err.txt
     rc=$?
 }
 
@@ -62,6 +64,7 @@ expect_fail() {
     local desc=$1 name=$2
     shift 2
     rm -rf outdir && mkdir outdir
+    [ -z "$RUN_AS" ] || chmod 777 outdir
     run "$@" -o outdir/out.tsv
     local lines
     lines=$(wc -l <err.txt)
@@ -273,14 +276,22 @@ expect_usage "--engine warp" count --engine warp -p probes.tsv genome.fa
 expect_fail "missing input file" missing.fa count -p probes.tsv missing.fa
 expect_fail "missing second input" missing2.fa count -p probes.tsv genome.fa missing2.fa
 expect_fail "missing probe file" nope.tsv count -p nope.tsv genome.fa
-if [ "$(id -u)" -ne 0 ]; then
+# Root reads anything: as root, these run as the unprivileged user nobody.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$PROBESCAN" --version >/dev/null 2>&1; then
+    RUN_AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    chmod 755 "$T"
+fi
+if [ "$(id -u)" -ne 0 ] || [ -n "$RUN_AS" ]; then
     cp genome.fa secret.fa && chmod 000 secret.fa
     expect_fail "unreadable input file" secret.fa count -p probes.tsv secret.fa
     cp probes.tsv secret.tsv && chmod 000 secret.tsv
     expect_fail "unreadable probe file" secret.tsv count -p secret.tsv genome.fa
 else
-    echo "cli.sh: running as root, unreadable-file cases skipped (root reads anything)"
+    echo "cli.sh: running as root without setpriv, unreadable-file cases skipped (root reads anything)"
 fi
+RUN_AS=
+chmod 700 "$T"
 mkdir -p adir
 expect_fail "directory as input" adir count -p probes.tsv adir
 
