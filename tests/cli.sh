@@ -288,7 +288,7 @@ if [ "$(id -u)" -ne 0 ] || [ -n "$RUN_AS" ]; then
     cp probes.tsv secret.tsv && chmod 000 secret.tsv
     expect_fail "unreadable probe file" secret.tsv count -p secret.tsv genome.fa
 else
-    echo "cli.sh: running as root without setpriv, unreadable-file cases skipped (root reads anything)"
+    echo "cli.sh: running as root and cannot run probescan as user nobody: unreadable-file cases skipped"
 fi
 RUN_AS=
 chmod 700 "$T"
