@@ -709,6 +709,26 @@ void ps_gpu_plan_describe(const ps_gplan_t *pl, char *buf, size_t len)
              pl->dfa16 ? 16 : 32, pl->cnt_shared, pl->n_leaves, pl->blocks, pl->threads, pl->smem);
 }
 
+/* The chunk and counter fields both kernel families share; returns the grid
+ * (a block per tile of the chunk, at most the plan's persistent grid). */
+template <class A>
+static unsigned ps_fill_chunk_args(A &a, const ps_gplan_t *pl, const uint32_t *d_text, uint64_t n,
+                                   uint32_t n_ctx, const uint32_t *d_restart, uint32_t n_restart)
+{
+    const uint32_t pw = PS_PER_WORD(pl->bits);
+    a.cnt_sh = pl->cnt_shared;
+    a.counts = pl->d_counts;
+    a.text = d_text;
+    a.n = (uint32_t)n;
+    a.nw = (uint32_t)((n + pw - 1) / pw);
+    a.n_ctx = n_ctx;
+    a.restart = d_restart;
+    a.n_restart = n_restart;
+    const uint32_t tile = (uint32_t)pl->threads * PS_TILE_WORDS;
+    a.n_btiles = (a.nw + tile - 1) / tile;
+    return (unsigned)(a.n_btiles < (uint32_t)pl->blocks ? a.n_btiles : (uint32_t)pl->blocks);
+}
+
 cudaError_t ps_gpu_launch(const ps_gplan_t *pl, const uint32_t *d_text, uint64_t n, uint32_t n_ctx,
                           const uint32_t *d_restart, uint32_t n_restart, cudaStream_t st)
 {
@@ -723,17 +743,7 @@ cudaError_t ps_gpu_launch(const ps_gplan_t *pl, const uint32_t *d_text, uint64_t
         a.leaf_of = pl->d_kleaf;
         a.pair_words = pl->kmer_m == 2 ? ps_kmer_pair_words(pl->k) : 0u;
         a.bit_words = ps_kmer_bit_words(pl->k);
-        a.cnt_sh = pl->cnt_shared;
-        a.counts = pl->d_counts;
-        a.text = d_text;
-        a.n = (uint32_t)n;
-        a.nw = (uint32_t)((n + pw - 1) / pw);
-        a.n_ctx = n_ctx;
-        a.restart = d_restart;
-        a.n_restart = n_restart;
-        const uint32_t tile = (uint32_t)pl->threads * PS_TILE_WORDS;
-        a.n_btiles = (a.nw + tile - 1) / tile;
-        unsigned grid = (unsigned)(a.n_btiles < (uint32_t)pl->blocks ? a.n_btiles : (uint32_t)pl->blocks);
+        unsigned grid = ps_fill_chunk_args(a, pl, d_text, n, n_ctx, d_restart, n_restart);
         ps_kmer_pick(pl->k, pl->kmer_m)<<<grid, pl->threads, pl->smem, st>>>(a);
         return cudaGetLastError();
     }
@@ -744,23 +754,13 @@ cudaError_t ps_gpu_launch(const ps_gplan_t *pl, const uint32_t *d_text, uint64_t
     a.dfa_bytes = pl->dfa_shared ? (uint32_t)ps_round16(entries * (pl->dfa16 ? 2u : 4u)) : 0u;
     a.cnt_bytes = (uint32_t)ps_round16((size_t)pl->cnt_shared * 4u);
     a.leaf_base = pl->leaf_base;
-    a.cnt_sh = pl->cnt_shared;
-    a.counts = pl->d_counts;
-    a.text = d_text;
-    a.n = (uint32_t)n;
-    a.nw = (uint32_t)((n + pw - 1) / pw);
-    a.n_ctx = n_ctx;
-    a.restart = d_restart;
-    a.n_restart = n_restart;
+    unsigned grid = ps_fill_chunk_args(a, pl, d_text, n, n_ctx, d_restart, n_restart);
     a.hw = (uint32_t)(pl->k - 1 + pw - 1) / pw;
     a.halo = pl->halo_words;
-    const uint32_t tile = (uint32_t)pl->threads * PS_TILE_WORDS;
-    a.n_btiles = (a.nw + tile - 1) / tile;
     int thr = 0;
     int dm = pl->dfa_shared ? DM_SHARED : DM_LDG;
     ps_kfn fn = pl->bits == 2 ? ps_pick<2>(pl->variant, dm, pl->dfa16, &thr)
                               : ps_pick<5>(pl->variant, dm, pl->dfa16, &thr);
-    unsigned grid = (unsigned)(a.n_btiles < (uint32_t)pl->blocks ? a.n_btiles : (uint32_t)pl->blocks);
     fn<<<grid, thr, pl->smem, st>>>(a);
     return cudaGetLastError();
 }

@@ -75,6 +75,22 @@ void ps_chunk_clear(ps_chunk_t *c)
     c->word_fill = 0;
 }
 
+uint32_t ps_chunk_head(const ps_chunk_t *c, uint32_t max, uint8_t *out)
+{
+    uint64_t end = c->n_restart ? c->restart[0] : c->n;
+    uint32_t m = end < max ? (uint32_t)end : max;
+    for (uint32_t i = 0; i < m; i++) out[i] = (uint8_t)ps_chunk_sym(c, i);
+    return m;
+}
+
+uint32_t ps_chunk_tail(const ps_chunk_t *c, uint32_t max, uint8_t *out)
+{
+    uint64_t seg = c->n_restart ? c->restart[c->n_restart - 1] : 0;
+    uint32_t m = c->n - seg < max ? (uint32_t)(c->n - seg) : max;
+    for (uint32_t i = 0; i < m; i++) out[i] = (uint8_t)ps_chunk_sym(c, c->n - m + i);
+    return m;
+}
+
 int ps_chunk_restart(ps_chunk_t *c)
 {
     /* A restart at position 0 is implicit (every scan starts at the root). */

@@ -101,6 +101,13 @@ static inline uint32_t ps_chunk_sym(const ps_chunk_t *c, uint64_t i)
     return (c->text[i / c->per_word] >> ((i % c->per_word) * (uint32_t)c->bits)) & mask;
 }
 
+/* Copies the first up-to-max symbols of the chunk's first segment (those
+ * before its first restart) into out; returns how many. */
+uint32_t ps_chunk_head(const ps_chunk_t *c, uint32_t max, uint8_t *out);
+/* Copies the last up-to-max symbols of the chunk's last segment (those after
+ * its last restart) into out; returns how many. */
+uint32_t ps_chunk_tail(const ps_chunk_t *c, uint32_t max, uint8_t *out);
+
 /* Marks a restart before the next symbol pushed (idempotent at one position).
  * Returns 0, or -1 when the restart list is full (the caller closes the chunk). */
 int ps_chunk_restart(ps_chunk_t *c);

@@ -300,15 +300,10 @@ static int pack_block(blocks_t *bl, ps_reader_t *bp, block_slot_t *s, uint64_t l
             break;
         }
         if (first) {
-            uint64_t end = c->n_restart ? c->restart[0] : c->n;
-            s->head_len = (uint32_t)(end < k1 ? end : k1);
-            for (uint32_t i = 0; i < s->head_len; i++) s->head[i] = (uint8_t)ps_chunk_sym(c, i);
+            s->head_len = ps_chunk_head(c, k1, s->head);
             first = 0;
         }
-        uint64_t seg = c->n_restart ? c->restart[c->n_restart - 1] : 0;
-        uint64_t m = c->n - seg < k1 ? c->n - seg : k1;
-        s->tail_len = (uint32_t)m;
-        for (uint64_t i = 0; i < m; i++) s->tail[i] = (uint8_t)ps_chunk_sym(c, c->n - m + i);
+        s->tail_len = ps_chunk_tail(c, k1, s->tail);
         give_chunk(p, &p->filled, c);
     }
     ps_block_end(bp, &s->info);

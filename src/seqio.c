@@ -143,6 +143,25 @@ void ps_reader_progress(const ps_reader_t *r, uint64_t *done, uint64_t *total)
     *total = r->file_size;
 }
 
+/* Reads up to len bytes into dst. At the end of the input sets r->eof and,
+ * for BGZF, checks for the end-of-file marker block: without it the data
+ * was cut short (threaded decompression can otherwise miss a cut that falls
+ * inside a block). Returns the bytes read or a negative code. */
+static ssize_t read_input(ps_reader_t *r, void *dst, size_t len, ps_err_t *err)
+{
+    ssize_t got = bgzf_read(r->fp, dst, len);
+    if (got < 0)
+        return ps_fail(err, PS_E_IO, "%s: read error: corrupt or truncated compressed data near line %llu",
+                       r->path, (unsigned long long)r->line);
+    r->stats.bytes += (uint64_t)got;
+    if (got == 0) {
+        r->eof = 1;
+        if (r->fp->is_compressed && !r->fp->is_gzip && !r->fp->last_block_eof)
+            return ps_fail(err, PS_E_IO, "%s: truncated BGZF file (no end-of-file block)", r->path);
+    }
+    return got;
+}
+
 /* Refills the buffer. Returns 1 with data, 0 at end of input, <0 on error. */
 static int refill(ps_reader_t *r, ps_err_t *err)
 {
@@ -152,21 +171,10 @@ static int refill(ps_reader_t *r, ps_err_t *err)
         return 0;
     }
     if (r->len) r->prev = r->buf[r->len - 1];
-    ssize_t got = bgzf_read(r->fp, r->buf, PS_IO_BUF);
-    if (got < 0)
-        return ps_fail(err, PS_E_IO, "%s: read error: corrupt or truncated compressed data near line %llu",
-                       r->path, (unsigned long long)r->line);
+    ssize_t got = read_input(r, r->buf, PS_IO_BUF, err);
+    if (got < 0) return (int)got;
     r->len = (size_t)got;
     r->pos = 0;
-    r->stats.bytes += (uint64_t)got;
-    if (got == 0) {
-        r->eof = 1;
-        /* A BGZF stream ends with an empty marker block; without it the data
-         * was cut short (threaded decompression can otherwise miss a cut
-         * that falls inside a block). */
-        if (r->fp->is_compressed && !r->fp->is_gzip && !r->fp->last_block_eof)
-            return ps_fail(err, PS_E_IO, "%s: truncated BGZF file (no end-of-file block)", r->path);
-    }
     return got > 0;
 }
 
@@ -391,11 +399,7 @@ static void close_chunk(ps_reader_t *r, ps_chunk_t *c)
 {
     r->n_ctx = 0;
     if (r->pending_restart || r->pending_record || r->k <= 1) return;
-    uint64_t seg_start = c->n_restart ? c->restart[c->n_restart - 1] : 0;
-    uint64_t m = c->n - seg_start;
-    if (m > (uint64_t)(r->k - 1)) m = (uint64_t)(r->k - 1);
-    for (uint64_t j = 0; j < m; j++) r->ctx[j] = (uint8_t)ps_chunk_sym(c, c->n - m + j);
-    r->n_ctx = (uint32_t)m;
+    r->n_ctx = ps_chunk_tail(c, (uint32_t)r->k - 1, r->ctx);
 }
 
 static int finish_input(ps_reader_t *r, ps_err_t *err)
@@ -552,17 +556,9 @@ int ps_reader_next_block(ps_reader_t *r, ps_block_t *b, ps_err_t *err)
     b->len += have;
     r->pos += have;
     while (b->len < b->cap && !r->eof) {
-        ssize_t got = bgzf_read(r->fp, b->buf + b->len, b->cap - b->len);
-        if (got < 0)
-            return ps_fail(err, PS_E_IO, "%s: read error: corrupt or truncated compressed data", r->path);
-        if (got == 0) {
-            r->eof = 1;
-            if (r->fp->is_compressed && !r->fp->is_gzip && !r->fp->last_block_eof)
-                return ps_fail(err, PS_E_IO, "%s: truncated BGZF file (no end-of-file block)", r->path);
-            break;
-        }
+        ssize_t got = read_input(r, b->buf + b->len, b->cap - b->len, err);
+        if (got < 0) return (int)got;
         b->len += (size_t)got;
-        r->stats.bytes += (uint64_t)got;
     }
     if (b->len == 0) return 0;
     /* Cut where a parser can start on its own: never inside a header line.
