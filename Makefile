@@ -42,10 +42,26 @@ TESTBIN ?= tests/check_probescan
 CORE_SRC := src/error.c src/alphabet.c src/pack.c src/probes.c src/automaton.c \
             src/seqio.c src/engine_cpu.c src/scan.c src/output.c src/merge.c \
             src/engine_mixed.c
+# The CUDA runtime is looked for beside nvcc (also through symlinks) and under CUDA_HOME,
+# in every layout toolkits use; the static one first, so that the binary needs no libcudart.so.
 ifneq ($(NVCC),)
-CUDA_LIBDIR := $(firstword $(wildcard $(dir $(NVCC))../lib64 $(dir $(NVCC))../targets/x86_64-linux/lib))
+CUDA_TOPS    := $(dir $(NVCC)).. $(dir $(realpath $(NVCC))).. $(CUDA_HOME)
+CUDA_LIBDIRS := $(foreach t,$(CUDA_TOPS),$(addprefix $(t)/,lib64 lib targets/x86_64-linux/lib targets/sbsa-linux/lib))
+CUDART_A     := $(firstword $(wildcard $(addsuffix /libcudart_static.a,$(CUDA_LIBDIRS))))
+CUDART_SO    := $(firstword $(wildcard $(addsuffix /libcudart.so,$(CUDA_LIBDIRS))))
+ifneq ($(CUDART_A),)
+CUDART   := $(CUDART_A)
+GPU_LIBS := $(CUDART_A) -ldl -lrt -lstdc++
+else ifneq ($(CUDART_SO),)
+CUDART   := $(CUDART_SO)
+GPU_LIBS := -L$(dir $(CUDART_SO)) -Wl,-rpath,$(dir $(CUDART_SO)) -lcudart -lstdc++
+else
+CUDA_MISSING := $(NVCC)
+NVCC :=
+endif
+endif
+ifneq ($(NVCC),)
 GPU_OBJ  := $(patsubst kernels/%.cu,$(BUILD)/kernels/%.o,$(wildcard kernels/*.cu))
-GPU_LIBS := -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt -lstdc++
 CUDA_DEF := -DPS_HAVE_CUDA
 else
 GPU_OBJ  := $(BUILD)/src/gpu_none.o
@@ -59,15 +75,19 @@ TEST_OBJ := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRC))
 .PHONY: all deps demo test check-asan check-valgrind workflow-test bench bench-gpu install clean cuda-note FORCE
 
 # Rebuild everything when the compiler set-up changes (CUDA on or off, sanitizer flags).
-CONFIG := $(NVCC) | $(CC) $(PS_CFLAGS)
+CONFIG := $(NVCC) $(GPU_LIBS) | $(CC) $(PS_CFLAGS)
 $(BUILD)/config.stamp: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(CONFIG)' | cmp -s - $@ || echo '$(CONFIG)' > $@
 all: deps cuda-note $(BIN)
 
 cuda-note:
-ifeq ($(NVCC),)
+ifneq ($(CUDA_MISSING),)
+	@echo "probescan: $(CUDA_MISSING) found but no CUDA runtime library beside it: building the CPU-only tool"
+else ifeq ($(NVCC),)
 	@echo "probescan: nvcc not found (PATH, CUDA_HOME): building the CPU-only tool"
+else
+	@echo "probescan: building the CUDA engine with $(NVCC) and $(CUDART)"
 endif
 
 # Build dependencies: installed through apt when run as root, else the exact command is printed.
