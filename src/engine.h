@@ -20,7 +20,7 @@ typedef struct ps_engine ps_engine_t;
 /* Per-record hits of one chunk, for --by-record: for each record listed in
  * the chunk that has hits, span[i] names the record (its index in the
  * chunk's record list) and its hits leaf[first..first+n) with count[...],
- * leaf ids ascending within a span. */
+ * in no particular order. */
 typedef struct {
     uint32_t rec, first, n;
 } ps_rec_span_t;

@@ -67,8 +67,6 @@ static inline void walk_one(const uint32_t *restrict delta, int shift, uint32_t 
     l->s = s;
 }
 
-#define LANES 4
-
 /* LANES walks in lockstep: their table lookups are independent, so their
  * cache misses overlap instead of queueing behind one another. */
 static inline void scan_lanes(const ps_automaton_t *a, const ps_chunk_t *c, uint64_t *restrict counts,
@@ -152,12 +150,6 @@ static uint32_t walk_touch(const ps_automaton_t *a, const ps_chunk_t *c, uint64_
     return nt;
 }
 
-static int cmp_u32(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return (a > b) - (a < b);
-}
-
 static int cpu_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_rec_hits_t *h, ps_err_t *err)
 {
     cpu_t *cpu = e->impl;
@@ -176,7 +168,6 @@ static int cpu_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_
         uint64_t to = j + 1 < c->n_rec ? c->rec_pos[j + 1] : c->n;
         uint32_t nt = walk_touch(a, c, c->rec_pos[j], to, dense, touched, 0);
         if (!nt) continue;
-        qsort(touched, nt, sizeof *touched, cmp_u32);
         if (h->n_span == h->cap_span) {
             uint32_t cap = h->cap_span ? h->cap_span * 2 : 64;
             ps_rec_span_t *sp = realloc(h->span, cap * sizeof *sp);
@@ -257,7 +248,6 @@ int ps_cpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int threads, p
         return ps_fail(err, PS_E_NOMEM, "out of memory for %d threads' counts", threads);
     }
     cpu->a = a;
-    cpu->threads = threads;
     e->name = "cpu";
     snprintf(e->device, sizeof e->device, "CPU, %d thread%s", threads, threads == 1 ? "" : "s");
     e->n_workers = threads;

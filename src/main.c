@@ -129,6 +129,7 @@ static int parse_uint(const char *s, long max, long *out)
 
 /* The column name for an input in --by-file: its base name without the
  * compression and format extensions. */
+#define SAMPLE_NAME_MAX 4096
 static void sample_name(const char *path, char *out, size_t n)
 {
     if (!strcmp(path, "-")) {
@@ -239,16 +240,17 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     }
     if (o->by_file) {
         /* Column names must be unique, or a matrix (and its merge) would be ambiguous. */
-        char a[4096], b[4096];
-        for (int i = 0; i < o->n_inputs; i++)
+        char a[SAMPLE_NAME_MAX], b[SAMPLE_NAME_MAX];
+        for (int i = 0; i < o->n_inputs; i++) {
+            sample_name(o->inputs[i], a, sizeof a);
             for (int j = 0; j < i; j++) {
-                sample_name(o->inputs[i], a, sizeof a);
                 sample_name(o->inputs[j], b, sizeof b);
                 if (!strcmp(a, b))
                     return ps_fail(err, PS_E_USAGE,
                                    "--by-file: inputs '%s' and '%s' would both be column '%s'; rename one",
                                    o->inputs[j], o->inputs[i], a);
             }
+        }
     }
     if (o->by_record && o->engine == ENGINE_GPU)
         return ps_fail(err, PS_E_USAGE, "--by-record runs on the CPU engine; drop --engine gpu");
@@ -277,24 +279,21 @@ static void show_progress(void *ctx, const ps_reader_t *r)
 static int write_by_file(FILE *f, const opts_t *o, const ps_probes_t *p, const ps_automaton_t *a,
                          const uint64_t *counts, ps_err_t *err)
 {
-    char name[4096];
-    fputs("name\tsequence", f);
-    for (int i = 0; i < o->n_inputs; i++) {
-        sample_name(o->inputs[i], name, sizeof name);
-        fprintf(f, "\t%s", name);
-    }
-    fputc('\n', f);
-    for (uint32_t j = 0; j < p->n; j++) {
-        fprintf(f, "%s\t%s", p->name[j], p->seq[j]);
+    char(*names)[SAMPLE_NAME_MAX] = malloc((size_t)o->n_inputs * sizeof *names);
+    const char **cols = malloc((size_t)o->n_inputs * sizeof *cols);
+    int rc = PS_OK;
+    if (!names || !cols) {
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+    } else {
         for (int i = 0; i < o->n_inputs; i++) {
-            const uint64_t *c = counts + (size_t)i * a->n_leaves;
-            uint64_t v = c[a->probe_leaf[0][j]] + (a->both_strands ? c[a->probe_leaf[1][j]] : 0);
-            fprintf(f, "\t%" PRIu64, v);
+            sample_name(o->inputs[i], names[i], sizeof names[i]);
+            cols[i] = names[i];
         }
-        fputc('\n', f);
+        rc = ps_write_matrix(f, p, a, counts, cols, o->n_inputs, err);
     }
-    if (ferror(f)) return ps_fail(err, PS_E_IO, "error writing the output table");
-    return PS_OK;
+    free(names);
+    free(cols);
+    return rc;
 }
 
 static void json_str(FILE *f, const char *s)
@@ -310,7 +309,7 @@ static void json_str(FILE *f, const char *s)
 }
 
 typedef struct {
-    double probes, build, engine, scan, output, teardown, total;
+    double probes, build, engine, scan, output, total;
 } timing_t;
 
 static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_engine_t *e,

@@ -40,7 +40,6 @@ static const char *ps_mshape_name(ps_mshape_t s)
 
 /* One input table, read a line at a time and split into fields in place. */
 typedef struct {
-    const char *path; /* as given; "-" is standard input */
     const char *show; /* how messages name it */
     FILE *f;
     char *line;
@@ -53,7 +52,6 @@ typedef struct {
 static int ps_min_open(ps_min_t *in, const char *path, ps_err_t *err)
 {
     memset(in, 0, sizeof *in);
-    in->path = path;
     if (strcmp(path, "-") == 0) {
         in->show = "standard input";
         in->f = stdin;
@@ -140,9 +138,8 @@ static int ps_madd(uint64_t *sum, uint64_t v, const ps_min_t *in, unsigned long 
     return PS_OK;
 }
 
-/* Recognises the shape from the header fields; n_counts gets the number of
- * count columns of totals and by-record tables (1, or 3 with strands). */
-static int ps_mheader_shape(const ps_min_t *in, ps_mshape_t *shape, size_t *n_counts, ps_err_t *err)
+/* Recognises the shape from the header fields. */
+static int ps_mheader_shape(const ps_min_t *in, ps_mshape_t *shape, ps_err_t *err)
 {
     char **f = in->fld;
     size_t n = in->nfld;
@@ -155,7 +152,6 @@ static int ps_mheader_shape(const ps_min_t *in, ps_mshape_t *shape, size_t *n_co
                            "'forward reverse' (tab-separated)",
                            in->show);
         *shape = PS_MS_BYRECORD;
-        *n_counts = n - 3;
         return PS_OK;
     }
     if (n < 3 || strcmp(f[0], "name") != 0 || strcmp(f[1], "sequence") != 0)
@@ -166,7 +162,6 @@ static int ps_mheader_shape(const ps_min_t *in, ps_mshape_t *shape, size_t *n_co
     if ((n == 3 && !strcmp(f[2], "count")) ||
         (n == 5 && !strcmp(f[2], "count") && !strcmp(f[3], "forward") && !strcmp(f[4], "reverse"))) {
         *shape = PS_MS_TOTALS;
-        *n_counts = n - 2;
         return PS_OK;
     }
     /* Every other column list is a by-file matrix: one column per sample. */
@@ -180,7 +175,6 @@ static int ps_mheader_shape(const ps_min_t *in, ps_mshape_t *shape, size_t *n_co
                                in->show, PS_MERGE_QUOTE, f[i], j + 1, i + 1);
     }
     *shape = PS_MS_BYFILE;
-    *n_counts = n - 2;
     return PS_OK;
 }
 
@@ -220,6 +214,13 @@ static int ps_mkey_namelen(const char *key)
 {
     const char *tab = strchr(key, '\t');
     return (int)(tab ? tab - key : (ptrdiff_t)strlen(key));
+}
+
+/* How much of that name a message quotes. */
+static int ps_mkey_quotelen(const char *key)
+{
+    int ln = ps_mkey_namelen(key);
+    return ln < PS_MERGE_QUOTE ? ln : PS_MERGE_QUOTE;
 }
 
 static int ps_mkey_equal(const char *key, const char *name, const char *seq)
@@ -265,8 +266,8 @@ static int ps_mprobes_load(ps_mprobes_t *mp, const char *path, ps_err_t *err)
     int rc = ps_probes_load(&p, path, PS_ALPHA_AUTO, err);
     if (rc < 0) return rc;
     mp->path = path;
-    mp->key = calloc(p->n ? p->n : 1, sizeof *mp->key);
-    mp->sorted = malloc((p->n ? p->n : 1) * sizeof *mp->sorted);
+    mp->key = calloc(p->n, sizeof *mp->key); /* the loader refuses an empty probe file */
+    mp->sorted = malloc(p->n * sizeof *mp->sorted);
     if (!mp->key || !mp->sorted) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
     for (uint32_t i = 0; rc == PS_OK && i < p->n; i++) {
         if (!(mp->key[i] = ps_mjoin2(p->name[i], p->seq[i]))) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
@@ -388,7 +389,7 @@ static int ps_mtable_read_rows(ps_mtable_t *t, ps_min_t *in, int first, const si
                            "%s: line %lu: probe row '%.*s' '%.*s' differs from '%.*s' '%.*s' on line %zu of %s "
                            "(tables from different probe sets?)",
                            in->show, in->lineno, PS_MERGE_QUOTE, name, PS_MERGE_QUOTE, seq,
-                           ln < PS_MERGE_QUOTE ? ln : PS_MERGE_QUOTE, k, PS_MERGE_QUOTE, k + ln + (k[ln] ? 1 : 0),
+                           ps_mkey_quotelen(k), k, PS_MERGE_QUOTE, k + ln + (k[ln] ? 1 : 0),
                            row + 2, t->first);
         }
         for (size_t i = 2; i < want; i++) {
@@ -441,10 +442,8 @@ static int ps_mtable_check_probes(const ps_mtable_t *t, const ps_mprobes_t *mp, 
 {
     for (size_t r = 0; r < t->nrows && r < mp->n; r++)
         if (strcmp(t->key[r], mp->key[r]) != 0) {
-            int ln = ps_mkey_namelen(t->key[r]);
             return ps_fail(err, PS_E_FORMAT, "%s: line %zu: probe row '%.*s' is not probe %zu ('%.*s') of %s", t->first,
-                           r + 2, ln < PS_MERGE_QUOTE ? ln : PS_MERGE_QUOTE, t->key[r], r + 1,
-                           ps_mkey_namelen(mp->key[r]) < PS_MERGE_QUOTE ? ps_mkey_namelen(mp->key[r]) : PS_MERGE_QUOTE,
+                           r + 2, ps_mkey_quotelen(t->key[r]), t->key[r], r + 1, ps_mkey_quotelen(mp->key[r]),
                            mp->key[r], mp->path);
         }
     if (t->nrows != mp->n)
@@ -779,8 +778,7 @@ static int ps_merge_run(char **inputs, int n_inputs, const char *output, const c
         rc = ps_min_next(&in, err);
         if (rc == 0) rc = ps_fail(err, PS_E_FORMAT, "%s: empty file: no header row", in.show);
         ps_mshape_t s = 0;
-        size_t n_counts = 0;
-        if (rc == 1) rc = ps_mheader_shape(&in, &s, &n_counts, err);
+        if (rc == 1) rc = ps_mheader_shape(&in, &s, err);
         if (rc == PS_OK && i > 0 && s != shape)
             rc = ps_fail(err, PS_E_FORMAT, "%s: line 1: a %s table cannot be merged with the %s table %s", in.show,
                          ps_mshape_name(s), ps_mshape_name(shape), shape == PS_MS_BYRECORD ? records.first : table.first);

@@ -89,22 +89,51 @@ void ps_output_abort(ps_output_t *o)
     free(o);
 }
 
+/* Probe i's forward count, and its reverse count (0 on one strand), from
+ * leaf counts: the one place that maps output rows to leaves. */
+static inline uint64_t probe_counts(const ps_automaton_t *a, const uint64_t *leaf_counts, uint32_t i, uint64_t *rv)
+{
+    *rv = a->both_strands ? leaf_counts[a->probe_leaf[1][i]] : 0;
+    return leaf_counts[a->probe_leaf[0][i]];
+}
+
+static int write_error(FILE *f, ps_err_t *err)
+{
+    if (ferror(f)) return ps_fail(err, PS_E_IO, "error writing the output table: %s", strerror(errno));
+    return PS_OK;
+}
+
 int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_automaton_t *a,
                     const uint64_t *leaf_counts, ps_err_t *err)
 {
     int strands = a->both_strands;
     fputs(strands ? "name\tsequence\tcount\tforward\treverse\n" : "name\tsequence\tcount\n", f);
     for (uint32_t i = 0; i < p->n; i++) {
-        uint64_t fw = leaf_counts[a->probe_leaf[0][i]];
+        uint64_t rv, fw = probe_counts(a, leaf_counts, i, &rv);
         if (strands) {
-            uint64_t rv = leaf_counts[a->probe_leaf[1][i]];
             fprintf(f, "%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", p->name[i], p->seq[i], fw + rv, fw, rv);
         } else {
             fprintf(f, "%s\t%s\t%" PRIu64 "\n", p->name[i], p->seq[i], fw);
         }
     }
-    if (ferror(f)) return ps_fail(err, PS_E_IO, "error writing the output table: %s", strerror(errno));
-    return PS_OK;
+    return write_error(f, err);
+}
+
+int ps_write_matrix(FILE *f, const ps_probes_t *p, const ps_automaton_t *a, const uint64_t *leaf_counts,
+                    const char *const *cols, int n_cols, ps_err_t *err)
+{
+    fputs("name\tsequence", f);
+    for (int c = 0; c < n_cols; c++) fprintf(f, "\t%s", cols[c]);
+    fputc('\n', f);
+    for (uint32_t i = 0; i < p->n; i++) {
+        fprintf(f, "%s\t%s", p->name[i], p->seq[i]);
+        for (int c = 0; c < n_cols; c++) {
+            uint64_t rv, fw = probe_counts(a, leaf_counts + (size_t)c * a->n_leaves, i, &rv);
+            fprintf(f, "\t%" PRIu64, fw + rv);
+        }
+        fputc('\n', f);
+    }
+    return write_error(f, err);
 }
 
 struct ps_record_writer {
@@ -191,9 +220,8 @@ int ps_record_writer_flush(ps_record_writer_t *w, ps_err_t *err)
     for (uint32_t j = 0; j < n; j++) {
         uint32_t i = w->rows[j];
         if (j && i == w->rows[j - 1]) continue; /* hit on both strands */
-        uint64_t fw = w->acc[a->probe_leaf[0][i]];
+        uint64_t rv, fw = probe_counts(a, w->acc, i, &rv);
         if (a->both_strands) {
-            uint64_t rv = w->acc[a->probe_leaf[1][i]];
             fprintf(w->f, "%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", w->name, w->p->name[i], w->p->seq[i],
                     fw + rv, fw, rv);
         } else {
@@ -203,8 +231,7 @@ int ps_record_writer_flush(ps_record_writer_t *w, ps_err_t *err)
     for (uint32_t t = 0; t < w->n_touched; t++) w->acc[w->touched[t]] = 0;
     w->n_touched = 0;
     w->have = 0;
-    if (ferror(w->f)) return ps_fail(err, PS_E_IO, "error writing the output table: %s", strerror(errno));
-    return PS_OK;
+    return write_error(w->f, err);
 }
 
 int ps_record_writer_emit(void *ctx, const ps_chunk_t *c, const ps_rec_hits_t *h, ps_err_t *err)

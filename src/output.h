@@ -32,6 +32,12 @@ void ps_output_abort(ps_output_t *o);
 int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_automaton_t *a,
                     const uint64_t *leaf_counts, ps_err_t *err);
 
+/* --by-file: `name  sequence` and one column per input, named cols[c], with
+ * that input's count (forward + reverse); leaf_counts holds n_cols arrays of
+ * a->n_leaves counts, one per input. */
+int ps_write_matrix(FILE *f, const ps_probes_t *p, const ps_automaton_t *a, const uint64_t *leaf_counts,
+                    const char *const *cols, int n_cols, ps_err_t *err);
+
 /* --by-record: the long table `record  name  sequence  count [forward
  * reverse]`, only rows with count > 0, records in input order and probes in
  * probe-file order within a record. It is fed chunk hits in input order

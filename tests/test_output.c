@@ -125,6 +125,41 @@ START_TEST(test_table_by_hand)
 }
 END_TEST
 
+/* The --by-file matrix: one column per input, each forward + reverse. */
+START_TEST(test_matrix_by_hand)
+{
+    const char *seqs[2] = {"ACG", "CGT"};
+    const char *names[2] = {"a", "b"};
+    const char *cols[3] = {"reads", "genome", "ont"};
+    for (int both = 0; both <= 1; both++) {
+        built_t b = build(2, seqs, names, PS_ALPHA_DNA, both);
+        uint32_t nl = b.a->n_leaves;
+        uint64_t *counts = calloc(3 * (size_t)nl, sizeof *counts);
+        ck_assert_ptr_nonnull(counts);
+        for (int c = 0; c < 3; c++) {
+            counts[(size_t)c * nl + b.a->probe_leaf[0][0]] = 1 + (uint64_t)c;  /* ACG */
+            counts[(size_t)c * nl + b.a->probe_leaf[0][1]] = 10 * (uint64_t)c; /* CGT */
+        }
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        ck_assert_ptr_nonnull(f);
+        ps_err_t err = {0};
+        ck_assert_msg(ps_write_matrix(f, b.p, b.a, counts, cols, 3, &err) == PS_OK, "%s", err.msg);
+        ck_assert_int_eq(fclose(f), 0);
+        ck_assert_str_eq(text, both ? "name\tsequence\treads\tgenome\tont\n"
+                                      "a\tACG\t1\t12\t23\n"
+                                      "b\tCGT\t1\t12\t23\n"
+                                    : "name\tsequence\treads\tgenome\tont\n"
+                                      "a\tACG\t1\t2\t3\n"
+                                      "b\tCGT\t0\t10\t20\n");
+        free(text);
+        free(counts);
+        built_free(&b);
+    }
+}
+END_TEST
+
 START_TEST(test_palindrome_and_duplicates)
 {
     /* GAATTC is its own reverse complement: both columns read its one leaf,
@@ -317,6 +352,7 @@ Suite *suite_output(void)
     tcase_set_timeout(tc, 60);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_table_by_hand);
+    tcase_add_test(tc, test_matrix_by_hand);
     tcase_add_test(tc, test_palindrome_and_duplicates);
     tcase_add_test(tc, test_table_random);
     tcase_add_test(tc, test_output_commit);
