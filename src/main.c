@@ -312,7 +312,7 @@ typedef struct {
     double probes, build, engine, scan, output, total;
 } timing_t;
 
-static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_engine_t *e,
+static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_automaton_t *a, const ps_engine_t *e,
                        const ps_scan_stats_t *st, const timing_t *tm, ps_err_t *err)
 {
     ps_output_t *out;
@@ -334,7 +334,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_engine_t 
     fprintf(f, ",\n  \"device\": ");
     json_str(f, e->device);
     fprintf(f, ",\n  \"threads\": %d,\n  \"probes\": %u,\n  \"k\": %d,\n  \"alphabet\": \"%s\",\n  \"strands\": \"%s\",\n",
-            o->threads, p->n, p->k, ps_alpha_name(p->alpha), o->both_strands ? "both" : "forward");
+            o->threads, p->n, p->k, ps_alpha_name(p->alpha), a->both_strands ? "both" : "forward");
     fprintf(f, "  \"inputs\": [");
     for (int i = 0; i < o->n_inputs; i++) {
         fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
@@ -467,7 +467,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     if (rc < 0) goto done;
     tm.output = now_s() - t;
     tm.total = now_s() - t0;
-    if (o->stats) rc = write_stats(o, p, e, st, &tm, err);
+    if (o->stats) rc = write_stats(o, p, a, e, st, &tm, err);
     if (o->verbose) {
         t = now_s();
         ps_engine_destroy(e);

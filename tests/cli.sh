@@ -203,6 +203,15 @@ if [ "$rc" -eq 0 ] && cmp -s out.txt both.tsv && grep -qi 'dna' err.txt; then ok
 fi
 run count -v -p pep.txt genome.fa
 if [ "$rc" -eq 0 ] && grep -qi 'protein' err.txt; then ok; else bad "-v: auto protein not reported"; fi
+# --stats names the strands actually counted: protein is forward only.
+for s in "pep.txt protein forward" "probes.tsv dna both"; do
+    set -- $s
+    run count --stats st.json -p "$1" genome.fa
+    if [ "$rc" -eq 0 ] && grep -q "\"alphabet\": \"$2\"" st.json && grep -q "\"strands\": \"$3\"" st.json; then ok; else
+        bad "--stats for $1: status $rc or not $2 / $3: $(grep -E 'alphabet|strands' st.json | tr '\n' ' ')"
+    fi
+    rm -f st.json
+done
 
 # -o: the file gets the table, stdout nothing; an older file is replaced.
 mkdir -p res
