@@ -68,6 +68,34 @@ static void *fifo_pop(fifo_t *f, pthread_mutex_t *lock)
     return c;
 }
 
+/* Pop and push on one of the fifos that p->lock guards (chunks or blocks),
+ * taking the lock for just that. */
+static void *locked_pop(pipe_t *p, fifo_t *f)
+{
+    pthread_mutex_lock(&p->lock);
+    void *item = fifo_pop(f, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+    return item;
+}
+
+static void locked_push(pipe_t *p, fifo_t *f, void *item)
+{
+    pthread_mutex_lock(&p->lock);
+    fifo_push(f, item);
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Records the first failure; the reader and the packers stop on it. */
+static void set_failed(pipe_t *p, const ps_err_t *err)
+{
+    pthread_mutex_lock(&p->lock);
+    if (!p->failed) {
+        p->failed = 1;
+        p->err = *err;
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
 void ps_rec_hits_free(ps_rec_hits_t *h)
 {
     free(h->span);
@@ -94,9 +122,7 @@ static int emit_in_order(pipe_t *p, size_t slot, int failed, ps_err_t *err)
         }
         p->done[next] = 0;
         p->next_emit++;
-        pthread_mutex_lock(&p->lock);
-        fifo_push(&p->free, &p->chunks[next]);
-        pthread_mutex_unlock(&p->lock);
+        locked_push(p, &p->free, &p->chunks[next]);
     }
     pthread_mutex_unlock(&p->emit_lock);
     return rc;
@@ -121,23 +147,20 @@ static void *worker(void *arg)
         int rc = PS_OK;
         if (p->sink) {
             size_t slot = (size_t)(c - p->chunks);
-            p->hits[slot].n_span = 0;
-            p->hits[slot].n_hit = 0;
+            /* scan_records clears the slot's hits itself. A skipped or failed
+             * slot may hold stale ones, but emit_in_order(failed) stops the
+             * sink for good before this slot can be emitted: never read. */
             if (!skip) rc = p->e->scan_records(p->e, w->id, c, &p->hits[slot], &err);
             /* Emit even after a failure: that is what returns chunks to the ring. */
             int erc = emit_in_order(p, slot, skip || rc < 0, rc < 0 ? NULL : &err);
             if (rc == PS_OK) rc = erc;
-            pthread_mutex_lock(&p->lock);
+            if (rc < 0) set_failed(p, &err);
         } else {
             if (!skip) rc = p->e->scan(p->e, w->id, c, &err);
-            pthread_mutex_lock(&p->lock);
-            fifo_push(&p->free, c);
+            /* The failure first: whoever takes the chunk back must see it. */
+            if (rc < 0) set_failed(p, &err);
+            locked_push(p, &p->free, c);
         }
-        if (rc < 0 && !p->failed) {
-            p->failed = 1;
-            p->err = err;
-        }
-        pthread_mutex_unlock(&p->lock);
     }
     return NULL;
 }
@@ -175,7 +198,6 @@ typedef struct {
 typedef struct {
     pipe_t *p;
     const ps_automaton_t *a;
-    ps_reader_t *main_reader;
     block_slot_t *slots;
     size_t n_slots;
     fifo_t todo, free_blocks;  /* guarded by p->lock */
@@ -186,38 +208,13 @@ typedef struct {
     uint32_t t_len;
     ps_chunk_t *junction;      /* being filled; NULL until needed */
     uint64_t records, symbols, lines;
-    char last_name[256];
+    char last_name[PS_NAME_MAX + 1];
 } blocks_t;
 
 typedef struct {
     blocks_t *bl;
     ps_reader_t *parser;
 } packer_arg_t;
-
-static ps_chunk_t *take_free_chunk(pipe_t *p)
-{
-    pthread_mutex_lock(&p->lock);
-    ps_chunk_t *c = fifo_pop(&p->free, &p->lock);
-    pthread_mutex_unlock(&p->lock);
-    return c;
-}
-
-static void give_chunk(pipe_t *p, fifo_t *f, void *c)
-{
-    pthread_mutex_lock(&p->lock);
-    fifo_push(f, c);
-    pthread_mutex_unlock(&p->lock);
-}
-
-static void set_failed(pipe_t *p, const ps_err_t *err)
-{
-    pthread_mutex_lock(&p->lock);
-    if (!p->failed) {
-        p->failed = 1;
-        p->err = *err;
-    }
-    pthread_mutex_unlock(&p->lock);
-}
 
 static int pipe_failed(pipe_t *p)
 {
@@ -234,11 +231,11 @@ static void add_junction(blocks_t *bl, const uint8_t *h, uint32_t h_len)
     ps_chunk_t *j = bl->junction;
     uint32_t len = bl->t_len + h_len;
     if (j && (j->n + len > j->cap || j->n_restart == j->cap_restart)) {
-        give_chunk(p, &p->filled, j);
+        locked_push(p, &p->filled, j);
         j = NULL;
     }
     if (!j) {
-        j = take_free_chunk(p);
+        j = locked_pop(p, &p->free);
         ps_chunk_clear(j);
     }
     if (j->n) ps_chunk_restart(j);
@@ -277,7 +274,7 @@ static void sequence_blocks(blocks_t *bl)
         if (in->records) snprintf(bl->last_name, sizeof bl->last_name, "%s", in->last_name);
         s->done = 0;
         bl->next_seq++;
-        give_chunk(bl->p, &bl->free_blocks, s);
+        locked_push(bl->p, &bl->free_blocks, s);
     }
     pthread_cond_broadcast(&bl->seq_moved);
 }
@@ -292,10 +289,10 @@ static int pack_block(blocks_t *bl, ps_reader_t *bp, block_slot_t *s, uint64_t l
     s->head_len = s->tail_len = 0;
     int first = 1;
     for (;;) {
-        ps_chunk_t *c = take_free_chunk(p);
+        ps_chunk_t *c = locked_pop(p, &p->free);
         int got = ps_reader_next(bp, c, err);
         if (got <= 0) {
-            give_chunk(p, &p->free, c);
+            locked_push(p, &p->free, c);
             if (got < 0) return got;
             break;
         }
@@ -304,7 +301,7 @@ static int pack_block(blocks_t *bl, ps_reader_t *bp, block_slot_t *s, uint64_t l
             first = 0;
         }
         s->tail_len = ps_chunk_tail(c, k1, s->tail);
-        give_chunk(p, &p->filled, c);
+        locked_push(p, &p->filled, c);
     }
     ps_block_end(bp, &s->info);
     return PS_OK;
@@ -341,7 +338,7 @@ static void *packer(void *arg)
 }
 
 /* Reads the whole input as blocks; the packers and workers do the rest. */
-static int read_blocks(pipe_t *p, const ps_automaton_t *a, ps_reader_t *r, const char *path, int n_packers,
+static int read_blocks(pipe_t *p, const ps_automaton_t *a, ps_reader_t *r, int n_packers,
                        size_t block_bytes, ps_progress_fn progress, void *progress_ctx, ps_reader_stats_t *in,
                        ps_err_t *err)
 {
@@ -349,7 +346,6 @@ static int read_blocks(pipe_t *p, const ps_automaton_t *a, ps_reader_t *r, const
     memset(&bl, 0, sizeof bl);
     bl.p = p;
     bl.a = a;
-    bl.main_reader = r;
     bl.n_slots = (size_t)n_packers + 2;
     packer_arg_t *pargs = calloc((size_t)n_packers, sizeof *pargs);
     pthread_t *tid = calloc((size_t)n_packers, sizeof *tid);
@@ -390,17 +386,15 @@ static int read_blocks(pipe_t *p, const ps_automaton_t *a, ps_reader_t *r, const
         }
     }
     for (uint64_t seq = 0; rc == PS_OK && !pipe_failed(p); seq++) {
-        pthread_mutex_lock(&p->lock);
-        block_slot_t *s = fifo_pop(&bl.free_blocks, &p->lock);
-        pthread_mutex_unlock(&p->lock);
+        block_slot_t *s = locked_pop(p, &bl.free_blocks);
         int got = ps_reader_next_block(r, &s->b, err);
         if (got <= 0) {
             rc = got;
-            give_chunk(p, &bl.free_blocks, s);
+            locked_push(p, &bl.free_blocks, s);
             break;
         }
         s->seq = seq;
-        give_chunk(p, &bl.todo, s);
+        locked_push(p, &bl.todo, s);
         if (progress) progress(progress_ctx, r);
     }
     pthread_mutex_lock(&p->lock);
@@ -410,12 +404,13 @@ static int read_blocks(pipe_t *p, const ps_automaton_t *a, ps_reader_t *r, const
         pthread_join(tid[i], NULL);
         ps_reader_close(pargs[i].parser);
     }
-    if (bl.junction) give_chunk(p, &p->filled, bl.junction);
+    if (bl.junction) locked_push(p, &p->filled, bl.junction);
     *in = *ps_reader_stats(r);
     in->records = bl.records;
     in->symbols = bl.symbols;
-    if (rc == PS_OK && !pipe_failed(p) && bl.records == 0)
-        rc = ps_fail(err, PS_E_FORMAT, "%s: no sequence records found (empty input?)", path);
+    /* No check for an input without records here: this path starts only when
+     * ps_reader_is_fasta() saw '>' first, and that '>' begins a record in the
+     * first block that holds it or the parse fails (seqio reports empty input). */
 fifos:
     fifo_destroy(&bl.todo);
     fifo_destroy(&bl.free_blocks);
@@ -530,7 +525,7 @@ int ps_scan_file(ps_engine_t *e, const ps_automaton_t *a, const char *path, int 
     }
 
     ps_reader_stats_t in_stats;
-    if (rc == PS_OK && packers) rc = read_blocks(&p, a, r, path, packers, block_bytes, progress, progress_ctx, &in_stats, err);
+    if (rc == PS_OK && packers) rc = read_blocks(&p, a, r, packers, block_bytes, progress, progress_ctx, &in_stats, err);
     /* Or the reader alone fills free chunks and hands them to the workers. */
     while (rc == PS_OK && !packers) {
         pthread_mutex_lock(&p.lock);
@@ -545,9 +540,7 @@ int ps_scan_file(ps_engine_t *e, const ps_automaton_t *a, const char *path, int 
             p.slot_of[p.next_read % n_chunks] = slot;
             p.next_read++;
         }
-        pthread_mutex_lock(&p.lock);
-        fifo_push(got > 0 ? &p.filled : &p.free, c);
-        pthread_mutex_unlock(&p.lock);
+        locked_push(&p, got > 0 ? &p.filled : &p.free, c);
         if (got <= 0) break;
         if (progress) progress(progress_ctx, r);
     }

@@ -16,7 +16,6 @@
 #include "probes.h"
 
 #define PS_IO_BUF (1u << 20)
-#define PS_NAME_MAX 255
 
 enum state {
     S_BEGIN,   /* before the first record */
@@ -32,7 +31,6 @@ enum state {
 struct ps_reader {
     BGZF *fp;
     char *path;
-    ps_alpha_t alpha;
     uint32_t sigma;
     int k;
     uint8_t tab[256];
@@ -50,8 +48,7 @@ struct ps_reader {
     int name_done;          /* the first word of the header has ended */
     uint64_t seq_len, qual_len;
     uint64_t qual_line;     /* line where the quality of the record starts */
-    int in_record;          /* a record has started */
-    int rec_has_syms;       /* ... and has packed symbols */
+    int rec_has_syms;       /* the record in progress has packed symbols; implies it started and is not pending */
     int pending_record;     /* list the record before its first symbol */
     int pending_restart;    /* restart before the next symbol */
     uint8_t ctx[PS_MAX_K];  /* context carried into the next chunk */
@@ -113,7 +110,6 @@ int ps_reader_open(ps_reader_t **out, const char *path, ps_alpha_t a, int k, int
             return ps_fail(err, PS_E_IO, "%s: cannot start %d decompression threads", path, threads);
         }
     }
-    r->alpha = a;
     r->sigma = (uint32_t)ps_alpha_sigma(a);
     r->k = k;
     ps_alpha_table(a, r->tab);
@@ -344,7 +340,6 @@ static void begin_record(ps_reader_t *r)
     r->stats.records++;
     if (r->stats.symbols == 0) r->open_start = 0;
     r->breaks++;
-    r->in_record = 1;
     r->rec_has_syms = 0;
     r->pending_record = 1;
     r->pending_restart = 1;
@@ -371,6 +366,15 @@ static int read_header(ps_reader_t *r)
     return 1;
 }
 
+/* The one message for a quality line that does not match the bases, whether
+ * too long (seen while reading) or too short (seen at the end). */
+static int qual_mismatch(const ps_reader_t *r, ps_err_t *err)
+{
+    return ps_fail(err, PS_E_FORMAT, "%s: line %llu: FASTQ record '%s' has %llu quality characters for %llu bases",
+                   r->path, (unsigned long long)r->qual_line, rec_name(r), (unsigned long long)r->qual_len,
+                   (unsigned long long)r->seq_len);
+}
+
 /* Consumes quality bytes; 1 when the record's quality is complete, <0 on error. */
 static int read_qual(ps_reader_t *r, ps_err_t *err)
 {
@@ -382,10 +386,7 @@ static int read_qual(ps_reader_t *r, ps_err_t *err)
         r->qual_len += n;
         r->pos = end;
         if (r->qual_len > r->seq_len)
-            return ps_fail(err, PS_E_FORMAT,
-                           "%s: line %llu: FASTQ record '%s' has %llu quality characters for %llu bases",
-                           r->path, (unsigned long long)r->qual_line, rec_name(r),
-                           (unsigned long long)r->qual_len, (unsigned long long)r->seq_len);
+            return qual_mismatch(r, err);
         if (!nl) return 0;
         r->pos++;
         r->line++;
@@ -418,10 +419,7 @@ static int finish_input(ps_reader_t *r, ps_err_t *err)
                        r->path, (unsigned long long)r->line, rec_name(r));
     case S_FQ_QUAL:
         if (r->qual_len != r->seq_len)
-            return ps_fail(err, PS_E_FORMAT,
-                           "%s: line %llu: FASTQ record '%s' has %llu quality characters for %llu bases",
-                           r->path, (unsigned long long)r->qual_line, rec_name(r),
-                           (unsigned long long)r->qual_len, (unsigned long long)r->seq_len);
+            return qual_mismatch(r, err);
         return PS_OK;
     default:
         return PS_OK;
@@ -432,9 +430,9 @@ int ps_reader_next(ps_reader_t *r, ps_chunk_t *c, ps_err_t *err)
 {
     ps_chunk_clear(c);
     if (r->st == S_END || r->eof == 2) return 0;
-    /* Repeat the unfinished segment's tail, and list the record it belongs to. */
-    if (r->in_record && r->rec_has_syms && !r->pending_record &&
-        ps_chunk_record(c, r->stats.records - 1, r->name, r->name_len) < 0)
+    /* Repeat the unfinished segment's tail, and list the record it belongs to
+     * (rec_has_syms alone says a record is open and already listed once). */
+    if (r->rec_has_syms && ps_chunk_record(c, r->stats.records - 1, r->name, r->name_len) < 0)
         return ps_fail(err, PS_E_INTERNAL, "chunk lists too small");
     for (uint32_t j = 0; j < r->n_ctx; j++) ps_chunk_push(c, r->ctx[j]);
     c->n_ctx = r->n_ctx;
@@ -589,7 +587,6 @@ int ps_block_parser_new(ps_reader_t **out, const ps_reader_t *main, ps_err_t *er
         return ps_fail(err, PS_E_NOMEM, "out of memory");
     }
     r->block_mode = 1;
-    r->alpha = main->alpha;
     r->sigma = main->sigma;
     r->k = main->k;
     memcpy(r->tab, main->tab, sizeof r->tab);
@@ -613,7 +610,6 @@ void ps_block_parser_start(ps_reader_t *r, const ps_block_t *b, uint64_t line_ba
     r->seq_len = r->qual_len = 0;
     /* The record in progress began in an earlier block: it is not listed
      * again (block mode serves totals, not per-record counts). */
-    r->in_record = 0;
     r->rec_has_syms = 0;
     r->pending_record = 0;
     r->pending_restart = b->first;

@@ -22,6 +22,10 @@
 
 typedef struct ps_reader ps_reader_t;
 
+/* Longest record name kept (longer ones are cut); public so that callers
+ * holding a name (ps_block_info_t, scan.c) size buffers to match. */
+#define PS_NAME_MAX 255
+
 typedef struct {
     uint64_t records;      /* records seen, empty ones included */
     uint64_t symbols;      /* symbols packed (context repeats not counted) */
@@ -64,7 +68,7 @@ typedef struct {
     int open_end;        /* its last segment is still open at the cut */
     int one_segment;     /* open at both ends with no restart in between */
     uint64_t records, symbols, lines;
-    char last_name[256]; /* the name of the record in progress at the cut */
+    char last_name[PS_NAME_MAX + 1]; /* the name of the record in progress at the cut */
 } ps_block_info_t;
 
 /* 1 when the input is FASTA (it starts with '>'), 0 otherwise, <0 on error.
