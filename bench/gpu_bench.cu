@@ -33,7 +33,7 @@ extern "C" {
         }                                                                                          \
     } while (0)
 
-static uint64_t mix64(uint64_t x)
+__host__ __device__ static inline uint64_t mix64(uint64_t x)
 {
     x += 0x9E3779B97F4A7C15ull;
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -45,11 +45,7 @@ static uint64_t mix64(uint64_t x)
  * (27 symbols) from 10 bits each. The host recomputes words to cut probes. */
 __host__ __device__ static inline uint32_t text_word(uint64_t seed, uint64_t i, int bits)
 {
-    uint64_t x = seed ^ (i * 0xD1B54A32D192ED03ull);
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    x ^= x >> 31;
+    const uint64_t x = mix64(seed ^ (i * 0xD1B54A32D192ED03ull));
     if (bits == 2) return (uint32_t)x;
     uint32_t w = 0;
     for (int j = 0; j < 6; j++) w |= (uint32_t)((((x >> (10 * j)) & 1023u) * 27u) >> 10) << (5 * j);
@@ -156,17 +152,14 @@ static void case_close(bcase_t *c)
 
 /* Times one variant; checks its counts against the first variant timed on
  * the case (the reference). no_kmer: best keeps the DFA walk. force_global:
- * leaf counters all in global memory (they are last in shared memory). */
+ * leaf counters all in global memory, planned as such (grid included). */
 static double run_variant(bcase_t *c, const text_t *t, int variant, int no_kmer, int reps, int force_global,
                           int verbose, int *mismatch)
 {
     ps_gplan_t pl = c->tables;
     pl.no_kmer = no_kmer;
+    pl.no_shared_counts = force_global;
     CK(ps_gpu_plan(&pl, variant, c->a, 0));
-    if (force_global && pl.cnt_shared) {
-        pl.smem -= (pl.cnt_shared * 4u + 15u) & ~15u;
-        pl.cnt_shared = 0;
-    }
     if (verbose) {
         char d[400];
         ps_gpu_plan_describe(&pl, d, sizeof d);
@@ -187,7 +180,6 @@ static double run_variant(bcase_t *c, const text_t *t, int variant, int no_kmer,
         }
         free(got);
     }
-    CK(cudaMemset(c->tables.d_counts, 0, (size_t)c->a->n_leaves * 8u));
     return ms;
 }
 

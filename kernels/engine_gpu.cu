@@ -178,7 +178,9 @@ extern "C" int ps_gpu_device_present(void)
     return access("/dev/nvidiactl", F_OK) == 0;
 }
 
-extern "C" int ps_gpu_usable(int device, char *why, size_t why_len)
+/* ps_gpu_usable, also handing back the device's properties (*p, set when it
+ * returns 1) so that the engine queries them once. */
+static int ps_gpu_probe(int device, cudaDeviceProp *p, char *why, size_t why_len)
 {
     int n = 0;
     cudaError_t ce = cudaGetDeviceCount(&n);
@@ -193,26 +195,32 @@ extern "C" int ps_gpu_usable(int device, char *why, size_t why_len)
         if (why && why_len) snprintf(why, why_len, "GPU %d does not exist (%d CUDA device%s)", device, n, n == 1 ? "" : "s");
         return 0;
     }
-    cudaDeviceProp p;
-    if ((ce = cudaGetDeviceProperties(&p, device)) != cudaSuccess) {
+    if ((ce = cudaGetDeviceProperties(p, device)) != cudaSuccess) {
         if (why && why_len) snprintf(why, why_len, "GPU %d: %s", device, cudaGetErrorString(ce));
         return 0;
     }
     /* The kernels are built for sm_90 (plus its PTX), which older chips cannot run. */
-    if (p.major < 9) {
+    if (p->major < 9) {
         if (why && why_len)
             snprintf(why, why_len, "GPU %d (%s) has compute capability %d.%d; this build needs 9.0 or newer",
-                     device, p.name, p.major, p.minor);
+                     device, p->name, p->major, p->minor);
         return 0;
     }
     int mode = 0;
     if (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, device) == cudaSuccess &&
         mode == cudaComputeModeProhibited) {
-        if (why && why_len) snprintf(why, why_len, "GPU %d (%s) is in prohibited compute mode", device, p.name);
+        if (why && why_len) snprintf(why, why_len, "GPU %d (%s) is in prohibited compute mode", device, p->name);
         return 0;
     }
-    if (why && why_len) snprintf(why, why_len, "GPU %d: %s, compute capability %d.%d", device, p.name, p.major, p.minor);
+    if (why && why_len)
+        snprintf(why, why_len, "GPU %d: %s, compute capability %d.%d", device, p->name, p->major, p->minor);
     return 1;
+}
+
+extern "C" int ps_gpu_usable(int device, char *why, size_t why_len)
+{
+    cudaDeviceProp p;
+    return ps_gpu_probe(device, &p, why, why_len);
 }
 
 extern "C" const char *const *ps_gpu_kernel_names(void) { return ps_gpu_variant_names(); }
@@ -221,8 +229,9 @@ extern "C" int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int
                                  int host_threads, ps_err_t *err)
 {
     *out = NULL;
-    char why[256];
-    if (!ps_gpu_usable(device, why, sizeof why)) return ps_fail(err, PS_E_GPU, "GPU engine unavailable: %s", why);
+    char why[384]; /* room for the longest reason with a full-length device name */
+    cudaDeviceProp p;
+    if (!ps_gpu_probe(device, &p, why, sizeof why)) return ps_fail(err, PS_E_GPU, "GPU engine unavailable: %s", why);
     int variant = ps_gpu_variant(kernel);
     if (variant < 0) {
         char list[256] = "";
@@ -252,14 +261,11 @@ extern "C" int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int
 
     cudaError_t ce;
     int rc;
-    const uint32_t pw = PS_PER_WORD(a->shift);
-    cudaDeviceProp p;
+    /* Padded by 16 bytes: the kernels' 16-byte staging loads stay inside. */
+    const size_t text_bytes =
+        ((size_t)(PS_GPU_CHUNK_SYMS / PS_PER_WORD(a->shift) + 1) * sizeof(uint32_t) + 31) & ~(size_t)15;
     if ((ce = cudaSetDevice(device)) != cudaSuccess) {
         rc = ps_cuda_fail(err, ce, "cudaSetDevice");
-        goto fail;
-    }
-    if ((ce = cudaGetDeviceProperties(&p, device)) != cudaSuccess) {
-        rc = ps_cuda_fail(err, ce, "cudaGetDeviceProperties");
         goto fail;
     }
     if ((ce = ps_gpu_tables_upload(&g->plan, a)) != cudaSuccess) {
@@ -283,12 +289,12 @@ extern "C" int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int
     }
     for (int i = 0; i < g->n_workers; i++) {
         ps_gworker *w = &g->w[i];
-        /* Padded by 16 bytes: the kernels' 16-byte staging loads stay inside. */
-        size_t text_bytes = ((size_t)(PS_GPU_CHUNK_SYMS / pw + 1) * sizeof(uint32_t) + 31) & ~(size_t)15;
+        /* start and done are recorded only with stats on (destroy skips unset ones). */
         if ((ce = cudaStreamCreateWithFlags(&w->stream, cudaStreamNonBlocking)) != cudaSuccess ||
             (ce = cudaEventCreateWithFlags(&w->copied, g->stats ? cudaEventDefault : cudaEventDisableTiming)) !=
                 cudaSuccess ||
-            (ce = cudaEventCreate(&w->start)) != cudaSuccess || (ce = cudaEventCreate(&w->done)) != cudaSuccess ||
+            (g->stats && ((ce = cudaEventCreate(&w->start)) != cudaSuccess ||
+                          (ce = cudaEventCreate(&w->done)) != cudaSuccess)) ||
             (ce = cudaMalloc(&w->d_text, text_bytes)) != cudaSuccess ||
             (ce = cudaMalloc(&w->d_restart, PS_GPU_CHUNK_RESTARTS * sizeof(uint32_t))) != cudaSuccess) {
             rc = ps_cuda_fail(err, ce, "allocating GPU stream buffers");

@@ -76,6 +76,39 @@ __device__ __forceinline__ uint32_t ps_step(const ST *dfa, uint32_t s, uint32_t 
  * j-th word (t * 17 + j) hits a distinct bank across the warp. */
 __device__ __forceinline__ uint32_t ps_pad(uint32_t i) { return i + (i >> 4); }
 
+/* Four text words from w on; words at or past nw read as 0 (their positions
+ * are never counted). w is a multiple of 4 (the 16-byte load). */
+__device__ __forceinline__ uint4 ps_load4(const uint32_t *text, uint32_t w, uint32_t nw)
+{
+    if (w + 4u <= nw) return __ldg((const uint4 *)(text + w));
+    uint4 v;
+    v.x = w < nw ? __ldg(text + w) : 0u;
+    v.y = w + 1u < nw ? __ldg(text + w + 1u) : 0u;
+    v.z = w + 2u < nw ? __ldg(text + w + 2u) : 0u;
+    v.w = 0u; /* w + 3 >= nw here */
+    return v;
+}
+
+/* Index of the first restart at or after position p (n_restart if none). */
+template <class A>
+__device__ __forceinline__ uint32_t ps_first_restart(const A &a, uint32_t p)
+{
+    uint32_t lo = 0, hi = a.n_restart;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) >> 1;
+        if (__ldg(a.restart + mid) < p) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Position of restart i, or one no position reaches when there is none. */
+template <class A>
+__device__ __forceinline__ uint32_t ps_restart_pos(const A &a, uint32_t i)
+{
+    return i < a.n_restart ? __ldg(a.restart + i) : 0xFFFFFFFFu;
+}
+
 template <bool LEAFSH>
 __device__ __forceinline__ void ps_count(const ps_kargs &a, uint32_t *scnt, uint32_t id)
 {
@@ -117,16 +150,10 @@ __global__ void __launch_bounds__(NT) ps_scan_kernel(ps_kargs a)
             const uint32_t groups = (a.halo + NT * TW) / 4u;
             const long long base = (long long)wb - a.halo;
             for (uint32_t g = tid; g < groups; g += NT) {
-                long long gw = base + 4ll * g;
-                uint4 v;
-                if (gw >= 0 && gw + 4 <= (long long)a.nw) {
-                    v = __ldg((const uint4 *)(a.text + gw));
-                } else {
-                    v.x = (gw >= 0 && gw < a.nw) ? __ldg(a.text + gw) : 0u;
-                    v.y = (gw + 1 >= 0 && gw + 1 < a.nw) ? __ldg(a.text + gw + 1) : 0u;
-                    v.z = (gw + 2 >= 0 && gw + 2 < a.nw) ? __ldg(a.text + gw + 2) : 0u;
-                    v.w = (gw + 3 >= 0 && gw + 3 < a.nw) ? __ldg(a.text + gw + 3) : 0u;
-                }
+                const long long gw = base + 4ll * g;
+                /* halo and wb are multiples of 16, so a group lies wholly
+                 * before the chunk (gw < 0) or wholly at or after its start. */
+                const uint4 v = gw < 0 ? make_uint4(0u, 0u, 0u, 0u) : ps_load4(a.text, (uint32_t)gw, a.nw);
                 uint32_t pi = ps_pad(4u * g); /* the 4 words share one padded row */
                 stage[pi] = v.x;
                 stage[pi + 1] = v.y;
@@ -143,14 +170,8 @@ __global__ void __launch_bounds__(NT) ps_scan_kernel(ps_kargs a)
             const uint32_t cstart = max(t0w * PW, a.n_ctx);
             const uint32_t p0 = wq * PW;
             /* First restart at or after the walk's start. */
-            uint32_t lo = 0, hi = a.n_restart;
-            while (lo < hi) {
-                uint32_t mid = (lo + hi) >> 1;
-                if (__ldg(a.restart + mid) < p0) lo = mid + 1;
-                else hi = mid;
-            }
-            uint32_t ri = lo;
-            uint32_t nr = ri < a.n_restart ? __ldg(a.restart + ri) : 0xFFFFFFFFu;
+            uint32_t ri = ps_first_restart(a, p0);
+            uint32_t nr = ps_restart_pos(a, ri);
             const uint32_t sbase = a.halo - wb; /* stage index = w + sbase (mod 2^32) */
             uint32_t s = 0;
 
@@ -163,8 +184,7 @@ __global__ void __launch_bounds__(NT) ps_scan_kernel(ps_kargs a)
                     uint32_t c = (x >> ((p % PW) * BITS)) & MASK;
                     if (p == nr) {
                         s = 0;
-                        ++ri;
-                        nr = ri < a.n_restart ? __ldg(a.restart + ri) : 0xFFFFFFFFu;
+                        nr = ps_restart_pos(a, ++ri);
                     }
                     s = ps_step<DM, ST>(dfa, s, c, BITS);
                     if (s >= a.leaf_base && p >= cstart) ps_count<LEAFSH>(a, scnt, s - a.leaf_base);
@@ -186,8 +206,7 @@ __global__ void __launch_bounds__(NT) ps_scan_kernel(ps_kargs a)
                             if (p >= a.n) break;
                             if (p == nr) {
                                 s = 0;
-                                ++ri;
-                                nr = ri < a.n_restart ? __ldg(a.restart + ri) : 0xFFFFFFFFu;
+                                nr = ps_restart_pos(a, ++ri);
                             }
                             s = ps_step<DM, ST>(dfa, s, (x >> (j * BITS)) & MASK, BITS);
                             if (s >= a.leaf_base && p >= cstart)
@@ -232,19 +251,6 @@ __device__ __forceinline__ void ps_copy_words(uint32_t *dst, const uint32_t *src
     for (uint32_t i = threadIdx.x; i < n / 4u; i += NT) ((uint4 *)dst)[i] = __ldg((const uint4 *)src + i);
 }
 
-/* Four text words from w on; words at or past nw read as 0 (their positions
- * are never counted). */
-__device__ __forceinline__ uint4 ps_load4(const uint32_t *text, uint32_t w, uint32_t nw)
-{
-    if (w + 4u <= nw) return __ldg((const uint4 *)(text + w));
-    uint4 v;
-    v.x = w < nw ? __ldg(text + w) : 0u;
-    v.y = w + 1u < nw ? __ldg(text + w + 1u) : 0u;
-    v.z = w + 2u < nw ? __ldg(text + w + 2u) : 0u;
-    v.w = 0u;
-    return v;
-}
-
 /* Bit j set: the k-mer ending at symbol j of word x (prev is the word before)
  * is present. One table lookup per M positions: the (K+M-1)-mer ending at
  * symbol j indexes M bits, one per k-mer it contains, oldest first. */
@@ -287,7 +293,7 @@ __device__ __forceinline__ uint32_t ps_kmer_valid(const ps_kmer_kargs &a, uint32
             v &= ~(((2u << (hi - lo)) - 1u) << lo);
         }
         while (ri < a.n_restart && __ldg(a.restart + ri) + (uint32_t)(K - 2) < gb + 32u) ++ri;
-        nr = ri < a.n_restart ? __ldg(a.restart + ri) : 0xFFFFFFFFu;
+        nr = ps_restart_pos(a, ri);
     }
     return v;
 }
@@ -344,15 +350,8 @@ __global__ void __launch_bounds__(NT) ps_kmer_kernel(ps_kmer_kargs a)
         if (K >= 2) {
             /* First restart that can void a position of this tile. */
             const uint32_t p0 = t0w * 16u;
-            const uint32_t key = p0 > (uint32_t)(K - 2) ? p0 - (uint32_t)(K - 2) : 0u;
-            uint32_t lo = 0, hi = a.n_restart;
-            while (lo < hi) {
-                uint32_t mid = (lo + hi) >> 1;
-                if (__ldg(a.restart + mid) < key) lo = mid + 1;
-                else hi = mid;
-            }
-            ri = lo;
-            nr = ri < a.n_restart ? __ldg(a.restart + ri) : 0xFFFFFFFFu;
+            ri = ps_first_restart(a, p0 > (uint32_t)(K - 2) ? p0 - (uint32_t)(K - 2) : 0u);
+            nr = ps_restart_pos(a, ri);
         }
         /* The word before the tile supplies the k-1 <= 15 lead-in symbols. */
         uint32_t prev = t0w ? __ldg(a.text + t0w - 1u) : 0u;
@@ -411,33 +410,33 @@ uint32_t ps_kmer_pair_words(int k) { return k > 8 ? 0u : k <= 1 ? 4u : 1u << (2 
 
 typedef void (*ps_kfn)(ps_kargs);
 
-template <int BITS>
-ps_kfn ps_pick(int variant, int dm, int dfa16, int *threads)
+/* Block sizes of the DFA walk, for the plan and the kernels' launch bounds
+ * alike: the ablation steps, and best. */
+constexpr int PS_STEP_THREADS = 256;
+constexpr int PS_BEST_THREADS = 512;
+
+/* A kernel with its DFA in shared memory (sh) or read through the read-only path. */
+template <int BITS, bool STAGED, bool WORDWISE, bool LEAFSH, typename ST, int NT>
+ps_kfn ps_dm(bool sh)
 {
-    const bool sh = dm == DM_SHARED;
-    *threads = 256;
+    return sh ? ps_scan_kernel<BITS, DM_SHARED, STAGED, WORDWISE, LEAFSH, ST, NT>
+              : ps_scan_kernel<BITS, DM_LDG, STAGED, WORDWISE, LEAFSH, ST, NT>;
+}
+
+/* The kernel of a DFA-walk variant (`kmer` runs best's); its block size is
+ * PS_BEST_THREADS for best, PS_STEP_THREADS otherwise. */
+template <int BITS>
+ps_kfn ps_pick(int variant, bool sh, bool dfa16)
+{
+    constexpr int S = PS_STEP_THREADS, B = PS_BEST_THREADS;
     switch (variant) {
-    case PS_K_BASELINE:
-        return ps_scan_kernel<BITS, DM_GLOBAL, false, false, false, uint32_t, 256>;
-    case PS_K_SHARED:
-        return sh ? ps_scan_kernel<BITS, DM_SHARED, false, false, false, uint32_t, 256>
-                  : ps_scan_kernel<BITS, DM_LDG, false, false, false, uint32_t, 256>;
-    case PS_K_COALESCED:
-        return sh ? ps_scan_kernel<BITS, DM_SHARED, true, false, false, uint32_t, 256>
-                  : ps_scan_kernel<BITS, DM_LDG, true, false, false, uint32_t, 256>;
-    case PS_K_COMPACT:
-        return sh ? ps_scan_kernel<BITS, DM_SHARED, true, true, false, uint32_t, 256>
-                  : ps_scan_kernel<BITS, DM_LDG, true, true, false, uint32_t, 256>;
-    case PS_K_LEAF:
-        return sh ? ps_scan_kernel<BITS, DM_SHARED, true, true, true, uint32_t, 256>
-                  : ps_scan_kernel<BITS, DM_LDG, true, true, true, uint32_t, 256>;
+    case PS_K_BASELINE: return ps_scan_kernel<BITS, DM_GLOBAL, false, false, false, uint32_t, S>;
+    case PS_K_SHARED: return ps_dm<BITS, false, false, false, uint32_t, S>(sh);
+    case PS_K_COALESCED: return ps_dm<BITS, true, false, false, uint32_t, S>(sh);
+    case PS_K_COMPACT: return ps_dm<BITS, true, true, false, uint32_t, S>(sh);
+    case PS_K_LEAF: return ps_dm<BITS, true, true, true, uint32_t, S>(sh);
     default:
-        *threads = 512;
-        if (dfa16)
-            return sh ? ps_scan_kernel<BITS, DM_SHARED, true, true, true, uint16_t, 512>
-                      : ps_scan_kernel<BITS, DM_LDG, true, true, true, uint16_t, 512>;
-        return sh ? ps_scan_kernel<BITS, DM_SHARED, true, true, true, uint32_t, 512>
-                  : ps_scan_kernel<BITS, DM_LDG, true, true, true, uint32_t, 512>;
+        return dfa16 ? ps_dm<BITS, true, true, true, uint16_t, B>(sh) : ps_dm<BITS, true, true, true, uint32_t, B>(sh);
     }
 }
 
@@ -640,12 +639,18 @@ cudaError_t ps_gpu_plan(ps_gplan_t *pl, int variant, const ps_automaton_t *a, in
             size_t fit = ((size_t)optin - tables) / 4u;
             pl->cnt_shared = (uint32_t)(fit >= a->n_leaves ? a->n_leaves : fit & ~(size_t)3u);
         }
+        /* After the choice of M, so only the counters move. */
+        if (pl->no_shared_counts) pl->cnt_shared = 0;
         pl->dfa_shared = 0;
         pl->dfa16 = 0;
+        pl->dfa_bytes = 0;
+        pl->hw = 0;
         pl->halo_words = 0;
+        pl->cnt_bytes = (uint32_t)ps_round16((size_t)pl->cnt_shared * 4u);
         pl->threads = PS_KMER_THREADS;
-        pl->smem = tables + ps_round16((size_t)pl->cnt_shared * 4u);
-        return ps_fill_grid(pl, (const void *)ps_kmer_pick(a->k, pl->kmer_m), n_sm);
+        pl->smem = tables + pl->cnt_bytes;
+        pl->kernel = (const void *)ps_kmer_pick(a->k, pl->kmer_m);
+        return ps_fill_grid(pl, pl->kernel, n_sm);
     }
 
     /* The DFA walk; `kmer` without k-mer tables is configured as `best`. */
@@ -653,11 +658,12 @@ cudaError_t ps_gpu_plan(ps_gplan_t *pl, int variant, const ps_automaton_t *a, in
     const uint32_t pw = PS_PER_WORD(pl->bits);
     const uint32_t hw = (uint32_t)(a->k - 1 + pw - 1) / pw;
     const bool staged = dv != PS_K_BASELINE && dv != PS_K_SHARED;
-    const int threads = dv == PS_K_BEST ? 512 : 256;
+    pl->threads = dv == PS_K_BEST ? PS_BEST_THREADS : PS_STEP_THREADS;
+    pl->hw = hw;
     pl->halo_words = staged ? (hw + 15u) & ~15u : 0u;
     size_t stage = 0;
     if (staged) {
-        size_t words = pl->halo_words + (size_t)threads * PS_TILE_WORDS;
+        size_t words = pl->halo_words + (size_t)pl->threads * PS_TILE_WORDS;
         stage = ps_round16((words + words / 16u) * 4u);
     }
     size_t budget = (size_t)optin > stage ? (size_t)optin - stage : 0;
@@ -676,13 +682,15 @@ cudaError_t ps_gpu_plan(ps_gplan_t *pl, int variant, const ps_automaton_t *a, in
         /* Keep a 16-byte multiple so the stage stays aligned. */
         pl->cnt_shared = (uint32_t)(fit >= a->n_leaves ? a->n_leaves : fit & ~(size_t)3u);
     }
-    pl->smem = (pl->dfa_shared ? dfa_bytes : 0) + ps_round16((size_t)pl->cnt_shared * 4u) + stage;
+    /* After the DFA's placement, so only the counters move. */
+    if (pl->no_shared_counts) pl->cnt_shared = 0;
+    pl->dfa_bytes = pl->dfa_shared ? (uint32_t)dfa_bytes : 0u;
+    pl->cnt_bytes = (uint32_t)ps_round16((size_t)pl->cnt_shared * 4u);
+    pl->smem = (size_t)pl->dfa_bytes + pl->cnt_bytes + stage;
 
-    int thr = 0;
-    ps_kfn fn = pl->bits == 2 ? ps_pick<2>(dv, pl->dfa_shared ? DM_SHARED : DM_LDG, pl->dfa16, &thr)
-                              : ps_pick<5>(dv, pl->dfa_shared ? DM_SHARED : DM_LDG, pl->dfa16, &thr);
-    pl->threads = thr;
-    return ps_fill_grid(pl, (const void *)fn, n_sm);
+    ps_kfn fn = pl->bits == 2 ? ps_pick<2>(dv, pl->dfa_shared, pl->dfa16) : ps_pick<5>(dv, pl->dfa_shared, pl->dfa16);
+    pl->kernel = (const void *)fn;
+    return ps_fill_grid(pl, pl->kernel, n_sm);
 }
 
 void ps_gpu_plan_describe(const ps_gplan_t *pl, char *buf, size_t len)
@@ -733,7 +741,7 @@ cudaError_t ps_gpu_launch(const ps_gplan_t *pl, const uint32_t *d_text, uint64_t
                           const uint32_t *d_restart, uint32_t n_restart, cudaStream_t st)
 {
     if (n == 0) return cudaSuccess;
-    const uint32_t pw = PS_PER_WORD(pl->bits);
+    /* Everything but the chunk comes from the plan. */
     if (pl->kmer_m) {
         ps_kmer_kargs a;
         memset(&a, 0, sizeof a);
@@ -744,23 +752,18 @@ cudaError_t ps_gpu_launch(const ps_gplan_t *pl, const uint32_t *d_text, uint64_t
         a.pair_words = pl->kmer_m == 2 ? ps_kmer_pair_words(pl->k) : 0u;
         a.bit_words = ps_kmer_bit_words(pl->k);
         unsigned grid = ps_fill_chunk_args(a, pl, d_text, n, n_ctx, d_restart, n_restart);
-        ps_kmer_pick(pl->k, pl->kmer_m)<<<grid, pl->threads, pl->smem, st>>>(a);
+        reinterpret_cast<ps_kmer_fn>(pl->kernel)<<<grid, pl->threads, pl->smem, st>>>(a);
         return cudaGetLastError();
     }
     ps_kargs a;
     memset(&a, 0, sizeof a);
     a.dfa = pl->dfa16 ? (const void *)pl->d_delta16 : (const void *)pl->d_delta;
-    size_t entries = (size_t)pl->n_states << pl->bits;
-    a.dfa_bytes = pl->dfa_shared ? (uint32_t)ps_round16(entries * (pl->dfa16 ? 2u : 4u)) : 0u;
-    a.cnt_bytes = (uint32_t)ps_round16((size_t)pl->cnt_shared * 4u);
+    a.dfa_bytes = pl->dfa_bytes;
+    a.cnt_bytes = pl->cnt_bytes;
     a.leaf_base = pl->leaf_base;
     unsigned grid = ps_fill_chunk_args(a, pl, d_text, n, n_ctx, d_restart, n_restart);
-    a.hw = (uint32_t)(pl->k - 1 + pw - 1) / pw;
+    a.hw = pl->hw;
     a.halo = pl->halo_words;
-    int thr = 0;
-    int dm = pl->dfa_shared ? DM_SHARED : DM_LDG;
-    ps_kfn fn = pl->bits == 2 ? ps_pick<2>(pl->variant, dm, pl->dfa16, &thr)
-                              : ps_pick<5>(pl->variant, dm, pl->dfa16, &thr);
-    fn<<<grid, thr, pl->smem, st>>>(a);
+    reinterpret_cast<ps_kfn>(pl->kernel)<<<grid, pl->threads, pl->smem, st>>>(a);
     return cudaGetLastError();
 }

@@ -52,12 +52,18 @@ typedef struct {
                                    * present(its last k-mer); NULL when k > 8 */
     const uint32_t *d_kleaf;      /* rank of a present k-mer -> its leaf id */
     int no_kmer;             /* in: best keeps the DFA walk (the ablation's DFA row) */
-    /* Chosen configuration. */
+    int no_shared_counts;    /* in: every leaf counted with global atomics, the rest of
+                              * the plan unchanged (the bench's counter-switch rows) */
+    /* Chosen configuration; ps_gpu_launch only adds the chunk. */
+    const void *kernel;      /* the kernel (its argument type follows kmer_m) */
     int threads, blocks;     /* block size; persistent grid size */
     size_t smem;             /* dynamic shared bytes per block */
     int dfa_shared;          /* 1: DFA copied to shared memory */
     int dfa16;               /* 1: 16-bit DFA entries */
+    uint32_t dfa_bytes;      /* shared bytes of the DFA copy (0 unless dfa_shared) */
     uint32_t cnt_shared;     /* leaves [0, cnt_shared) counted in shared memory */
+    uint32_t cnt_bytes;      /* their shared bytes (a multiple of 16) */
+    uint32_t hw;             /* words a thread walks before its tile (DFA walk) */
     uint32_t halo_words;     /* staged words before a block tile */
     int kmer_m;              /* 0: DFA walk; 1 or 2: k-mer lookups, positions tested per lookup */
 } ps_gplan_t;
@@ -68,11 +74,11 @@ int ps_gpu_variant(const char *name);
 const char *const *ps_gpu_variant_names(void);
 
 /* Uploads nothing; decides the configuration for `variant` on `device` given
- * the automaton and the device buffers already filled in pl (d_delta,
- * d_delta16, d_counts, the k-mer tables) and pl->no_kmer. `best` takes the
- * k-mer path whenever its tables exist (DNA, k <= PS_KMER_MAX_K) unless
- * no_kmer; `kmer` where they do not runs best's DFA walk. Returns cudaSuccess
- * or the failing call's error. */
+ * the automaton, the device buffers already filled in pl (d_delta,
+ * d_delta16, d_counts, the k-mer tables) and the inputs pl->no_kmer and
+ * pl->no_shared_counts. `best` takes the k-mer path whenever its tables exist
+ * (DNA, k <= PS_KMER_MAX_K) unless no_kmer; `kmer` where they do not runs
+ * best's DFA walk. Returns cudaSuccess or the failing call's error. */
 cudaError_t ps_gpu_plan(ps_gplan_t *pl, int variant, const ps_automaton_t *a, int device);
 
 /* One line describing the plan, for -v. */
