@@ -1,8 +1,17 @@
 # probescan - count equal-length probes in FASTA/FASTQ, on the GPU or all CPU cores.
-#   make            build ./probescan (with the CUDA engine when nvcc is found)
-#   make demo       build and count bundled probes in the bundled E. coli genome
-#   make test       unit, randomised and integration tests (GPU tests skip without a GPU)
+#   make            build ./probescan (with the CUDA engine when nvcc is found); installs
+#                   nothing, and names what is missing
+#   make deps       install the build and test dependencies (apt, as root)
+#   make demo       install what is missing, build, and count bundled probes in the bundled
+#                   E. coli genome
+#   make test       install what is missing, build, and run the unit, randomised and
+#                   integration tests; ends with one line of what passed, failed and was
+#                   skipped, and why (GPU and real-data checks are skipped, saying so,
+#                   where there is no GPU or no data)
+#   make check-gpu  only the GPU tests; fails where no GPU is usable
 #   make check-asan the same tests built with AddressSanitizer and UBSan
+#   make check-deb  build, lint, install and run the Debian package (root)
+#   make check-bioconda  the Bioconda recipe's build script and tests
 #   make bench      CPU throughput on the real genomes, beside jellyfish if installed
 #   make bench-gpu  GPU kernel, ablation and end-to-end benchmarks (needs a GPU)
 #   make install    PREFIX=/usr/local
@@ -14,10 +23,13 @@ CC       ?= cc
 # CFLAGS is the user's (optimisation, sanitizers); what the code needs is added apart,
 # so that `make CFLAGS=...` keeps it.
 CFLAGS   ?= -O3 -g
-PS_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -pthread -DPS_VERSION='"$(VERSION)"' $(CUDA_DEF)
+PS_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -pthread -DPS_VERSION='"$(VERSION)"' \
+            -DPS_CUDA_ARCHS='"$(PS_CUDA_ARCHS)"'
 LDLIBS   += -pthread -lm
-DEPS_PC  := htslib check zlib
-APT_PKGS := build-essential pkg-config libhts-dev zlib1g-dev check libsubunit-dev
+# What the tool needs (pkg-config module=Debian package), and what the tests add.
+BUILD_DEPS := htslib=libhts-dev zlib=zlib1g-dev
+TEST_DEPS  := check=check
+APT_PKGS   := build-essential pkg-config libhts-dev zlib1g-dev check libsubunit-dev
 
 # CUDA: nvcc from PATH, else CUDA_HOME, else /usr/local/cuda; none means a CPU-only build.
 CUDA_HOME ?= /usr/local/cuda
@@ -25,9 +37,16 @@ NVCC ?= $(shell command -v nvcc 2>/dev/null || { [ -x $(CUDA_HOME)/bin/nvcc ] &&
 ifeq ($(NO_CUDA),1)
 NVCC :=
 endif
+# GPU architectures the kernels are built for (compute capability x10): machine code for
+# each, and PTX of the newest, which the driver compiles for chips newer than all of them.
+# A100, A10/RTX 30, L4/L40/RTX 40, H100, B200, RTX 50. `make CUDA_ARCH=90` builds one.
+CUDA_ARCH ?= 80 86 89 90 100 120
+CUDA_PTX  := $(lastword $(shell printf '%s\n' $(CUDA_ARCH) | sort -n))
 NVCCFLAGS ?= -O3 -lineinfo
-NVCCFLAGS += -std=c++17 -Xcompiler -Wall,-Wextra -gencode arch=compute_90,code=sm_90 \
-             -gencode arch=compute_90,code=compute_90 -DPS_VERSION='"$(VERSION)"'
+NVCCFLAGS += -std=c++17 -Xcompiler -Wall,-Wextra \
+             $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
+             -gencode arch=compute_$(CUDA_PTX),code=compute_$(CUDA_PTX) \
+             -DPS_VERSION='"$(VERSION)"' -DPS_CUDA_ARCHS='"$(PS_CUDA_ARCHS)"'
 
 HTS_CFLAGS = $(shell pkg-config --cflags htslib zlib 2>/dev/null)
 HTS_LIBS   = $(shell pkg-config --libs htslib zlib 2>/dev/null)
@@ -39,9 +58,8 @@ BUILD   ?= build
 BIN     ?= probescan
 TESTBIN ?= tests/check_probescan
 
-CORE_SRC := src/error.c src/alphabet.c src/pack.c src/probes.c src/automaton.c \
-            src/seqio.c src/engine_cpu.c src/scan.c src/output.c src/merge.c \
-            src/engine_mixed.c
+# Every source file but the program's main and the stand-in for the GPU engine.
+CORE_SRC := $(filter-out src/main.c src/gpu_none.c,$(wildcard src/*.c))
 # The CUDA runtime is looked for beside nvcc (also through symlinks) and under CUDA_HOME,
 # in every layout toolkits use; the static one first, so that the binary needs no libcudart.so.
 ifneq ($(NVCC),)
@@ -60,26 +78,31 @@ CUDA_MISSING := $(NVCC)
 NVCC :=
 endif
 endif
+# PS_CUDA_ARCHS: what the GPU code was built for, as the program may report it
+# (e.g. "sm_80 sm_86 sm_89 sm_90 sm_100 sm_120 compute_120"); empty without CUDA.
 ifneq ($(NVCC),)
 GPU_OBJ  := $(patsubst kernels/%.cu,$(BUILD)/kernels/%.o,$(wildcard kernels/*.cu))
-CUDA_DEF := -DPS_HAVE_CUDA
+PS_CUDA_ARCHS := $(strip $(foreach a,$(CUDA_ARCH),sm_$(a)) compute_$(CUDA_PTX))
 else
 GPU_OBJ  := $(BUILD)/src/gpu_none.o
 GPU_LIBS :=
+PS_CUDA_ARCHS :=
 endif
 
 CORE_OBJ := $(patsubst src/%.c,$(BUILD)/src/%.o,$(CORE_SRC)) $(GPU_OBJ)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRC))
 
-.PHONY: all deps demo test check-asan check-valgrind workflow-test bench bench-gpu install clean cuda-note FORCE
+.PHONY: all deps need-build need-test demo test check-gpu check-asan check-valgrind check-deb check-bioconda workflow-test \
+        bench bench-gpu install clean cuda-note FORCE
 
-# Rebuild everything when the compiler set-up changes (CUDA on or off, sanitizer flags).
-CONFIG := $(NVCC) $(GPU_LIBS) | $(CC) $(PS_CFLAGS)
+# Rebuild everything when the compiler set-up changes (CUDA on or off, architectures,
+# sanitizer flags).
+CONFIG := $(NVCC) $(NVCCFLAGS) $(GPU_LIBS) | $(CC) $(PS_CFLAGS)
 $(BUILD)/config.stamp: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(CONFIG)' | cmp -s - $@ || echo '$(CONFIG)' > $@
-all: deps cuda-note $(BIN)
+all: cuda-note $(BIN)
 
 cuda-note:
 ifneq ($(CUDA_MISSING),)
@@ -90,9 +113,11 @@ else
 	@echo "probescan: building the CUDA engine with $(NVCC) and $(CUDART)"
 endif
 
-# Build dependencies: installed through apt when run as root, else the exact command is printed.
+# Build and test dependencies: installed through apt when run as root, else the exact
+# command is printed. Only `make deps` and the targets a fresh checkout starts with
+# (demo, test and the other checks) install; a plain `make` only says what is missing.
 deps:
-	@if ! pkg-config --exists $(DEPS_PC) 2>/dev/null; then \
+	@if ! command -v $(firstword $(CC)) >/dev/null || ! pkg-config --exists $(foreach d,$(BUILD_DEPS) $(TEST_DEPS),$(firstword $(subst =, ,$(d)))) 2>/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "probescan: installing build dependencies: $(APT_PKGS)"; \
 	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS) >/dev/null; } || exit 1; \
@@ -102,37 +127,65 @@ deps:
 	  fi; \
 	fi
 
+# need-build / need-test: one line naming what is missing, and how to install it.
+missing = m=; command -v $(firstword $(CC)) >/dev/null || m="$$m build-essential"; \
+	command -v pkg-config >/dev/null || m="$$m pkg-config"; \
+	for d in $(1); do pkg-config --exists "$${d%%=*}" 2>/dev/null || m="$$m $${d\#*=}"; done; \
+	if [ -n "$$m" ]; then \
+	  echo "probescan: missing$$m: install with 'make deps' (as root) or 'sudo apt-get install -y$$m'" >&2; exit 1; \
+	fi
+need-build:
+	@$(call missing,$(BUILD_DEPS))
+need-test:
+	@$(call missing,$(BUILD_DEPS) $(TEST_DEPS))
+# The targets that install first: deps runs before anything is checked or compiled.
+ifneq ($(filter deps demo test check-gpu check-asan check-valgrind workflow-test,$(MAKECMDGOALS)),)
+need-build need-test: deps
+endif
+
 $(BIN): $(BUILD)/src/main.o $(CORE_OBJ) $(BUILD)/config.stamp
-	$(CC) $(PS_CFLAGS) -o $@ $(filter %.o,$^) $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
+	$(CC) $(PS_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
 
-$(BUILD)/src/%.o: src/%.c $(BUILD)/config.stamp | deps
+$(BUILD)/src/%.o: src/%.c $(BUILD)/config.stamp | need-build
 	@mkdir -p $(dir $@)
-	$(CC) $(PS_CFLAGS) $(HTS_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(PS_CFLAGS) $(HTS_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/kernels/%.o: kernels/%.cu $(BUILD)/config.stamp | deps
+$(BUILD)/kernels/%.o: kernels/%.cu $(BUILD)/config.stamp | need-build
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -Isrc -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/%.o: tests/%.c $(BUILD)/config.stamp | deps
+$(BUILD)/tests/%.o: tests/%.c $(BUILD)/config.stamp | need-test
 	@mkdir -p $(dir $@)
-	$(CC) $(PS_CFLAGS) $(HTS_CFLAGS) $(CHECK_CFLAGS) -Isrc -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(PS_CFLAGS) $(HTS_CFLAGS) $(CHECK_CFLAGS) -Isrc -MMD -MP -c -o $@ $<
 
 $(TESTBIN): $(TEST_OBJ) $(CORE_OBJ) $(BUILD)/config.stamp
-	$(CC) $(PS_CFLAGS) -o $@ $(filter %.o,$^) $(CHECK_LIBS) $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
+	$(CC) $(PS_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(CHECK_LIBS) $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
 
 # Tests look for real data in PS_DATA (default ../shared/data) and skip that part, saying so, without it.
 PS_DATA ?= $(abspath ../shared/data)
 export PS_DATA
 
-test: all $(TESTBIN)
-	./$(TESTBIN)
-	PROBESCAN=./probescan bash tests/cli.sh
-	bash tests/manpage.sh ./probescan
-	bash tests/merge.sh ./probescan
+# Every part runs even when one fails; tests/run.sh prints each part's output and ends
+# with one line: "make test: N passed, N failed, N skipped (gpu: ...; data: ...)".
+test: deps all $(TESTBIN)
+	@bash tests/run.sh ./$(BIN) ./$(TESTBIN)
+
+# Only the GPU suites (check_main.c); fails, saying why, where no GPU is usable.
+check-gpu: deps all $(TESTBIN)
+	./$(TESTBIN) --gpu
+
+# The Debian package: built, linted, installed and run (needs root).
+check-deb:
+	bash tests/deb.sh
+
+# The Bioconda recipe's build script and tests, into a temporary prefix.
+check-bioconda:
+	bash tests/bioconda.sh
 
 # The Snakemake example, run for real on the data in PS_DATA (needs snakemake).
-workflow-test: all
+workflow-test: deps all
 	bash workflows/snakemake/run-example.sh
+	bash workflows/nextflow/validate.sh
 
 # The same tests built with AddressSanitizer and UBSan (CPU code; the kernels
 # are checked with compute-sanitizer on a GPU machine instead).
@@ -144,12 +197,13 @@ check-asan: deps
 	ASAN_OPTIONS=detect_leaks=1 CK_FORK=no ./$(ASAN_DIR)/check_probescan
 	PROBESCAN=./$(ASAN_DIR)/probescan bash tests/cli.sh
 	bash tests/merge.sh ./$(ASAN_DIR)/probescan
+	bash tests/summary.sh ./$(ASAN_DIR)/probescan
 
 # The command line under valgrind's memcheck.
-check-valgrind: all
+check-valgrind: deps all
 	bash tests/valgrind.sh ./$(BIN)
 
-demo: all
+demo: deps all
 	@bash fasta/demo.sh ./probescan
 
 bench: all
@@ -157,7 +211,7 @@ bench: all
 
 # The kernel benchmark driver links the kernels with the probe and automaton code.
 BENCH_GPU_OBJ := build/src/error.o build/src/alphabet.o build/src/pack.o build/src/probes.o \
-                 build/src/automaton.o build/kernels/gpu_scan.o
+                 build/src/automaton.o build/src/gpu_plan.o build/kernels/gpu_scan.o
 build/bench/gpu_bench: bench/gpu_bench.cu $(BENCH_GPU_OBJ)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -Isrc -Ikernels -o $@ $< $(BENCH_GPU_OBJ) $(HTS_LIBS) -lpthread
@@ -166,9 +220,11 @@ bench-gpu: all $(if $(NVCC),build/bench/gpu_bench)
 	@bash bench/bench_gpu.sh ./probescan
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 probescan $(DESTDIR)$(PREFIX)/bin/probescan
 	install -m 644 probescan.1 $(DESTDIR)$(PREFIX)/share/man/man1/probescan.1
+	install -m 644 completions/probescan.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/probescan
 
 clean:
 	rm -rf build probescan tests/check_probescan

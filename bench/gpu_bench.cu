@@ -16,12 +16,10 @@
 #include <time.h>
 #include <algorithm>
 
-extern "C" {
 #include "automaton.h"
+#include "gpu_scan.h"
 #include "pack.h"
 #include "probes.h"
-}
-#include "gpu_scan.h"
 
 #define CK(call)                                                                                   \
     do {                                                                                           \

@@ -1,33 +1,34 @@
 /* engine_gpu.cu - the GPU engine: host glue around the scan kernels.
  *
- * Each host worker owns a CUDA stream and device buffers for one chunk. scan()
- * queues the chunk's host-to-device copies and the kernel on the worker's
- * stream and returns as soon as the copies are done (the pinned chunk can then
- * be refilled), so one worker's copies overlap another's kernel and the
- * kernels themselves never block the host. Stream order keeps a worker's next
- * copy behind its previous kernel. Leaf counts accumulate in one 64-bit device
+ * The engine owns two or three CUDA streams, each with device buffers for one
+ * chunk; a host worker calling scan() takes any free stream (else waits for
+ * its own), queues the chunk's host-to-device copies and the kernel on it and
+ * returns as soon as the copies are done (the pinned chunk can then be
+ * refilled), so one stream's copies overlap another's kernel and the kernels
+ * themselves never block the host. Stream order keeps a stream's next copy
+ * behind its previous kernel. Leaf counts accumulate in one 64-bit device
  * array and cross to the host only in collect(). Device memory is the DFA,
- * the counters and n_workers chunk buffers, whatever the input size. */
+ * the counters and one chunk buffer per stream, whatever the input size. */
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-extern "C" {
 #include "engine_gpu.h"
 #include "pack.h"
-}
+
+#ifndef PS_CUDA_ARCHS
+#define PS_CUDA_ARCHS "unknown architectures"
+#endif
 #include "gpu_scan.h"
 
 namespace {
 
-/* Chunk capacity: 2^26 symbols is 16 MiB of packed DNA, enough to keep a
- * launch well above its fixed cost while bounding device memory. */
-const uint64_t PS_GPU_CHUNK_SYMS = 1ull << 26;
-const uint32_t PS_GPU_CHUNK_RESTARTS = 1u << 20;
-
 struct ps_gworker {
+    pthread_mutex_t lock;            /* one host thread on this stream at a time */
+    int lock_ok;
     cudaStream_t stream;
     cudaEvent_t start, copied, done; /* around the last chunk's copy and kernel */
     int pending;                     /* the events hold a chunk not yet timed */
@@ -40,8 +41,12 @@ struct ps_gworker {
 struct ps_gpu {
     int device;
     ps_gplan_t plan;
-    int n_workers;
+    int host_workers;   /* worker ids scan() takes */
+    int n_streams;      /* streams */
     ps_gworker *w;
+    cudaDeviceProp prop;
+    int variant;
+    uint64_t chunks;    /* scanned, for info (atomic) */
     uint64_t *h_counts; /* staging for collect() */
     int stats;          /* PS_GPU_STATS set: time copies and kernels, report at the end */
 };
@@ -80,16 +85,38 @@ void ps_pinned_release(void *ctx, void *p)
     if (p) cudaFreeHost(p);
 }
 
+/* Takes a stream: any free one, else waits for the worker's own. */
+ps_gworker *ps_gpu_take_stream(ps_gpu *g, int worker)
+{
+    for (int i = 0; i < g->n_streams; i++) {
+        ps_gworker *w = &g->w[(worker + i) % g->n_streams];
+        if (pthread_mutex_trylock(&w->lock) == 0) return w;
+    }
+    ps_gworker *w = &g->w[worker % g->n_streams];
+    pthread_mutex_lock(&w->lock);
+    return w;
+}
+
+int ps_gpu_scan_on(ps_gpu *g, ps_gworker *w, const ps_chunk_t *c, ps_err_t *err);
+
 int ps_gpu_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err)
 {
     ps_gpu *g = (ps_gpu *)e->impl;
-    cudaError_t ce;
-    if (worker < 0 || worker >= g->n_workers)
+    if (worker < 0 || worker >= g->host_workers)
         return ps_fail(err, PS_E_INTERNAL, "GPU engine: worker %d out of range", worker);
     if (c->n == 0) return PS_OK;
     if (c->n > PS_GPU_CHUNK_SYMS || c->n_restart > PS_GPU_CHUNK_RESTARTS)
         return ps_fail(err, PS_E_INTERNAL, "GPU engine: chunk larger than its device buffers");
-    ps_gworker *w = &g->w[worker];
+    ps_gworker *w = ps_gpu_take_stream(g, worker);
+    int rc = ps_gpu_scan_on(g, w, c, err);
+    pthread_mutex_unlock(&w->lock);
+    if (rc == PS_OK) __atomic_add_fetch(&g->chunks, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
+int ps_gpu_scan_on(ps_gpu *g, ps_gworker *w, const ps_chunk_t *c, ps_err_t *err)
+{
+    cudaError_t ce;
     if ((ce = cudaSetDevice(g->device)) != cudaSuccess) return ps_cuda_fail(err, ce, "cudaSetDevice");
     if (g->stats) {
         if ((ce = ps_gpu_harvest(w)) != cudaSuccess) return ps_cuda_fail(err, ce, "scan kernel");
@@ -124,7 +151,7 @@ int ps_gpu_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
     ps_gpu *g = (ps_gpu *)e->impl;
     cudaError_t ce;
     if ((ce = cudaSetDevice(g->device)) != cudaSuccess) return ps_cuda_fail(err, ce, "cudaSetDevice");
-    for (int i = 0; i < g->n_workers; i++)
+    for (int i = 0; i < g->n_streams; i++)
         if ((ce = cudaStreamSynchronize(g->w[i].stream)) != cudaSuccess)
             return ps_cuda_fail(err, ce, "scan kernel");
     size_t bytes = (size_t)g->plan.n_leaves * sizeof(uint64_t);
@@ -136,6 +163,24 @@ int ps_gpu_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
     return PS_OK;
 }
 
+void ps_gpu_info(const ps_engine_t *e, ps_engine_info_t *out)
+{
+    const ps_gpu *g = (const ps_gpu *)e->impl;
+    memset(out, 0, sizeof *out);
+    out->kind = PS_ENGINE_GPU;
+    out->workers = g->host_workers;
+    out->gpu_id = g->device;
+    out->gpu_started = 1;
+    snprintf(out->gpu_name, sizeof out->gpu_name, "%.95s", g->prop.name);
+    out->gpu_sms = g->prop.multiProcessorCount;
+    out->gpu_mem_gib = g->prop.totalGlobalMem / 1073741824.0;
+    snprintf(out->kernel, sizeof out->kernel, "%s", ps_gpu_variant_names()[g->variant]);
+    out->kmer_path = g->plan.kmer_m != 0;
+    out->chunks_gpu = __atomic_load_n(&g->chunks, __ATOMIC_RELAXED);
+    out->max_chunk_syms = PS_GPU_CHUNK_SYMS;
+    out->max_chunk_restarts = PS_GPU_CHUNK_RESTARTS;
+}
+
 void ps_gpu_destroy(ps_engine_t *e)
 {
     if (!e) return;
@@ -143,18 +188,19 @@ void ps_gpu_destroy(ps_engine_t *e)
     if (g) {
         cudaSetDevice(g->device);
         if (g->w) {
-            for (int i = 0; i < g->n_workers; i++) {
+            for (int i = 0; i < g->n_streams; i++) {
                 ps_gworker *w = &g->w[i];
                 if (w->stream) cudaStreamSynchronize(w->stream);
                 if (g->stats && w->stream) {
                     ps_gpu_harvest(w);
                     fprintf(stderr,
-                            "probescan: gpu worker %d: %llu chunks, %.1f MB to the GPU in %.3f s (%.1f GB/s), "
+                            "probescan: gpu stream %d: %llu chunks, %.1f MB to the GPU in %.3f s (%.1f GB/s), "
                             "kernels %.3f s\n",
                             i, (unsigned long long)w->chunks, w->bytes / 1e6, w->copy_ms / 1e3,
                             w->copy_ms > 0 ? w->bytes / 1e6 / w->copy_ms : 0.0, w->kernel_ms / 1e3);
                 }
                 if (w->stream) cudaStreamDestroy(w->stream);
+                if (w->lock_ok) pthread_mutex_destroy(&w->lock);
                 if (w->copied) cudaEventDestroy(w->copied);
                 if (w->start) cudaEventDestroy(w->start);
                 if (w->done) cudaEventDestroy(w->done);
@@ -199,11 +245,12 @@ static int ps_gpu_probe(int device, cudaDeviceProp *p, char *why, size_t why_len
         if (why && why_len) snprintf(why, why_len, "GPU %d: %s", device, cudaGetErrorString(ce));
         return 0;
     }
-    /* The kernels are built for sm_90 (plus its PTX), which older chips cannot run. */
-    if (p->major < 9) {
+    /* Whether this build carries code the chip runs (its own machine code,
+     * or PTX it can compile) is the runtime's answer, not a rule of ours. */
+    if ((ce = ps_gpu_image_check(device)) != cudaSuccess) {
         if (why && why_len)
-            snprintf(why, why_len, "GPU %d (%s) has compute capability %d.%d; this build needs 9.0 or newer",
-                     device, p->name, p->major, p->minor);
+            snprintf(why, why_len, "GPU %d (%.80s, compute capability %d.%d): this build has no code for it (%.60s; built for %.80s)",
+                     device, p->name, p->major, p->minor, cudaGetErrorString(ce), PS_CUDA_ARCHS);
         return 0;
     }
     int mode = 0;
@@ -225,6 +272,17 @@ extern "C" int ps_gpu_usable(int device, char *why, size_t why_len)
 
 extern "C" const char *const *ps_gpu_kernel_names(void) { return ps_gpu_variant_names(); }
 
+extern "C" void ps_gpu_versions(char *buf, size_t len)
+{
+    int rt = 0, drv = 0;
+    if (cudaRuntimeGetVersion(&rt) != cudaSuccess) rt = 0;
+    if (cudaDriverGetVersion(&drv) != cudaSuccess) drv = 0;
+    char d[32];
+    if (drv) snprintf(d, sizeof d, "%d.%d", drv / 1000, drv % 1000 / 10);
+    else snprintf(d, sizeof d, "none installed");
+    if (buf && len) snprintf(buf, len, "runtime %d.%d, driver %s", rt / 1000, rt % 1000 / 10, d);
+}
+
 extern "C" int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, const char *kernel,
                                  int host_threads, ps_err_t *err)
 {
@@ -234,11 +292,8 @@ extern "C" int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int
     if (!ps_gpu_probe(device, &p, why, sizeof why)) return ps_fail(err, PS_E_GPU, "GPU engine unavailable: %s", why);
     int variant = ps_gpu_variant(kernel);
     if (variant < 0) {
-        char list[256] = "";
-        for (const char *const *n = ps_gpu_variant_names(); *n; n++) {
-            strncat(list, *n, sizeof list - strlen(list) - 2);
-            if (n[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
-        }
+        char list[128];
+        ps_gpu_variant_list(list, sizeof list);
         return ps_fail(err, PS_E_USAGE, "unknown GPU kernel '%s' (one of: %s)", kernel, list);
     }
     if (a->shift != 2 && a->shift != 5)
@@ -254,10 +309,13 @@ extern "C" int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int
     e->impl = g;
     e->destroy = ps_gpu_destroy;
     g->device = device;
+    g->prop = p;
+    g->variant = variant;
     g->stats = getenv("PS_GPU_STATS") != NULL;
-    /* Two workers at least, so that one's copy overlaps the other's kernel;
+    g->host_workers = host_threads > 0 ? host_threads : 1;
+    /* Two streams at least, so that one's copy overlaps the other's kernel;
      * more than three only adds device buffers, as the copy engine is shared. */
-    g->n_workers = host_threads >= 3 ? 3 : 2;
+    g->n_streams = host_threads >= 3 ? 3 : 2;
 
     cudaError_t ce;
     int rc;
@@ -282,13 +340,18 @@ extern "C" int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int
         rc = ps_cuda_fail(err, ce, "allocating pinned count buffer");
         goto fail;
     }
-    g->w = (ps_gworker *)calloc((size_t)g->n_workers, sizeof *g->w);
+    g->w = (ps_gworker *)calloc((size_t)g->n_streams, sizeof *g->w);
     if (!g->w) {
         rc = ps_fail(err, PS_E_NOMEM, "out of memory creating the GPU engine");
         goto fail;
     }
-    for (int i = 0; i < g->n_workers; i++) {
+    for (int i = 0; i < g->n_streams; i++) {
         ps_gworker *w = &g->w[i];
+        if (pthread_mutex_init(&w->lock, NULL) != 0) {
+            rc = ps_fail(err, PS_E_INTERNAL, "cannot create a mutex");
+            goto fail;
+        }
+        w->lock_ok = 1;
         /* start and done are recorded only with stats on (destroy skips unset ones). */
         if ((ce = cudaStreamCreateWithFlags(&w->stream, cudaStreamNonBlocking)) != cudaSuccess ||
             (ce = cudaEventCreateWithFlags(&w->copied, g->stats ? cudaEventDefault : cudaEventDisableTiming)) !=
@@ -302,24 +365,17 @@ extern "C" int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int
         }
     }
 
-    e->name = "gpu";
-    {
+    if (g->stats) {
         char plan[400];
         ps_gpu_plan_describe(&g->plan, plan, sizeof plan);
-        if (g->stats) fprintf(stderr, "probescan: gpu: %s\n", plan);
-        snprintf(e->device, sizeof e->device, "GPU %d: %.80s (%d SMs, %.0f GiB), kernel %s%s", device, p.name,
-                 p.multiProcessorCount, p.totalGlobalMem / 1073741824.0, ps_gpu_variant_names()[variant],
-                 g->plan.kmer_m ? " (k-mer lookups)" : "");
+        fprintf(stderr, "probescan: gpu: %s\n", plan);
     }
-    e->n_workers = g->n_workers;
-    e->chunk_syms = PS_GPU_CHUNK_SYMS;
-    e->chunk_restarts = PS_GPU_CHUNK_RESTARTS;
-    e->chunks_per_worker = 2;
     e->chunk_alloc.alloc = ps_pinned_alloc;
     e->chunk_alloc.release = ps_pinned_release;
     e->chunk_alloc.ctx = g;
     e->scan = ps_gpu_scan;
     e->collect = ps_gpu_collect;
+    e->info = ps_gpu_info;
     *out = e;
     return PS_OK;
 fail:

@@ -1,4 +1,5 @@
-/* gpu_scan.cu - the Aho-Corasick scan kernels and their launch plans.
+/* gpu_scan.cu - the Aho-Corasick scan kernels, their uploads and launches
+ * (the plan itself is decided in src/gpu_plan.c).
  *
  * Every variant walks the full DFA over thread tiles of PS_TILE_WORDS packed
  * words. A thread starts ceil((k-1)/per_word) words before its tile (never
@@ -27,8 +28,8 @@
  * counted, so the leaf reached at p is a function of the last k symbols
  * alone: it is reached iff those symbols spell a probe (or, with both
  * strands, a reverse complement) and all k follow the last restart. The host
- * walks every one of the 4^k k-mers through the DFA once and keeps a
- * membership bitmap, a rank per bitmap word and a rank -> leaf map; the
+ * (src/gpu_plan.c) walks every one of the 4^k k-mers through the DFA once and
+ * keeps a membership bitmap, a rank per bitmap word and a rank -> leaf map; the
  * kernel tests each position's k-mer, read straight from the packed words,
  * in the shared bitmap. Positions are independent (no dependent lookup
  * chain), so the cost is one shared load per lookup and its bank conflicts
@@ -40,7 +41,6 @@
  * what fits), so the rare hit path does not run once per position. */
 #include "gpu_scan.h"
 
-#include <stdio.h>
 #include <string.h>
 
 namespace {
@@ -377,10 +377,6 @@ __global__ void __launch_bounds__(NT) ps_kmer_kernel(ps_kmer_kargs a)
 
 typedef void (*ps_kmer_fn)(ps_kmer_kargs);
 
-/* Block size of the k-mer kernel: large blocks, since a block's tables cost
- * one shared copy each and its counters one flush each. */
-const int PS_KMER_THREADS = 1024;
-
 template <int K>
 ps_kmer_fn ps_kmer_pick_k(int m)
 {
@@ -404,16 +400,7 @@ ps_kmer_fn ps_kmer_pick(int k, int m)
     }
 }
 
-/* Table sizes in words, multiples of 4 (the 16-byte shared copies). */
-uint32_t ps_kmer_bit_words(int k) { return k <= 3 ? 4u : 1u << (2 * k - 5); }
-uint32_t ps_kmer_pair_words(int k) { return k > 8 ? 0u : k <= 1 ? 4u : 1u << (2 * k - 2); }
-
 typedef void (*ps_kfn)(ps_kargs);
-
-/* Block sizes of the DFA walk, for the plan and the kernels' launch bounds
- * alike: the ablation steps, and best. */
-constexpr int PS_STEP_THREADS = 256;
-constexpr int PS_BEST_THREADS = 512;
 
 /* A kernel with its DFA in shared memory (sh) or read through the read-only path. */
 template <int BITS, bool STAGED, bool WORDWISE, bool LEAFSH, typename ST, int NT>
@@ -423,8 +410,8 @@ ps_kfn ps_dm(bool sh)
               : ps_scan_kernel<BITS, DM_LDG, STAGED, WORDWISE, LEAFSH, ST, NT>;
 }
 
-/* The kernel of a DFA-walk variant (`kmer` runs best's); its block size is
- * PS_BEST_THREADS for best, PS_STEP_THREADS otherwise. */
+/* The kernel of a DFA-walk variant (the plan's walk_variant); its block size
+ * is PS_BEST_THREADS for best, PS_STEP_THREADS otherwise, as the plan says. */
 template <int BITS>
 ps_kfn ps_pick(int variant, bool sh, bool dfa16)
 {
@@ -440,134 +427,65 @@ ps_kfn ps_pick(int variant, bool sh, bool dfa16)
     }
 }
 
-const char *const ps_names[] = {"best", "baseline", "shared", "coalesced", "compact", "leaf", "kmer", NULL};
-
-size_t ps_round16(size_t x) { return (x + 15u) & ~(size_t)15u; }
-
-#define PS_STR_(x) #x
-#define PS_STR(x) PS_STR_(x)
+/* The kernel a plan names. */
+const void *ps_plan_kernel(const ps_gpu_plan_t *p)
+{
+    if (p->kmer_m) return (const void *)ps_kmer_pick(p->k, p->kmer_m);
+    return (const void *)(p->bits == 2 ? ps_pick<2>(p->walk_variant, p->dfa_shared, p->dfa16)
+                                       : ps_pick<5>(p->walk_variant, p->dfa_shared, p->dfa16));
+}
 
 } // namespace
-
-int ps_gpu_variant(const char *name)
-{
-    if (!name) return PS_K_BEST;
-    for (int i = 0; ps_names[i]; i++)
-        if (strcmp(ps_names[i], name) == 0) return i;
-    return -1;
-}
-
-const char *const *ps_gpu_variant_names(void) { return ps_names; }
-
-/* The k-mer tables of a DNA automaton with k <= PS_KMER_MAX_K (see the top
- * of this file), built by walking each of the 4^k k-mers from the root: at
- * most 2.4 million DFA steps, once per run. Leaves none (and succeeds) for
- * other automata. */
-static cudaError_t ps_kmer_upload(ps_gplan_t *pl, const ps_automaton_t *a)
-{
-    if (a->alpha != PS_DNA || a->shift != 2 || a->k < 1 || a->k > PS_KMER_MAX_K) return cudaSuccess;
-    const int k = a->k;
-    const uint32_t n_kmers = 1u << (2 * k), kmask = n_kmers - 1u;
-    const uint32_t bw = ps_kmer_bit_words(k), pw = ps_kmer_pair_words(k);
-    cudaError_t e = cudaErrorMemoryAllocation;
-    uint32_t *bits = (uint32_t *)calloc(bw, 4), *rank = (uint32_t *)calloc(bw, 4);
-    uint32_t *leaf = (uint32_t *)malloc((size_t)n_kmers * 4u);
-    uint32_t *pair = pw ? (uint32_t *)calloc(pw, 4) : NULL;
-    uint32_t *leaf_of = (uint32_t *)malloc(((size_t)a->n_leaves + 1u) * 4u);
-    uint32_t *d[4] = {NULL, NULL, NULL, NULL};
-    uint32_t n_present = 0;
-    if (!bits || !rank || !leaf || (pw && !pair) || !leaf_of) goto done;
-    for (uint32_t code = 0; code < n_kmers; code++) {
-        uint32_t s = 0;
-        for (int i = 0; i < k; i++) s = a->delta[(s << 2) | ((code >> (2 * i)) & 3u)];
-        leaf[code] = s >= a->leaf_base ? s - a->leaf_base : 0xFFFFFFFFu;
-        if (s >= a->leaf_base) bits[code >> 5] |= 1u << (code & 31u);
-    }
-    for (uint32_t w = 0; w < bw; w++) {
-        rank[w] = n_present;
-        n_present += (uint32_t)__builtin_popcount(bits[w]);
-    }
-    /* Each leaf is the end of exactly one k-mer path, so the ranks number the
-     * leaves; anything else means a malformed automaton: keep the DFA walk. */
-    if (n_present != a->n_leaves) {
-        e = cudaSuccess;
-        goto done;
-    }
-    for (uint32_t code = 0, r = 0; code < n_kmers; code++)
-        if (leaf[code] != 0xFFFFFFFFu) leaf_of[r++] = leaf[code];
-    if (pair)
-        for (uint32_t y = 0; y < 4u * n_kmers; y++) {
-            uint32_t two = (leaf[y & kmask] != 0xFFFFFFFFu ? 1u : 0u) | (leaf[y >> 2] != 0xFFFFFFFFu ? 2u : 0u);
-            pair[y >> 4] |= two << (2u * (y & 15u));
-        }
-    {
-        const uint32_t *src[4] = {bits, rank, pair, leaf_of};
-        const size_t words[4] = {bw, bw, pw, (size_t)a->n_leaves + 1u};
-        for (int i = 0; i < 4; i++) {
-            if (!words[i] || !src[i]) continue;
-            if ((e = cudaMalloc(&d[i], words[i] * 4u)) != cudaSuccess) goto done;
-            if ((e = cudaMemcpy(d[i], src[i], words[i] * 4u, cudaMemcpyHostToDevice)) != cudaSuccess) goto done;
-        }
-    }
-    pl->d_kbits = d[0];
-    pl->d_krank = d[1];
-    pl->d_kpair = d[2];
-    pl->d_kleaf = d[3];
-    d[0] = d[1] = d[2] = d[3] = NULL;
-    e = cudaSuccess;
-done:
-    for (int i = 0; i < 4; i++) cudaFree(d[i]);
-    free(bits);
-    free(rank);
-    free(leaf);
-    free(pair);
-    free(leaf_of);
-    return e;
-}
 
 cudaError_t ps_gpu_tables_upload(ps_gplan_t *pl, const ps_automaton_t *a)
 {
     cudaError_t e;
-    size_t entries = (size_t)a->n_states << a->shift;
-    size_t b32 = ps_round16(entries * 4u), b16 = ps_round16(entries * 2u);
+    const size_t entries = (size_t)a->n_states << a->shift;
+    const size_t b32 = ps_gpu_dfa_bytes(a, 4u), b16 = ps_gpu_dfa_bytes(a, 2u);
     uint32_t *d32 = NULL;
     uint16_t *d16 = NULL;
     unsigned long long *dc = NULL;
+    uint32_t *dk[4] = {NULL, NULL, NULL, NULL};
     pl->d_delta = NULL;
     pl->d_delta16 = NULL;
     pl->d_counts = NULL;
     pl->d_kbits = pl->d_krank = pl->d_kpair = pl->d_kleaf = NULL;
+    ps_gpu_host_tables_t h;
+    if (ps_gpu_host_tables_build(&h, a, NULL) != PS_OK) return cudaErrorMemoryAllocation;
     /* Padded to 16 bytes (zeros) so the shared copy can move uint4s. */
     if ((e = cudaMalloc(&d32, b32)) != cudaSuccess) goto fail;
     if ((e = cudaMemset(d32, 0, b32)) != cudaSuccess) goto fail;
     if ((e = cudaMemcpy(d32, a->delta, entries * 4u, cudaMemcpyHostToDevice)) != cudaSuccess) goto fail;
-    if (a->n_states <= 65536u) {
-        uint16_t *h = (uint16_t *)malloc(b16);
-        if (!h) {
-            e = cudaErrorMemoryAllocation;
-            goto fail;
-        }
-        memset(h, 0, b16);
-        for (size_t i = 0; i < entries; i++) h[i] = (uint16_t)a->delta[i];
-        e = cudaMalloc(&d16, b16);
-        if (e == cudaSuccess) e = cudaMemcpy(d16, h, b16, cudaMemcpyHostToDevice);
-        free(h);
-        if (e != cudaSuccess) goto fail;
+    if (h.dfa16) {
+        if ((e = cudaMalloc(&d16, b16)) != cudaSuccess) goto fail;
+        if ((e = cudaMemcpy(d16, h.dfa16, b16, cudaMemcpyHostToDevice)) != cudaSuccess) goto fail;
     }
     if ((e = cudaMalloc(&dc, (size_t)a->n_leaves * 8u)) != cudaSuccess) goto fail;
     if ((e = cudaMemset(dc, 0, (size_t)a->n_leaves * 8u)) != cudaSuccess) goto fail;
+    {
+        const uint32_t *src[4] = {h.kbits, h.krank, h.kpair, h.kleaf};
+        const size_t words[4] = {h.bit_words, h.bit_words, h.pair_words, h.leaf_words};
+        for (int i = 0; i < 4; i++) {
+            if (!src[i]) continue;
+            if ((e = cudaMalloc(&dk[i], words[i] * 4u)) != cudaSuccess) goto fail;
+            if ((e = cudaMemcpy(dk[i], src[i], words[i] * 4u, cudaMemcpyHostToDevice)) != cudaSuccess) goto fail;
+        }
+    }
+    ps_gpu_host_tables_free(&h);
     pl->d_delta = d32;
     pl->d_delta16 = d16;
     pl->d_counts = dc;
-    if ((e = ps_kmer_upload(pl, a)) != cudaSuccess) {
-        ps_gpu_tables_free(pl);
-        return e;
-    }
+    pl->d_kbits = dk[0];
+    pl->d_krank = dk[1];
+    pl->d_kpair = dk[2];
+    pl->d_kleaf = dk[3];
     return cudaSuccess;
 fail:
+    ps_gpu_host_tables_free(&h);
     cudaFree(d32);
     cudaFree(d16);
     cudaFree(dc);
+    for (int i = 0; i < 4; i++) cudaFree(dk[i]);
     return e;
 }
 
@@ -586,162 +504,79 @@ void ps_gpu_tables_free(ps_gplan_t *pl)
     pl->d_kbits = pl->d_krank = pl->d_kpair = pl->d_kleaf = NULL;
 }
 
-/* Grid of a kernel: as many blocks as fit on every SM (persistent). */
-static cudaError_t ps_fill_grid(ps_gplan_t *pl, const void *fn, int n_sm)
-{
-    cudaError_t e;
-    if ((e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)pl->smem)) != cudaSuccess)
-        return e;
-    int per_sm = 0;
-    if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, pl->threads, pl->smem)) != cudaSuccess)
-        return e;
-    if (per_sm < 1) return cudaErrorInvalidConfiguration;
-    pl->blocks = per_sm * n_sm;
-    return cudaSuccess;
-}
-
 cudaError_t ps_gpu_plan(ps_gplan_t *pl, int variant, const ps_automaton_t *a, int device)
 {
     cudaError_t e;
-    int optin = 0, n_sm = 0;
-    if ((e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) != cudaSuccess)
+    int optin = 0, smem_sm = 0;
+    ps_gpu_limits_t lim;
+    if ((e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&lim.n_sm, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&lim.max_threads_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device)) !=
+            cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&lim.max_blocks_sm, cudaDevAttrMaxBlocksPerMultiprocessor, device)) != cudaSuccess)
         return e;
-    if ((e = cudaDeviceGetAttribute(&n_sm, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
+    lim.smem_optin = (size_t)optin;
+    lim.smem_sm = (size_t)smem_sm;
+    const unsigned tables = (pl->d_delta16 ? PS_GT_DFA16 : 0u) | (pl->d_kbits ? PS_GT_KMER : 0u) |
+                            (pl->d_kpair ? PS_GT_KPAIR : 0u);
+    /* The one failure left to the device is too much shared memory: what
+     * cudaFuncSetAttribute would have refused. */
+    if (ps_gpu_plan_choose(pl, variant, a, tables, &lim, NULL) != PS_OK) return cudaErrorInvalidValue;
+    pl->kernel = ps_plan_kernel(pl);
+    /* The grid: as many blocks of the chosen kernel as fit on every SM (persistent). */
+    if ((e = cudaFuncSetAttribute(pl->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)pl->smem)) !=
+        cudaSuccess)
         return e;
-    pl->variant = variant;
-    pl->bits = a->shift; /* 2 or 5, equal to the packing width */
-    pl->k = a->k;
-    pl->n_states = a->n_states;
-    pl->leaf_base = a->leaf_base;
-    pl->n_leaves = a->n_leaves;
-    pl->kmer_m = 0;
-
-    /* The switch between the k-mer path and the DFA walk: `best` (unless
-     * no_kmer) and `kmer` take the k-mer path whenever its tables were built,
-     * i.e. DNA with k <= PS_KMER_MAX_K, because it has no dependent chain and
-     * its tables (<= 80 KB) fit in shared memory whatever the number of
-     * probes, where the DFA stops fitting at ~19k states. The pair table
-     * (two positions per lookup) is used when it fits beside every counter;
-     * otherwise the counters get the room (1 position per lookup), and ranks
-     * beyond what fits count with global atomics. */
-    if (pl->d_kbits && (variant == PS_K_KMER || (variant == PS_K_BEST && !pl->no_kmer))) {
-        const size_t bit_bytes = (size_t)ps_kmer_bit_words(a->k) * 4u;
-        const size_t pair_bytes = (size_t)ps_kmer_pair_words(a->k) * 4u;
-        const size_t cnt_all = ps_round16((size_t)a->n_leaves * 4u);
-        size_t tables;
-        if (pl->d_kpair && 2u * bit_bytes + pair_bytes + cnt_all <= (size_t)optin) {
-            pl->kmer_m = 2;
-            tables = 2u * bit_bytes + pair_bytes;
-            pl->cnt_shared = a->n_leaves;
-        } else {
-            pl->kmer_m = 1;
-            tables = 2u * bit_bytes;
-            size_t fit = ((size_t)optin - tables) / 4u;
-            pl->cnt_shared = (uint32_t)(fit >= a->n_leaves ? a->n_leaves : fit & ~(size_t)3u);
-        }
-        /* After the choice of M, so only the counters move. */
-        if (pl->no_shared_counts) pl->cnt_shared = 0;
-        pl->dfa_shared = 0;
-        pl->dfa16 = 0;
-        pl->dfa_bytes = 0;
-        pl->hw = 0;
-        pl->halo_words = 0;
-        pl->cnt_bytes = (uint32_t)ps_round16((size_t)pl->cnt_shared * 4u);
-        pl->threads = PS_KMER_THREADS;
-        pl->smem = tables + pl->cnt_bytes;
-        pl->kernel = (const void *)ps_kmer_pick(a->k, pl->kmer_m);
-        return ps_fill_grid(pl, pl->kernel, n_sm);
-    }
-
-    /* The DFA walk; `kmer` without k-mer tables is configured as `best`. */
-    const int dv = variant == PS_K_KMER ? PS_K_BEST : variant;
-    const uint32_t pw = PS_PER_WORD(pl->bits);
-    const uint32_t hw = (uint32_t)(a->k - 1 + pw - 1) / pw;
-    const bool staged = dv != PS_K_BASELINE && dv != PS_K_SHARED;
-    pl->threads = dv == PS_K_BEST ? PS_BEST_THREADS : PS_STEP_THREADS;
-    pl->hw = hw;
-    pl->halo_words = staged ? (hw + 15u) & ~15u : 0u;
-    size_t stage = 0;
-    if (staged) {
-        size_t words = pl->halo_words + (size_t)pl->threads * PS_TILE_WORDS;
-        stage = ps_round16((words + words / 16u) * 4u);
-    }
-    size_t budget = (size_t)optin > stage ? (size_t)optin - stage : 0;
-
-    /* Shared memory goes to the DFA first (read at every symbol), then to as
-     * many leaf counters as fit; leaves beyond cnt_shared use global atomics.
-     * This is the switch between the shared and the partitioned count paths. */
-    pl->dfa16 = dv == PS_K_BEST && pl->d_delta16 != NULL;
-    size_t entries = (size_t)a->n_states << a->shift;
-    size_t dfa_bytes = ps_round16(entries * (pl->dfa16 ? 2u : 4u));
-    pl->dfa_shared = dv != PS_K_BASELINE && dfa_bytes <= budget;
-    if (pl->dfa_shared) budget -= dfa_bytes;
-    pl->cnt_shared = 0;
-    if (dv == PS_K_LEAF || dv == PS_K_BEST) {
-        size_t fit = budget / 4u;
-        /* Keep a 16-byte multiple so the stage stays aligned. */
-        pl->cnt_shared = (uint32_t)(fit >= a->n_leaves ? a->n_leaves : fit & ~(size_t)3u);
-    }
-    /* After the DFA's placement, so only the counters move. */
-    if (pl->no_shared_counts) pl->cnt_shared = 0;
-    pl->dfa_bytes = pl->dfa_shared ? (uint32_t)dfa_bytes : 0u;
-    pl->cnt_bytes = (uint32_t)ps_round16((size_t)pl->cnt_shared * 4u);
-    pl->smem = (size_t)pl->dfa_bytes + pl->cnt_bytes + stage;
-
-    ps_kfn fn = pl->bits == 2 ? ps_pick<2>(dv, pl->dfa_shared, pl->dfa16) : ps_pick<5>(dv, pl->dfa_shared, pl->dfa16);
-    pl->kernel = (const void *)fn;
-    return ps_fill_grid(pl, pl->kernel, n_sm);
+    int per_sm = 0;
+    if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pl->kernel, pl->threads, pl->smem)) !=
+        cudaSuccess)
+        return e;
+    if (ps_gpu_plan_grid(pl, per_sm, &lim, NULL) != PS_OK) return cudaErrorInvalidConfiguration;
+    return cudaSuccess;
 }
 
-void ps_gpu_plan_describe(const ps_gplan_t *pl, char *buf, size_t len)
+void ps_gpu_plan_describe(const ps_gplan_t *pl, char *buf, size_t len) { ps_gpu_plan_format(pl, buf, len); }
+
+cudaError_t ps_gpu_image_check(int device)
 {
-    if (pl->kmer_m) {
-        snprintf(buf, len,
-                 "kernel %s: k-mer lookups, k = %d, %u leaves; %s in shared memory (%d position%s per lookup); "
-                 "leaf counters %u of %u in shared memory; %d blocks x %d threads, %zu bytes shared",
-                 ps_names[pl->variant], pl->k, pl->n_leaves,
-                 pl->kmer_m == 2 ? "pair table, bitmap and ranks" : "bitmap and ranks", pl->kmer_m,
-                 pl->kmer_m == 1 ? "" : "s", pl->cnt_shared, pl->n_leaves, pl->blocks, pl->threads, pl->smem);
-        return;
-    }
-    snprintf(buf, len,
-             "kernel %s%s: %u states, %u leaves; DFA %s (%d-bit); leaf counters %u of %u in shared "
-             "memory; %d blocks x %d threads, %zu bytes shared",
-             ps_names[pl->variant],
-             pl->variant == PS_K_KMER ? " (no k-mer tables: protein or k > " PS_STR(PS_KMER_MAX_K) "; best's DFA walk)"
-             : pl->variant == PS_K_BEST && pl->d_kbits ? " (k-mer path off)"
-                                                       : "",
-             pl->n_states, pl->n_leaves,
-             pl->dfa_shared ? "in shared memory" : pl->variant == PS_K_BASELINE ? "in global memory"
-                                                                                 : "read-only from global",
-             pl->dfa16 ? 16 : 32, pl->cnt_shared, pl->n_leaves, pl->blocks, pl->threads, pl->smem);
+    int prev = 0;
+    cudaError_t e, r;
+    if ((e = cudaGetDevice(&prev)) != cudaSuccess) return e;
+    if ((e = cudaSetDevice(device)) != cudaSuccess) return e;
+    /* Every kernel is built for the same architectures, so one stands for all. */
+    cudaFuncAttributes fa;
+    e = cudaFuncGetAttributes(&fa, (const void *)ps_kmer_pick(1, 1));
+    /* Not left behind for the next launch's cudaGetLastError. */
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    r = prev == device ? cudaSuccess : cudaSetDevice(prev);
+    return e != cudaSuccess ? e : r;
 }
 
-/* The chunk and counter fields both kernel families share; returns the grid
- * (a block per tile of the chunk, at most the plan's persistent grid). */
+/* The chunk and counter fields both kernel families share. */
 template <class A>
-static unsigned ps_fill_chunk_args(A &a, const ps_gplan_t *pl, const uint32_t *d_text, uint64_t n,
-                                   uint32_t n_ctx, const uint32_t *d_restart, uint32_t n_restart)
+static void ps_fill_chunk_args(A &a, const ps_gplan_t *pl, const ps_gpu_chunk_shape_t &cs, const uint32_t *d_text,
+                               uint32_t n_ctx, const uint32_t *d_restart, uint32_t n_restart)
 {
-    const uint32_t pw = PS_PER_WORD(pl->bits);
     a.cnt_sh = pl->cnt_shared;
     a.counts = pl->d_counts;
     a.text = d_text;
-    a.n = (uint32_t)n;
-    a.nw = (uint32_t)((n + pw - 1) / pw);
+    a.n = cs.n;
+    a.nw = cs.nw;
     a.n_ctx = n_ctx;
     a.restart = d_restart;
     a.n_restart = n_restart;
-    const uint32_t tile = (uint32_t)pl->threads * PS_TILE_WORDS;
-    a.n_btiles = (a.nw + tile - 1) / tile;
-    return (unsigned)(a.n_btiles < (uint32_t)pl->blocks ? a.n_btiles : (uint32_t)pl->blocks);
+    a.n_btiles = cs.n_btiles;
 }
 
 cudaError_t ps_gpu_launch(const ps_gplan_t *pl, const uint32_t *d_text, uint64_t n, uint32_t n_ctx,
                           const uint32_t *d_restart, uint32_t n_restart, cudaStream_t st)
 {
     if (n == 0) return cudaSuccess;
-    /* Everything but the chunk comes from the plan. */
+    /* Everything but the chunk comes from the plan; a block per tile of the
+     * chunk, at most the plan's persistent grid. */
+    ps_gpu_chunk_shape_t cs;
+    ps_gpu_chunk_shape(pl, n, &cs);
     if (pl->kmer_m) {
         ps_kmer_kargs a;
         memset(&a, 0, sizeof a);
@@ -749,10 +584,10 @@ cudaError_t ps_gpu_launch(const ps_gplan_t *pl, const uint32_t *d_text, uint64_t
         a.bits = pl->d_kbits;
         a.rank = pl->d_krank;
         a.leaf_of = pl->d_kleaf;
-        a.pair_words = pl->kmer_m == 2 ? ps_kmer_pair_words(pl->k) : 0u;
-        a.bit_words = ps_kmer_bit_words(pl->k);
-        unsigned grid = ps_fill_chunk_args(a, pl, d_text, n, n_ctx, d_restart, n_restart);
-        reinterpret_cast<ps_kmer_fn>(pl->kernel)<<<grid, pl->threads, pl->smem, st>>>(a);
+        a.pair_words = pl->pair_words;
+        a.bit_words = pl->bit_words;
+        ps_fill_chunk_args(a, pl, cs, d_text, n_ctx, d_restart, n_restart);
+        reinterpret_cast<ps_kmer_fn>(pl->kernel)<<<cs.grid, pl->threads, pl->smem, st>>>(a);
         return cudaGetLastError();
     }
     ps_kargs a;
@@ -761,9 +596,9 @@ cudaError_t ps_gpu_launch(const ps_gplan_t *pl, const uint32_t *d_text, uint64_t
     a.dfa_bytes = pl->dfa_bytes;
     a.cnt_bytes = pl->cnt_bytes;
     a.leaf_base = pl->leaf_base;
-    unsigned grid = ps_fill_chunk_args(a, pl, d_text, n, n_ctx, d_restart, n_restart);
+    ps_fill_chunk_args(a, pl, cs, d_text, n_ctx, d_restart, n_restart);
     a.hw = pl->hw;
     a.halo = pl->halo_words;
-    reinterpret_cast<ps_kfn>(pl->kernel)<<<grid, pl->threads, pl->smem, st>>>(a);
+    reinterpret_cast<ps_kfn>(pl->kernel)<<<cs.grid, pl->threads, pl->smem, st>>>(a);
     return cudaGetLastError();
 }

@@ -22,7 +22,12 @@ void ps_alpha_table(ps_alpha_t a, uint8_t t[256])
         t[up] = (uint8_t)i;
         if (up >= 'A' && up <= 'Z') t[up + 32] = (uint8_t)i;
     }
-    if (a == PS_DNA) t['U'] = t['u'] = 3;
+    /* No-call and gap characters of read and alignment files are not bases:
+     * they break windows as N does (jellyfish, BBDuk and seqkit agree). */
+    if (a == PS_DNA) {
+        t['U'] = t['u'] = 3;
+        t['.'] = t['-'] = t['*'] = PS_SYM_BREAK;
+    }
 }
 
 int ps_alpha_sigma(ps_alpha_t a) { return a == PS_DNA ? PS_DNA_SIGMA : PS_PROTEIN_SIGMA; }

@@ -8,13 +8,18 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { PS_DNA = 0, PS_PROTEIN = 1 } ps_alpha_t;
 
 #define PS_DNA_SIGMA 4
 #define PS_PROTEIN_SIGMA 27
 
 /* Classes returned by ps_sym_class() for bytes that are not symbols. */
-#define PS_SYM_BREAK 0xFD /* a letter outside the alphabet (N, IUPAC codes): matching restarts */
+#define PS_SYM_BREAK 0xFD /* a letter outside the alphabet (N, IUPAC codes; in DNA also '.', '-' and
+                           * '*'): matching restarts */
 #define PS_SYM_SKIP 0xFE  /* whitespace inside a record: ignored */
 #define PS_SYM_BAD 0xFF   /* any other byte: an input error */
 
@@ -31,5 +36,9 @@ void ps_alpha_table(ps_alpha_t a, uint8_t table[256]);
 
 /* Upper-case letter of symbol code c ('T' for DNA 3). */
 char ps_alpha_letter(ps_alpha_t a, int c);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -22,6 +22,73 @@ static int table_grow(table_t *t, uint64_t want)
     return 0;
 }
 
+typedef struct {
+    const uint8_t *s;
+    size_t k;
+} sort_ctx_t;
+
+static int cmp_str(const void *x, const void *y, void *ctx)
+{
+    return memcmp(*(const uint8_t *const *)x, *(const uint8_t *const *)y, ((const sort_ctx_t *)ctx)->k);
+}
+
+/* Trie nodes (= automaton states) of the strings: 1 + the sum over the
+ * sorted strings of the symbols each adds past its common prefix with the
+ * one before. Returns 0 when out of memory. */
+static uint64_t exact_states(const ps_probes_t *p, int strands)
+{
+    const size_t k = (size_t)p->k, m = (size_t)p->n * (size_t)strands;
+    uint8_t *str = malloc(m * k);
+    const uint8_t **v = malloc(m * sizeof *v);
+    uint64_t nodes = 0;
+    if (str && v) {
+        memcpy(str, p->code, (size_t)p->n * k);
+        for (size_t i = 0; strands == 2 && i < p->n; i++)
+            for (size_t j = 0; j < k; j++) str[(p->n + i) * k + j] = (uint8_t)(3 - p->code[i * k + k - 1 - j]);
+        for (size_t i = 0; i < m; i++) v[i] = str + i * k;
+        sort_ctx_t ctx = {str, k};
+        qsort_r(v, m, sizeof *v, cmp_str, &ctx);
+        nodes = 1;
+        for (size_t i = 0; i < m; i++) {
+            size_t l = 0;
+            if (i)
+                while (l < k && v[i][l] == v[i - 1][l]) l++;
+            nodes += k - l;
+        }
+    }
+    free(str);
+    free(v);
+    return nodes;
+}
+
+int ps_automaton_estimate(const ps_probes_t *p, int both_strands, int exact, uint64_t *states, uint64_t *bytes,
+                          ps_err_t *err)
+{
+    const int strands = both_strands ? 2 : 1, shift = p->alpha == PS_DNA ? 2 : 5;
+    const uint64_t m = (uint64_t)p->n * (uint64_t)strands, sigma = (uint64_t)ps_alpha_sigma(p->alpha);
+    uint64_t s = 1;
+    if (exact) {
+        if (!(s = exact_states(p, strands)))
+            return ps_fail(err, PS_E_NOMEM, "out of memory sizing the automaton for %u probes", p->n);
+    } else {
+        /* Depth d holds at most sigma^d nodes and at most one per string. */
+        uint64_t level = 1;
+        for (int d = 1; d <= p->k; d++) {
+            level = level > m / sigma ? m : level * sigma < m ? level * sigma : m;
+            s += level;
+        }
+    }
+    /* The table grows by doubling from 1,024 rows (at most 2^20 at first):
+     * at its last growth the old and the new copy are both held. Beside it:
+     * the strings, each string's node and the failure links. */
+    uint64_t cap = s < (1u << 20) ? 1024 : 1u << 20;
+    while (cap < s) cap *= 2;
+    uint64_t row = (uint64_t)sizeof(uint32_t) << shift;
+    *states = s;
+    *bytes = cap * row + cap / 2 * row + m * ((uint64_t)p->k + 2 * sizeof(uint32_t)) + s * sizeof(uint32_t);
+    return PS_OK;
+}
+
 void ps_automaton_free(ps_automaton_t *a)
 {
     if (!a) return;
@@ -53,7 +120,6 @@ int ps_automaton_build(ps_automaton_t **out, const ps_probes_t *p, int both_stra
     a->shift = shift;
     a->k = k;
     a->both_strands = both_strands;
-    a->n_probes = p->n;
     for (int s = 0; s < strands; s++)
         if (!(a->probe_leaf[s] = malloc((size_t)p->n * sizeof(uint32_t)))) goto nomem;
     str = malloc((size_t)n_str * k);

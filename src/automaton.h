@@ -23,6 +23,10 @@
 #include "error.h"
 #include "probes.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     ps_alpha_t alpha;
     int sigma;            /* symbols in the alphabet */
@@ -33,7 +37,6 @@ typedef struct {
     uint32_t leaf_base;   /* first leaf state */
     uint32_t n_leaves;    /* n_states - leaf_base */
     uint32_t *delta;      /* n_states << shift entries */
-    uint32_t n_probes;
     uint32_t *probe_leaf[2]; /* per probe: leaf id of its sequence, of its reverse complement */
 } ps_automaton_t;
 
@@ -41,10 +44,22 @@ typedef struct {
 int ps_automaton_build(ps_automaton_t **out, const ps_probes_t *p, int both_strands, ps_err_t *err);
 void ps_automaton_free(ps_automaton_t *a);
 
+/* States of the automaton of p (upper bound; exact when exact is set, at
+ * the cost of sorting the probes) and the most memory building it takes,
+ * in bytes: so that a probe set too large for the machine is refused before
+ * anything is allocated. Returns 0, or <0 when even the estimate cannot be
+ * made (out of memory for the exact count). */
+int ps_automaton_estimate(const ps_probes_t *p, int both_strands, int exact, uint64_t *states, uint64_t *bytes,
+                          ps_err_t *err);
+
 /* Bytes of the transition table. */
 static inline uint64_t ps_automaton_table_bytes(const ps_automaton_t *a)
 {
     return ((uint64_t)a->n_states << a->shift) * sizeof(uint32_t);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

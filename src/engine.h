@@ -1,12 +1,19 @@
-/* engine.h - what a scanning engine (CPU or GPU) offers the pipeline.
+/* engine.h - what a scanning engine is: its operations and a typed report.
  *
- * The pipeline (scan.h) fills chunks on one reader thread and hands each to
- * one of n_workers worker threads, which call scan(); workers run
- * concurrently, each with its own id in [0, n_workers). An engine keeps its
- * leaf counts to itself (per thread, or on the GPU) until collect(), which
- * waits for all submitted work, adds the counts since the last collect into
- * leaf_counts[0..n_leaves) and zeroes its own. Chunks come from `chunk_alloc`
- * (pinned host memory for the GPU) and are sized `chunk_syms` symbols. */
+ * An engine counts the matches in packed chunks (pack.h gives the layout
+ * and the counting rule). It is made for `workers` concurrent callers:
+ * scan() may run at once on several threads, each with its own worker id in
+ * [0, workers). It keeps its leaf counts to itself (per worker, or on the
+ * GPU) until collect(), which waits for all submitted work, adds the counts
+ * since the last collect into leaf_counts[0..n_leaves) and zeroes its own.
+ * scan() may return before the counting is done, but the chunk may be
+ * refilled as soon as it returns.
+ *
+ * How chunks are read, sized and handed out is the pipeline's business
+ * (scan.h); an engine only says, through chunk_alloc, where chunk memory is
+ * best placed (pinned host memory for the GPU), and reports what it did
+ * through info(). A new engine is one new file that fills this struct and
+ * one line where count.c chooses engines. */
 #ifndef PS_ENGINE_H
 #define PS_ENGINE_H
 
@@ -15,47 +22,66 @@
 #include "error.h"
 #include "pack.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct ps_engine ps_engine_t;
 
-/* Per-record hits of one chunk, for --by-record: for each record listed in
- * the chunk that has hits, span[i] names the record (its index in the
- * chunk's record list) and its hits leaf[first..first+n) with count[...],
- * in no particular order. */
-typedef struct {
-    uint32_t rec, first, n;
-} ps_rec_span_t;
+typedef enum {
+    PS_ENGINE_CPU,   /* the automaton walked on CPU threads */
+    PS_ENGINE_GPU,   /* the GPU alone */
+    PS_ENGINE_AUTO   /* the GPU, with CPU threads scanning while it starts */
+} ps_engine_kind_t;
 
+/* What an engine is and what it did so far; read with ps_engine_info. */
 typedef struct {
-    ps_rec_span_t *span;
-    uint32_t n_span, cap_span;
-    uint32_t *leaf;
-    uint64_t *count;
-    uint64_t n_hit, cap_hit;
-} ps_rec_hits_t;
-
-void ps_rec_hits_free(ps_rec_hits_t *h);
+    ps_engine_kind_t kind;
+    int workers;            /* concurrent scan() callers it takes */
+    int gpu_id;             /* the GPU asked for; -1 for the CPU engine */
+    int gpu_started;        /* the GPU is ready to scan (AUTO: may come after the first chunks) */
+    char gpu_name[96];      /* the GPU's name, once started */
+    int gpu_sms;            /* its multiprocessors */
+    double gpu_mem_gib;     /* its memory */
+    char kernel[16];        /* the GPU kernel variant ("best", ...); "" on the CPU */
+    int kmer_path;          /* the GPU kernel takes the direct k-mer path, not the DFA walk */
+    uint64_t chunks_cpu;    /* chunks scanned on CPU threads */
+    uint64_t chunks_gpu;    /* chunks scanned on the GPU */
+    char gpu_error[256];    /* AUTO: why the GPU did not start ("" while it may still) */
+    uint64_t max_chunk_syms;      /* the largest chunk scan() takes; 0: any */
+    uint32_t max_chunk_restarts;  /* the most restarts a chunk may carry; 0: any */
+} ps_engine_info_t;
 
 struct ps_engine {
-    const char *name;           /* "cpu" or "gpu" */
-    char device[160];           /* what it runs on, for -v and --stats */
-    int n_workers;              /* worker threads the pipeline should start */
-    uint64_t chunk_syms;        /* preferred chunk capacity in symbols */
-    uint32_t chunk_restarts;    /* preferred restart capacity per chunk */
-    int chunks_per_worker;      /* chunks in flight per worker (ring depth) */
-    size_t block_bytes;         /* read block for parallel FASTA packing; 0 = default */
-    ps_allocator_t chunk_alloc; /* how chunk buffers are allocated */
     int (*scan)(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err);
     int (*collect)(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err);
-    /* Optional: fills h (cleared first) with c's hits per record; NULL when
-     * the engine cannot attribute hits to records. */
+    /* Optional: fills h (cleared first) with c's hits per record instead of
+     * counting them; NULL when the engine cannot attribute hits to records. */
     int (*scan_records)(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_rec_hits_t *h, ps_err_t *err);
+    void (*info)(const ps_engine_t *e, ps_engine_info_t *out);
     void (*destroy)(ps_engine_t *e);
+    ps_allocator_t chunk_alloc; /* where chunk memory goes; alloc NULL = malloc */
     void *impl;
 };
+
+static inline void ps_engine_info(const ps_engine_t *e, ps_engine_info_t *out) { e->info(e, out); }
 
 static inline void ps_engine_destroy(ps_engine_t *e)
 {
     if (e && e->destroy) e->destroy(e);
 }
+
+/* "cpu" or "gpu": where the scanning ran (AUTO: "gpu" once the GPU took a
+ * chunk, else "cpu", also when the GPU started too late to take any). */
+const char *ps_engine_ran(const ps_engine_info_t *in);
+
+/* One line for people (-v, --stats "device"): the device, the threads
+ * (the run's thread budget, which the engine is not told) or the kernel,
+ * and for AUTO how the chunks were shared or why the GPU did not start. */
+void ps_engine_describe(const ps_engine_info_t *in, int threads, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -121,6 +121,7 @@ void ps_cpu_scan_chunk(const ps_automaton_t *a, const ps_chunk_t *c, uint64_t *l
 typedef struct {
     const ps_automaton_t *a;
     int threads;
+    uint64_t chunks;  /* scanned, for info (atomic) */
     uint64_t *counts; /* threads * n_leaves */
     uint64_t **rec_dense;  /* per thread, for scan_records: counts of the current record */
     uint32_t **rec_touched; /* per thread: leaves counted in the current record */
@@ -200,6 +201,7 @@ static int cpu_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *e
     cpu_t *cpu = e->impl;
     if (worker < 0 || worker >= cpu->threads) return ps_fail(err, PS_E_INTERNAL, "cpu engine: bad worker %d", worker);
     ps_cpu_scan_chunk(cpu->a, c, cpu->counts + (size_t)worker * cpu->a->n_leaves);
+    __atomic_add_fetch(&cpu->chunks, 1, __ATOMIC_RELAXED);
     return PS_OK;
 }
 
@@ -214,6 +216,16 @@ static int cpu_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
         memset(mine, 0, nl * sizeof *mine);
     }
     return PS_OK;
+}
+
+static void cpu_info(const ps_engine_t *e, ps_engine_info_t *out)
+{
+    const cpu_t *cpu = e->impl;
+    memset(out, 0, sizeof *out);
+    out->kind = PS_ENGINE_CPU;
+    out->workers = cpu->threads;
+    out->gpu_id = -1;
+    out->chunks_cpu = __atomic_load_n(&cpu->chunks, __ATOMIC_RELAXED);
 }
 
 static void cpu_destroy(ps_engine_t *e)
@@ -248,17 +260,10 @@ int ps_cpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int threads, p
         return ps_fail(err, PS_E_NOMEM, "out of memory for %d threads' counts", threads);
     }
     cpu->a = a;
-    e->name = "cpu";
-    snprintf(e->device, sizeof e->device, "CPU, %d thread%s", threads, threads == 1 ? "" : "s");
-    e->n_workers = threads;
-    /* Small chunks keep every thread busy on small inputs; 1 Mi symbols is
-     * 256 KiB of packed DNA, far above the per-chunk overhead. */
-    e->chunk_syms = 1u << 20;
-    e->chunk_restarts = 1u << 14;
-    e->chunks_per_worker = 2;
     e->scan = cpu_scan;
     e->collect = cpu_collect;
     e->scan_records = cpu_scan_records;
+    e->info = cpu_info;
     e->destroy = cpu_destroy;
     *out = e;
     return PS_OK;

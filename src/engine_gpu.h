@@ -12,6 +12,16 @@
 #include "engine.h"
 #include "error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The largest chunk the GPU engine takes: 2^26 symbols is 16 MiB of packed
+ * DNA, enough to keep a launch well above its fixed cost while bounding
+ * device memory. */
+#define PS_GPU_CHUNK_SYMS (1ull << 26)
+#define PS_GPU_CHUNK_RESTARTS (1u << 20)
+
 /* 1 when this machine shows NVIDIA device nodes, a check that costs nothing;
  * 0 means no GPU can be usable. It does not start CUDA. */
 int ps_gpu_device_present(void);
@@ -20,12 +30,21 @@ int ps_gpu_device_present(void);
  * This starts the CUDA driver (about 0.1 s on a machine with a GPU). */
 int ps_gpu_usable(int device, char *why, size_t why_len);
 
+/* The CUDA runtime this build carries and the installed driver, for bug
+ * reports ("runtime 13.0, driver 12.8"; "built without CUDA"). Starts no
+ * GPU context. */
+void ps_gpu_versions(char *buf, size_t len);
+
 /* NULL-terminated list of kernel names accepted by --kernel ("best" first). */
 const char *const *ps_gpu_kernel_names(void);
 
-/* Creates the GPU engine on `device` with the named kernel (NULL = "best").
- * host_threads bounds the host-side worker threads it asks the pipeline for. */
+/* Creates the GPU engine on `device` with the named kernel (NULL = "best"),
+ * for host_threads workers (its scan() takes worker ids below that). */
 int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, const char *kernel,
                       int host_threads, ps_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

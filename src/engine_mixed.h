@@ -14,7 +14,15 @@
 #include "engine.h"
 #include "error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 int ps_mixed_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, const char *kernel, int threads,
                         ps_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

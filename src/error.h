@@ -6,6 +6,10 @@
 #ifndef PS_ERROR_H
 #define PS_ERROR_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum {
     PS_OK = 0,
     PS_E_USAGE = -1,    /* bad command line */
@@ -25,5 +29,9 @@ typedef struct {
  * callers can write `return ps_fail(err, PS_E_IO, "%s: ...", path);`. */
 int ps_fail(ps_err_t *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

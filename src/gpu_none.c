@@ -12,6 +12,11 @@ int ps_gpu_usable(int device, char *why, size_t why_len)
     return 0;
 }
 
+void ps_gpu_versions(char *buf, size_t len)
+{
+    if (buf && len) snprintf(buf, len, "built without CUDA (no nvcc)");
+}
+
 const char *const *ps_gpu_kernel_names(void)
 {
     static const char *const none[] = {NULL};

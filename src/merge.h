@@ -11,11 +11,14 @@
  *              same probe rows; columns joined side by side, a sample column
  *              present in several inputs summed (one sample scattered over
  *              chunks), new samples appended in first-seen order.
- *   by-record  record name sequence count [forward reverse]
+ *   by-record  input record name sequence count [forward reverse]
  *              same header; rows concatenated in input order. A record whose
  *              rows end one input and start the next (a record split over
  *              chunks) is joined: rows with equal (record, name, sequence)
- *              are summed, the others kept in probe-file order. Only the
+ *              are summed, the others kept in probe-file order. A record is its input and
+ *              its name: records of one name from two inputs are never
+ *              joined. (Older tables without the input column are read as
+ *              before.) Only the
  *              probe file (-p) fixes that order in every case; without it,
  *              rows the tables leave unordered keep input order, and one
  *              warning line says so.
@@ -25,15 +28,29 @@
 #ifndef PS_MERGE_H
 #define PS_MERGE_H
 
+#include <stdio.h>
+
+#include "cleanup.h"
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Runs `probescan merge`. argv[0] is the command name ("merge"); options and
  * input tables follow:  [-o OUT] [-p PROBES] [-h] TABLE...  ('-' = standard
  * input, at most once). PROBES, the probe file the tables were counted with,
  * is optional: totals and by-file probe rows are checked against it, and
  * by-record rows of split records are ordered by it. Output goes to OUT
- * through a temporary file beside it, renamed into place only on success;
- * default standard output. Errors print one line "probescan merge: <message>"
- * on stderr. Returns the process exit status: 0 on success (or help, also
- * printed when there are no arguments at all), 1 on any error. */
-int ps_merge_main(int argc, char **argv);
+ * through a temporary file beside it, renamed into place only on success
+ * (cl, if not NULL, removes it on a signal); default the stream out, which
+ * also gets the help. Warnings go to diag. Returns 0 on success, 1 when it
+ * only printed the help (also with no arguments at all), or a negative
+ * PS_E_* code with err filled; it prints no error itself. */
+int ps_merge(int argc, char **argv, FILE *out, FILE *diag, ps_cleanup_t *cl, ps_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

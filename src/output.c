@@ -4,90 +4,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-struct ps_output {
-    FILE *f;
-    char *path; /* final path, NULL for stdout */
-    char *tmp;  /* temporary file beside it */
-};
-
-int ps_output_open(ps_output_t **out, const char *path, ps_err_t *err)
-{
-    *out = NULL;
-    ps_output_t *o = calloc(1, sizeof *o);
-    if (!o) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    if (!path || strcmp(path, "-") == 0) {
-        o->f = stdout;
-        *out = o;
-        return PS_OK;
-    }
-    o->path = strdup(path);
-    size_t len = strlen(path);
-    o->tmp = malloc(len + 16);
-    if (!o->path || !o->tmp) {
-        ps_output_abort(o);
-        return ps_fail(err, PS_E_NOMEM, "out of memory");
-    }
-    snprintf(o->tmp, len + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(o->tmp);
-        o->tmp = NULL;
-        ps_output_abort(o);
-        return ps_fail(err, PS_E_IO, "%s: cannot create output file: %s", path, strerror(e));
-    }
-    /* mkstemp makes the file private; give it the permissions a plain
-     * fopen would have. */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
-        int e = errno;
-        close(fd);
-        ps_output_abort(o);
-        return ps_fail(err, PS_E_IO, "%s: cannot write output file: %s", path, strerror(e));
-    }
-    *out = o;
-    return PS_OK;
-}
-
-FILE *ps_output_stream(ps_output_t *o) { return o->f; }
-
-int ps_output_commit(ps_output_t *o, ps_err_t *err)
-{
-    int rc = PS_OK;
-    if (!o->path) {
-        if (fflush(stdout) != 0 || ferror(stdout))
-            rc = ps_fail(err, PS_E_IO, "error writing to standard output: %s", strerror(errno));
-        free(o);
-        return rc;
-    }
-    int bad = ferror(o->f);
-    if (fflush(o->f) != 0 || bad) rc = ps_fail(err, PS_E_IO, "%s: write error: %s", o->path, strerror(errno));
-    if (fclose(o->f) != 0 && rc == PS_OK) rc = ps_fail(err, PS_E_IO, "%s: write error: %s", o->path, strerror(errno));
-    o->f = NULL;
-    if (rc == PS_OK && rename(o->tmp, o->path) != 0)
-        rc = ps_fail(err, PS_E_IO, "%s: cannot rename output into place: %s", o->path, strerror(errno));
-    if (rc != PS_OK) unlink(o->tmp);
-    free(o->path);
-    free(o->tmp);
-    free(o);
-    return rc;
-}
-
-void ps_output_abort(ps_output_t *o)
-{
-    if (!o) return;
-    if (o->path) {
-        if (o->f) fclose(o->f);
-        if (o->tmp) unlink(o->tmp);
-    }
-    free(o->path);
-    free(o->tmp);
-    free(o);
-}
+#include "table.h"
 
 /* Probe i's forward count, and its reverse count (0 on one strand), from
  * leaf counts: the one place that maps output rows to leaves. */
@@ -107,7 +25,7 @@ int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_automaton_t *a,
                     const uint64_t *leaf_counts, ps_err_t *err)
 {
     int strands = a->both_strands;
-    fputs(strands ? "name\tsequence\tcount\tforward\treverse\n" : "name\tsequence\tcount\n", f);
+    ps_table_write_header(f, PS_TABLE_TOTALS, strands, NULL, 0);
     for (uint32_t i = 0; i < p->n; i++) {
         uint64_t rv, fw = probe_counts(a, leaf_counts, i, &rv);
         if (strands) {
@@ -122,9 +40,7 @@ int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_automaton_t *a,
 int ps_write_matrix(FILE *f, const ps_probes_t *p, const ps_automaton_t *a, const uint64_t *leaf_counts,
                     const char *const *cols, int n_cols, ps_err_t *err)
 {
-    fputs("name\tsequence", f);
-    for (int c = 0; c < n_cols; c++) fprintf(f, "\t%s", cols[c]);
-    fputc('\n', f);
+    ps_table_write_header(f, PS_TABLE_BYFILE, 0, cols, (size_t)n_cols);
     for (uint32_t i = 0; i < p->n; i++) {
         fprintf(f, "%s\t%s", p->name[i], p->seq[i]);
         for (int c = 0; c < n_cols; c++) {
@@ -149,7 +65,10 @@ struct ps_record_writer {
     uint64_t id;
     char *name;
     size_t name_cap;
+    const char *input;
 };
+
+void ps_record_writer_input(ps_record_writer_t *w, const char *input) { w->input = input; }
 
 void ps_record_writer_free(ps_record_writer_t *w)
 {
@@ -169,6 +88,7 @@ int ps_record_writer_new(ps_record_writer_t **out, FILE *f, const ps_probes_t *p
     *out = NULL;
     int strands = a->both_strands ? 2 : 1;
     ps_record_writer_t *w = calloc(1, sizeof *w);
+    if (w) w->input = "";
     if (!w) return ps_fail(err, PS_E_NOMEM, "out of memory");
     w->f = f;
     w->p = p;
@@ -196,7 +116,7 @@ int ps_record_writer_new(ps_record_writer_t **out, FILE *f, const ps_probes_t *p
         }
     for (uint32_t l = a->n_leaves; l > 0; l--) w->leaf_start[l] = w->leaf_start[l - 1];
     w->leaf_start[0] = 0;
-    fputs(a->both_strands ? "record\tname\tsequence\tcount\tforward\treverse\n" : "record\tname\tsequence\tcount\n", f);
+    ps_table_write_header(f, PS_TABLE_BYRECORD, a->both_strands, NULL, 0);
     *out = w;
     return PS_OK;
 }
@@ -222,10 +142,10 @@ int ps_record_writer_flush(ps_record_writer_t *w, ps_err_t *err)
         if (j && i == w->rows[j - 1]) continue; /* hit on both strands */
         uint64_t rv, fw = probe_counts(a, w->acc, i, &rv);
         if (a->both_strands) {
-            fprintf(w->f, "%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", w->name, w->p->name[i], w->p->seq[i],
+            fprintf(w->f, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", w->input, w->name, w->p->name[i], w->p->seq[i],
                     fw + rv, fw, rv);
         } else {
-            fprintf(w->f, "%s\t%s\t%s\t%" PRIu64 "\n", w->name, w->p->name[i], w->p->seq[i], fw);
+            fprintf(w->f, "%s\t%s\t%s\t%s\t%" PRIu64 "\n", w->input, w->name, w->p->name[i], w->p->seq[i], fw);
         }
     }
     for (uint32_t t = 0; t < w->n_touched; t++) w->acc[w->touched[t]] = 0;

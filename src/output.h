@@ -1,13 +1,8 @@
-/* output.h - the TSV the user gets, written safely.
+/* output.h - the TSV the user gets (written safely through outfile.h).
  *
- * Output to a file goes to a temporary file beside it that is renamed over
- * the target only after everything was written and flushed, so an error never
- * leaves a file that looks complete. "-" or NULL means stdout.
- *
- * Table: a header row, then one row per probe in probe-file order, zero
- * counts included:  name  sequence  count  [forward  reverse]
- * where the strand columns appear for DNA counted on both strands and
- * count = forward + reverse. */
+ * The table shapes are table.h's: one row per probe in probe-file order,
+ * zero counts included, for totals and --by-file; rows with counts for
+ * --by-record. */
 #ifndef PS_OUTPUT_H
 #define PS_OUTPUT_H
 
@@ -15,18 +10,14 @@
 #include <stdio.h>
 
 #include "automaton.h"
-#include "engine.h"
+#include "pack.h"
 #include "error.h"
+#include "outfile.h"
 #include "probes.h"
 
-typedef struct ps_output ps_output_t;
-
-int ps_output_open(ps_output_t **out, const char *path, ps_err_t *err);
-FILE *ps_output_stream(ps_output_t *o);
-/* Flushes, closes and renames into place; frees o. */
-int ps_output_commit(ps_output_t *o, ps_err_t *err);
-/* Removes the temporary file; frees o. Safe on NULL. */
-void ps_output_abort(ps_output_t *o);
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Writes the totals table from leaf counts. */
 int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_automaton_t *a,
@@ -46,10 +37,17 @@ typedef struct ps_record_writer ps_record_writer_t;
 
 int ps_record_writer_new(ps_record_writer_t **out, FILE *f, const ps_probes_t *p,
                          const ps_automaton_t *a, ps_err_t *err);
+/* Names the input whose records follow (the table's `input` column); the
+ * name must outlive the writer's use of it. */
+void ps_record_writer_input(ps_record_writer_t *w, const char *input);
 /* A ps_record_sink_t emit function; ctx is the writer. */
 int ps_record_writer_emit(void *ctx, const ps_chunk_t *c, const ps_rec_hits_t *h, ps_err_t *err);
 /* Writes the pending record; call at the end of each input. */
 int ps_record_writer_flush(ps_record_writer_t *w, ps_err_t *err);
 void ps_record_writer_free(ps_record_writer_t *w);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

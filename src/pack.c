@@ -29,7 +29,6 @@ int ps_chunk_init_lists(ps_chunk_t *c, ps_alpha_t a, uint64_t cap, uint32_t cap_
     memset(c, 0, sizeof *c);
     if (cap == 0 || cap >= UINT32_MAX || cap_restart == 0)
         return ps_fail(err, PS_E_INTERNAL, "chunk capacity out of range");
-    c->alpha = a;
     c->bits = ps_alpha_bits(a);
     c->per_word = PS_PER_WORD(c->bits);
     c->cap = cap;
@@ -116,4 +115,12 @@ int ps_chunk_record(ps_chunk_t *c, uint64_t ordinal, const char *name, uint32_t 
     c->rec_id[c->n_rec] = ordinal;
     c->rec_pos[c->n_rec++] = (uint32_t)c->n;
     return ps_chunk_restart(c);
+}
+
+void ps_rec_hits_free(ps_rec_hits_t *h)
+{
+    free(h->span);
+    free(h->leaf);
+    free(h->count);
+    memset(h, 0, sizeof *h);
 }

@@ -35,10 +35,13 @@
 #include "alphabet.h"
 #include "error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define PS_PER_WORD(bits) ((bits) == 2 ? 16u : 6u)
 
 typedef struct {
-    ps_alpha_t alpha;
     int bits;           /* 2 or 5 */
     uint32_t per_word;  /* 16 or 6 */
     uint32_t *text;     /* packed symbols, cap / per_word + 1 words */
@@ -116,5 +119,27 @@ int ps_chunk_restart(ps_chunk_t *c);
  * next symbol pushed, with a restart there. Returns 0, or -1 when a list is
  * full (the caller closes the chunk and lists the record in the next one). */
 int ps_chunk_record(ps_chunk_t *c, uint64_t ordinal, const char *name, uint32_t name_len);
+
+/* Per-record hits of one chunk, for --by-record: for each record listed in
+ * the chunk that has hits, span[i] names the record (its index in the
+ * chunk's record list) and its hits leaf[first..first+n) with count[...],
+ * in no particular order. Grown as needed by whoever fills it. */
+typedef struct {
+    uint32_t rec, first, n;
+} ps_rec_span_t;
+
+typedef struct {
+    ps_rec_span_t *span;
+    uint32_t n_span, cap_span;
+    uint32_t *leaf;
+    uint64_t *count;
+    uint64_t n_hit, cap_hit;
+} ps_rec_hits_t;
+
+void ps_rec_hits_free(ps_rec_hits_t *h);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -76,6 +76,11 @@ static int read_raw(raw_t *r, const char *path, ps_err_t *err)
     uint64_t line = 0;
     while ((got = bgzf_getline(fp, '\n', &ks)) >= 0) {
         line++;
+        /* A UTF-8 byte-order mark (editors on Windows write one) is not text. */
+        if (line == 1 && ks.l >= 3 && !memcmp(ks.s, "\xef\xbb\xbf", 3)) {
+            memmove(ks.s, ks.s + 3, ks.l - 2);
+            ks.l -= 3;
+        }
         size_t len = ks.l;
         while (len && (ks.s[len - 1] == '\r' || ks.s[len - 1] == ' ')) len--;
         ks.s[len] = '\0';
@@ -126,6 +131,56 @@ static int read_raw(raw_t *r, const char *path, ps_err_t *err)
     return rc;
 }
 
+/* IUPAC codes for more than one base. */
+static int iupac_degenerate(int c) { return c && strchr("RYSWKMBDHVNryswkmbdhvn", c) != NULL; }
+
+/* -a auto: DNA when every probe looks like DNA, that is when at least 90%
+ * of its letters are A, C, G, T or U and the rest IUPAC codes; else
+ * protein. A choice the probes do not agree on is described in note, for
+ * the user; a degenerate DNA probe is an error until such probes are
+ * counted, rather than silently turning the whole set into peptides. */
+static int infer_alphabet(const raw_t *r, const char *src, ps_alpha_t *alpha, char *note, size_t note_len,
+                          ps_err_t *err)
+{
+    uint32_t n_dna = 0, first_dna = UINT32_MAX, first_other = UINT32_MAX, first_degenerate = UINT32_MAX;
+    char degenerate_letter = 0;
+    for (uint32_t i = 0; i < r->n; i++) {
+        size_t acgt = 0, iupac = 0, other = 0;
+        char first_iupac = 0;
+        for (const char *s = r->seq[i]; *s; s++) {
+            if (strchr("ACGTUacgtu", *s)) acgt++;
+            else if (iupac_degenerate(*s)) {
+                if (!iupac++) first_iupac = *s;
+            } else other++;
+        }
+        size_t len = acgt + iupac + other;
+        if (!other && len && acgt * 10 >= len * 9) {
+            n_dna++;
+            if (first_dna == UINT32_MAX) first_dna = i;
+            if (iupac && first_degenerate == UINT32_MAX) {
+                first_degenerate = i;
+                degenerate_letter = first_iupac;
+            }
+        } else if (first_other == UINT32_MAX) {
+            first_other = i;
+        }
+    }
+    *alpha = n_dna == r->n ? PS_DNA : PS_PROTEIN;
+    if (*alpha == PS_DNA && first_degenerate != UINT32_MAX)
+        return ps_fail(err, PS_E_FORMAT,
+                       "%s: line %llu: probe '%s' is DNA with the IUPAC code '%c'; degenerate probes are not "
+                       "counted yet: list its expansions as probes (or give -a protein to count letters as peptides)",
+                       src, (unsigned long long)r->line[first_degenerate], r->name[first_degenerate],
+                       degenerate_letter);
+    if (*alpha == PS_PROTEIN && n_dna)
+        snprintf(note, note_len,
+                 "%u of %u probes look like DNA (such as '%.60s', line %llu) but '%.60s' (line %llu) does not: "
+                 "all are counted as protein; give -a dna or -a protein to choose",
+                 n_dna, r->n, r->name[first_dna], (unsigned long long)r->line[first_dna], r->name[first_other],
+                 (unsigned long long)r->line[first_other]);
+    return PS_OK;
+}
+
 /* Encodes the raw set, checking alphabet and lengths. where(i) names a probe in messages. */
 static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t req, ps_err_t *err)
 {
@@ -134,12 +189,11 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
 
     ps_alpha_t alpha;
     int inferred = 0;
+    char note[PS_NOTE_MAX] = "";
     if (req == PS_ALPHA_AUTO) {
         inferred = 1;
-        alpha = PS_DNA;
-        for (uint32_t i = 0; i < r->n && alpha == PS_DNA; i++)
-            for (const char *s = r->seq[i]; *s; s++)
-                if (!strchr("ACGTUacgtu", *s)) { alpha = PS_PROTEIN; break; }
+        int rc = infer_alphabet(r, src, &alpha, note, sizeof note, err);
+        if (rc < 0) return rc;
     } else {
         alpha = (ps_alpha_t)req;
     }
@@ -165,6 +219,7 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
     p->k = (int)k;
     p->alpha = alpha;
     p->alpha_auto = inferred;
+    snprintf(p->alpha_note, sizeof p->alpha_note, "%s", note);
     p->code = malloc((size_t)r->n * k);
     if (!p->code) {
         free(p);

@@ -16,7 +16,12 @@
 #include "alphabet.h"
 #include "error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define PS_MAX_K 256
+#define PS_NOTE_MAX 512
 
 typedef enum { PS_ALPHA_AUTO = -1, PS_ALPHA_DNA = PS_DNA, PS_ALPHA_PROTEIN = PS_PROTEIN } ps_alpha_req_t;
 
@@ -25,13 +30,16 @@ typedef struct {
     int k;             /* common length */
     ps_alpha_t alpha;  /* chosen alphabet */
     int alpha_auto;    /* 1 when the alphabet was inferred from the probes */
+    char alpha_note[PS_NOTE_MAX]; /* when the probes did not agree on it: what was chosen and why ("" else) */
     char **name;       /* n names */
     char **seq;        /* n sequences as upper-case letters (U kept as written) */
     uint8_t *code;     /* n * k symbol codes, probe i at code + i*k */
 } ps_probes_t;
 
 /* Loads probes from path. With PS_ALPHA_AUTO the alphabet is DNA when every
- * letter is one of ACGTU (any case), else protein. */
+ * probe looks like DNA (at least 90% of its letters ACGTU, the rest IUPAC
+ * codes), else protein; a DNA probe with IUPAC codes is then an error, and a
+ * choice the probes disagree on is described in alpha_note. */
 int ps_probes_load(ps_probes_t **out, const char *path, ps_alpha_req_t req, ps_err_t *err);
 
 /* Builds a probe set from in-memory sequences (tests and tools); names may be
@@ -40,5 +48,9 @@ int ps_probes_from_strings(ps_probes_t **out, uint32_t n, const char *const *seq
                            const char *const *names, ps_alpha_req_t req, ps_err_t *err);
 
 void ps_probes_free(ps_probes_t *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

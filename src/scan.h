@@ -1,13 +1,29 @@
-/* scan.h - the pipeline from one input file to leaf counts.
+/* scan.h - the pipeline from input files to leaf counts, on one thread pool.
  *
- * One reader thread parses and packs into a fixed ring of chunks
- * (engine->n_workers * engine->chunks_per_worker of them, each
- * engine->chunk_syms symbols); worker threads take filled chunks, call the
- * engine's scan() and return them to the ring. Memory is therefore bounded
- * by the ring, whatever the input size. */
+ * A scanner owns one htslib thread pool of `threads` threads: the whole
+ * thread budget of a run. The calling thread reads; the pool parses, scans
+ * and (for BGZF input) inflates. Work goes to the pool through one ordered
+ * queue (hts_tpool_process), whose results come back strictly in input
+ * order; that order is the only ordering mechanism: it joins the blocks of
+ * block-parallel FASTA (blocks.h) and emits per-record hits in input order.
+ *
+ * Two ways to read an input:
+ *   - FASTA, with more than one thread and no per-record counts: the caller
+ *     cuts blocks, each parsed and scanned whole on a pool thread;
+ *   - otherwise (FASTQ, one thread, --by-record): the caller parses chunks
+ *     in order and the pool scans them.
+ *
+ * Memory is bounded by design, whatever the input size: a ring of `ring`
+ * chunks of `chunk_syms` symbols when reading chunks, or 2 * threads + 2
+ * blocks of at most 1 MiB plus one chunk per thread when reading blocks,
+ * plus the reader's 1 MiB buffer and the engine's counts.
+ *
+ * The engine must take ps_scan_workers() worker ids: one per pool thread,
+ * and one for the calling thread, which scans the junctions between blocks. */
 #ifndef PS_SCAN_H
 #define PS_SCAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "automaton.h"
@@ -15,13 +31,17 @@
 #include "error.h"
 #include "seqio.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     ps_reader_stats_t in;  /* records, symbols, bytes of this input */
     double seconds;        /* wall time of the whole scan */
 } ps_scan_stats_t;
 
-/* Called on the reader thread after each chunk is read, with the reader
- * (for ps_reader_progress); may be NULL. */
+/* Called on the reading thread after each chunk or block is read, with the
+ * reader (for ps_reader_progress); may be NULL. */
 typedef void (*ps_progress_fn)(void *ctx, const ps_reader_t *r);
 
 /* Receives each chunk's per-record hits in input order (--by-record). */
@@ -30,13 +50,46 @@ typedef struct {
     void *ctx;
 } ps_record_sink_t;
 
-/* Scans path with engine e and adds its leaf counts into leaf_counts
- * [0..a->n_leaves). io_threads is passed to the reader for BGZF. With a
- * sink (and an engine with scan_records), hits go to the sink per record
- * instead, in input order; a chunk returns to the ring only after its hits
- * were emitted, so memory stays bounded. */
-int ps_scan_file(ps_engine_t *e, const ps_automaton_t *a, const char *path, int io_threads,
-                 uint64_t *leaf_counts, const ps_record_sink_t *sink, ps_scan_stats_t *st,
-                 ps_progress_fn progress, void *progress_ctx, ps_err_t *err);
+/* The pipeline's settings. */
+typedef struct {
+    int threads;             /* the thread budget: pool threads (>= 1) */
+    uint64_t chunk_syms;     /* chunk capacity in symbols, when reading chunks */
+    uint32_t chunk_restarts; /* restarts (and listed records) a chunk holds */
+    int ring;                /* chunks in flight, when reading chunks */
+    size_t block_bytes;      /* block size for block-parallel FASTA; 0: by input size (at most 1 MiB) */
+} ps_scan_opts_t;
+
+/* Settings that suit the engine described by `in` (chunk sizes within its
+ * limits, pinned ring depth for the GPU) for a budget of `threads`. */
+void ps_scan_opts_init(ps_scan_opts_t *o, const ps_engine_info_t *in, int threads);
+
+/* Worker ids the engine must take for these settings. */
+static inline int ps_scan_workers(const ps_scan_opts_t *o) { return o->threads + 1; }
+
+typedef struct ps_scanner ps_scanner_t;
+
+int ps_scanner_new(ps_scanner_t **out, ps_engine_t *e, const ps_automaton_t *a, const ps_scan_opts_t *o,
+                   ps_err_t *err);
+
+/* Scans path and adds its leaf counts into leaf_counts[0..a->n_leaves); or,
+ * with a sink (and an engine with scan_records), hands the hits per record
+ * to the sink in input order instead. After a failure the engine holds no
+ * counts of the failed input. */
+int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, const ps_record_sink_t *sink,
+                   ps_scan_stats_t *st, ps_progress_fn progress, void *progress_ctx, ps_err_t *err);
+
+void ps_scanner_free(ps_scanner_t *s);
+
+/* One input with a scanner of its own (tests, one-off scans). */
+int ps_scan_file(ps_engine_t *e, const ps_automaton_t *a, const char *path, const ps_scan_opts_t *o,
+                 uint64_t *leaf_counts, const ps_record_sink_t *sink, ps_scan_stats_t *st, ps_progress_fn progress,
+                 void *progress_ctx, ps_err_t *err);
+
+/* Seconds on a monotonic clock. */
+double ps_now(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,28 +1,160 @@
-/* Runs every Check suite linked into the test binary. Suites are optional
- * (weak), so a build without one of the test files still runs the rest. */
+/* check_main.c - runs the Check suites linked into the test binary.
+ *
+ *   check_probescan         every suite that can run on this machine; each
+ *                           one that cannot is reported in one line,
+ *                           "suite NAME: N skipped (gpu|data: reason)", and
+ *                           its checks are neither run nor counted as passed
+ *   check_probescan --gpu   only the suites that need a GPU; fails, saying
+ *                           why, when any of them cannot run
+ *
+ * Check's own CK_RUN_SUITE / CK_RUN_CASE narrow either further.
+ *
+ * Suites are optional (weak), so a build without one of the test files
+ * still runs the rest. Suites that need real data or a usable GPU are built
+ * with a count of their checks (TU_ADD_TEST in testutil.h). Whether a GPU is
+ * usable is asked once, in a child process: Check forks each test and a CUDA
+ * context does not survive a fork, so this process never starts CUDA. */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#define SUITES(X) X(pack) X(automaton) X(probes) X(output) X(seqio) X(random) X(data) X(gpu) X(mixed) X(merge)
-#define DECL(n) Suite *suite_##n(void) __attribute__((weak));
-SUITES(DECL)
+#include "engine_gpu.h"
+#include "testutil.h"
 
-int main(void)
+enum { NEED_DATA = 1, NEED_GPU = 2 };
+
+/* Suites that run everywhere. */
+#define PLAIN_SUITES(X) \
+    X(pack) X(automaton) X(probes) X(output) X(outfile) X(seqio) X(random) X(scan) X(host) X(gpu_plan) X(mixed) X(merge)
+/* Suites that need real data ($PS_DATA) or a usable GPU, and which. */
+#define NEEDY_SUITES(X) \
+    X(data, NEED_DATA) X(gpu, NEED_GPU) X(gpu_data, NEED_GPU | NEED_DATA)
+
+#define DECL_PLAIN(n) Suite *suite_##n(void) __attribute__((weak));
+#define DECL_NEEDY(n, needs) Suite *suite_##n(int *n_checks) __attribute__((weak));
+PLAIN_SUITES(DECL_PLAIN)
+NEEDY_SUITES(DECL_NEEDY)
+
+/* ps_gpu_usable(0) asked in a child process; the answer comes back through
+ * a pipe as one byte ('1' usable, '0' not) and the reason. */
+static int gpu_usable(char *why, size_t why_len)
 {
-    SRunner *sr = NULL;
-#define ADD(n) \
-    if (suite_##n) { \
-        if (!sr) sr = srunner_create(suite_##n()); \
-        else srunner_add_suite(sr, suite_##n()); \
+    int fd[2];
+    if (pipe(fd) != 0) {
+        snprintf(why, why_len, "cannot ask: pipe: %s", strerror(errno));
+        return 0;
     }
-    SUITES(ADD)
-    if (!sr) {
-        fprintf(stderr, "no test suites linked\n");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, why_len, "cannot ask: fork: %s", strerror(errno));
+        close(fd[0]);
+        close(fd[1]);
+        return 0;
+    }
+    if (pid == 0) {
+        char msg[512] = {0};
+        msg[0] = ps_gpu_usable(0, msg + 1, sizeof msg - 1) ? '1' : '0';
+        size_t len = 1 + strlen(msg + 1);
+        _exit(write(fd[1], msg, len) == (ssize_t)len ? 0 : 1);
+    }
+    close(fd[1]);
+    char msg[512];
+    size_t got = 0;
+    for (;;) {
+        ssize_t r = read(fd[0], msg + got, sizeof msg - 1 - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+        if (got == sizeof msg - 1) break;
+    }
+    msg[got] = '\0';
+    close(fd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (got == 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        if (WIFSIGNALED(status))
+            snprintf(why, why_len, "the GPU check ended with signal %d", WTERMSIG(status));
+        else
+            snprintf(why, why_len, "the GPU check gave no answer (status %d)", WEXITSTATUS(status));
+        return 0;
+    }
+    snprintf(why, why_len, "%s", msg + 1);
+    return msg[0] == '1';
+}
+
+static int usage(FILE *f)
+{
+    fprintf(f, "usage: check_probescan [--gpu]\n"
+               "  --gpu  run only the suites that need a GPU; fail when one cannot run\n");
+    return f == stdout ? EXIT_SUCCESS : 2;
+}
+
+int main(int argc, char **argv)
+{
+    int gpu_only = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--gpu")) gpu_only = 1;
+        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return usage(stdout);
+        else return usage(stderr);
+    }
+
+    char gpu_why[512], data_why[512];
+    int have_gpu = gpu_usable(gpu_why, sizeof gpu_why);
+    int have_data = tu_data_dir(data_why, sizeof data_why) != NULL;
+    if (have_gpu) printf("gpu: %s\n", gpu_why);
+
+    /* Suites that cannot run are still built, to count their checks, and
+     * handed to a runner that is never run, which frees them. */
+    SRunner *sr = srunner_create(NULL), *unrun = srunner_create(NULL);
+    int n_run = 0, n_skipped = 0;
+    const char *first_why = NULL;
+#define ADD_PLAIN(n) \
+    if (suite_##n && !gpu_only) { \
+        srunner_add_suite(sr, suite_##n()); \
+        n_run++; \
+    }
+#define ADD_NEEDY(n, needs) \
+    if (suite_##n && (!gpu_only || ((needs) & NEED_GPU))) { \
+        int checks = 0; \
+        Suite *s = suite_##n(&checks); \
+        const char *what = NULL, *why = NULL; \
+        if (((needs) & NEED_GPU) && !have_gpu) what = "gpu", why = gpu_why; \
+        else if (((needs) & NEED_DATA) && !have_data) what = "data", why = data_why; \
+        if (what) { \
+            srunner_add_suite(unrun, s); \
+            printf("suite %s: %d skipped (%s: %s)\n", #n, checks, what, why); \
+            n_skipped += checks; \
+            if (!first_why) first_why = why; \
+        } else { \
+            srunner_add_suite(sr, s); \
+            n_run++; \
+        } \
+    }
+    PLAIN_SUITES(ADD_PLAIN)
+    NEEDY_SUITES(ADD_NEEDY)
+    fflush(stdout);
+
+    int failed = 0;
+    if (n_run) {
+        srunner_run_all(sr, CK_NORMAL);
+        failed = srunner_ntests_failed(sr);
+    }
+    srunner_free(sr);
+    srunner_free(unrun);
+    if (!n_run && !n_skipped) {
+        fprintf(stderr, "check_probescan: no test suites linked%s\n", gpu_only ? " that need a GPU" : "");
         return EXIT_FAILURE;
     }
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    if (gpu_only && n_skipped) {
+        fprintf(stderr, "check_probescan --gpu: %d GPU checks could not run: %s\n", n_skipped, first_why);
+        return EXIT_FAILURE;
+    }
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -6,8 +6,9 @@
 #
 #   PROBESCAN=./probescan bash tests/cli.sh      (PS_DATA: real data, optional)
 #
-# Prints one line per failure and a final "N passed, N failed"; exits
-# non-zero on any failure.
+# Prints one line per failure, one line per group of cases skipped
+# ("cli.sh: N skipped (kind: reason)") and a final "cli.sh: N passed,
+# N failed, N skipped"; exits non-zero on any failure.
 set -u
 
 PROBESCAN=${PROBESCAN:-./probescan}
@@ -21,13 +22,20 @@ if [ -f Makefile ]; then WANT_VERSION=$(sed -n 's/^VERSION *:= *//p' Makefile | 
 DATA=${PS_DATA:-}
 case $DATA in "" | /*) ;; *) DATA=$PWD/$DATA ;; esac
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/probescan-cli-XXXXXX") || exit 1
 trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
 cd "$T" || exit 1
 
 passed=0
 failed=0
+skipped=0
 ok() { passed=$((passed + 1)); }
+# skip N KIND REASON: N cases not run, for a reason of that kind (data, root, sanitizer).
+skip() {
+    skipped=$((skipped + $1))
+    echo "cli.sh: $1 skipped ($2: $3)"
+}
 bad() {
     failed=$((failed + 1))
     echo "FAIL: $*"
@@ -234,9 +242,9 @@ if [ "$rc" -eq 0 ] && [ "$(head -1 out.txt | awk -F'\t' '{print NF}')" = 4 ] &&
     [ "$(tail -n +2 out.txt | cut -f 1,2,4)" = "$(tail -n +2 both.tsv | cut -f 1,2,3)" ]; then ok; else
     bad "--by-file: status $rc or wrong table: $(head -3 out.txt | tr '\n' '|')"
 fi
-printf 'record\tname\tsequence\tcount\tforward\treverse\n' >byrec.tsv
-printf 's1\tp1\tACG\t6\t3\t3\ns1\tp2\tCGT\t6\t3\t3\ns1\tp5\tGTA\t2\t1\t1\ns1\tp6\tACG\t6\t3\t3\n' >>byrec.tsv
-printf 's2\tp1\tACG\t2\t1\t1\ns2\tp2\tCGT\t2\t1\t1\ns2\tp3\tTTT\t3\t3\t0\ns2\tp4\tAAA\t3\t0\t3\ns2\tp6\tACG\t2\t1\t1\n' >>byrec.tsv
+printf 'input\trecord\tname\tsequence\tcount\tforward\treverse\n' >byrec.tsv
+printf 'genome\ts1\tp1\tACG\t6\t3\t3\ngenome\ts1\tp2\tCGT\t6\t3\t3\ngenome\ts1\tp5\tGTA\t2\t1\t1\ngenome\ts1\tp6\tACG\t6\t3\t3\n' >>byrec.tsv
+printf 'genome\ts2\tp1\tACG\t2\t1\t1\ngenome\ts2\tp2\tCGT\t2\t1\t1\ngenome\ts2\tp3\tTTT\t3\t3\t0\ngenome\ts2\tp4\tAAA\t3\t0\t3\ngenome\ts2\tp6\tACG\t2\t1\t1\n' >>byrec.tsv
 expect_ok "--by-record" byrec.tsv count --by-record --engine cpu -p probes.tsv genome.fa
 
 # Bigger input through several threads: same table for any -t.
@@ -249,7 +257,7 @@ if [ -s big1.tsv ] && cmp -s big1.tsv big4.tsv; then ok; else bad "-t 1 and -t 4
 # Memory stays bounded on a stream: 100 MB through standard input, as
 # 33-letter lines and as one line, must not grow the process (--stats peak).
 if grep -qa __asan_init "$PROBESCAN"; then
-    echo "cli.sh: sanitizer build, memory-bound cases skipped (shadow memory counts)"
+    skip 2 sanitizer "shadow memory counts in a sanitizer build: memory-bound cases"
 else
     for shape in lines one-line; do
         if [ "$shape" = lines ]; then filter=cat; else filter="tr -d \\n"; fi
@@ -297,7 +305,7 @@ if [ "$(id -u)" -ne 0 ] || [ -n "$RUN_AS" ]; then
     cp probes.tsv secret.tsv && chmod 000 secret.tsv
     expect_fail "unreadable probe file" secret.tsv count -p secret.tsv genome.fa
 else
-    echo "cli.sh: running as root and cannot run probescan as user nobody: unreadable-file cases skipped"
+    skip 2 root "running as root and cannot run probescan as user nobody: unreadable-file cases"
 fi
 RUN_AS=
 chmod 700 "$T"
@@ -342,7 +350,9 @@ if [ -n "$DATA" ] && [ -f "$yeast" ]; then
     rc=$?
     if [ "$rc" -ne 0 ] && [ "$rc" -lt 126 ] && [ ! -s out.txt ]; then ok; else bad "truncated BGZF on stdin: status $rc"; fi
 else
-    echo "cli.sh: PS_DATA not set or without the yeast BGZF genome: truncated-BGZF cases skipped"
+    if [ -z "$DATA" ]; then skip 3 data "PS_DATA is not set: truncated-BGZF cases"; else
+        skip 3 data "PS_DATA=$DATA has no $(basename "$yeast"): truncated-BGZF cases"
+    fi
 fi
 
 printf '@r1\nACGT\n+\nIIII\n@r2\nACGTA\n+\nIIII\n' >mismatch.fq
@@ -361,13 +371,98 @@ expect_fail "non-sequence text" letter.txt count -p probes.tsv letter.txt
 printf '>r1\nACGT\nAC7T\n' >digitseq.fa
 expect_fail "digit in a sequence" digitseq.fa count -p probes.tsv digitseq.fa
 : >empty.fa
-expect_fail "input with no records" empty.fa count -p probes.tsv empty.fa
 gzip -c empty.fa >empty.fa.gz
-expect_fail "gzip input with no records" empty.fa.gz count -p probes.tsv empty.fa.gz
+printf 'name\tsequence\tcount\tforward\treverse\np1\tACG\t0\t0\t0\np2\tCGT\t0\t0\t0\np3\tTTT\t0\t0\t0\np4\tAAA\t0\t0\t0\np5\tGTA\t0\t0\t0\np6\tACG\t0\t0\t0\n' >zero.tsv
+# An empty input is zero records, with one warning: one empty sample must
+# not stop a workflow.
+expect_warned() { # DESC EXPECTED_FILE WORD ARGS...: exit 0, that table, one warning naming WORD
+    local desc=$1 want=$2 word=$3
+    shift 3
+    run "$@"
+    if [ "$rc" -ne 0 ]; then bad "$desc: exit status $rc: $(head -2 err.txt)"
+    elif ! cmp -s out.txt "$want"; then bad "$desc: wrong table"; diff "$want" out.txt | head -5
+    elif [ "$(wc -l <err.txt)" -ne 1 ] || ! grep -q "^probescan: warning: .*$word" err.txt; then
+        bad "$desc: want one warning naming $word: $(head -3 err.txt)"
+    else ok; fi
+}
+expect_warned "input with no records" zero.tsv empty.fa count -p probes.tsv empty.fa
+expect_warned "gzip input with no records" zero.tsv empty.fa.gz count -p probes.tsv empty.fa.gz
+expect_warned "empty stdin" zero.tsv "empty input" count -p probes.tsv - </dev/null
 expect_fail "bad second input after a good one" digitseq.fa count -p probes.tsv genome.fa digitseq.fa
-"$PROBESCAN" count -p probes.tsv - </dev/null >out.txt 2>err.txt
-rc=$?
-if [ "$rc" -ne 0 ] && [ "$rc" -lt 126 ] && [ "$(wc -l <err.txt)" -eq 1 ]; then ok; else bad "empty stdin: status $rc"; fi
+
+# No-call and gap characters break windows as N does; CR-only and CRLF
+# line ends and a byte-order mark read as plain LF text.
+printf '>s1 first record\nACGTACGT..ACGT\n>s2\nacgtTTTT\n>s3\n' >dots.fa
+run count -p probes.tsv genome.fa; cp out.txt plain.tsv
+expect_ok "no-call dots" plain.tsv count -p probes.tsv dots.fa
+tr '\n' '\r' <genome.fa >cr.fa
+expect_ok "CR line ends" plain.tsv count -p probes.tsv cr.fa
+sed 's/$/\r/' genome.fa >crlf.fa
+expect_ok "CRLF line ends" plain.tsv count -p probes.tsv crlf.fa
+printf '\357\273\277' | cat - genome.fa >bom.fa
+expect_ok "byte-order mark" plain.tsv count -p probes.tsv bom.fa
+# BGZF then plain gzip members, as `cat a.bgz b.gz` makes them.
+if command -v bgzip >/dev/null; then
+    head -2 genome.fa | bgzip -c >part1.gz
+    tail -n +3 genome.fa | gzip -c >part2.gz
+    cat part1.gz part2.gz >mixed.fa.gz
+    expect_ok "BGZF then gzip members" plain.tsv count -p probes.tsv mixed.fa.gz
+else
+    skip 1 tool "bgzip not installed: BGZF-then-gzip case"
+fi
+# Unaligned SAM, as PacBio and ONT reads come: primary records, reverse
+# ones turned back (s2 is stored reverse-complemented here).
+printf '@HD\tVN:1.6\n' >reads.sam
+printf 's1\t4\t*\t0\t0\t*\t*\t0\t0\tACGTACGTNNACGT\t*\n' >>reads.sam
+printf 's2\t16\t*\t0\t0\t*\t*\t0\t0\tAAAAACGT\t*\n' >>reads.sam
+printf 's2\t256\t*\t0\t0\t*\t*\t0\t0\tGGGGGGGG\t*\n' >>reads.sam
+printf 's3\t4\t*\t0\t0\t*\t*\t0\t0\t*\t*\n' >>reads.sam
+expect_ok "SAM reads" plain.tsv count -p probes.tsv reads.sam
+# Other compressions: a message with the command that reads them.
+if command -v bzip2 >/dev/null; then
+    bzip2 -c genome.fa >genome.fa.bz2
+    expect_fail "bzip2 input" "bzip2 -dc" count -p probes.tsv genome.fa.bz2
+else
+    skip 1 tool "bzip2 not installed"
+fi
+# Probes: a degenerate DNA probe is an error naming it, not a silent switch
+# to protein; probes that disagree get a warning.
+printf 'ACGTACGTAC\nACGTNCGTAC\n' >deg.txt
+expect_fail "degenerate DNA probe" ACGTNCGTAC count -p deg.txt genome.fa
+printf 'ACGTACGTAC\nMKVLAWHEKK\n' >mixed_probes.txt
+run count -p mixed_probes.txt genome.fa
+if [ "$rc" -eq 0 ] && grep -q '^probescan: warning: .*MKVLAWHEKK' err.txt && head -1 out.txt | grep -qv forward; then ok; else
+    bad "probes that disagree: status $rc, no warning: $(head -2 err.txt)"
+fi
+# Outputs that would destroy an input, or each other, are refused before anything runs.
+cp genome.fa victim.fa
+expect_usage "-o naming the input" count -p probes.tsv -o victim.fa victim.fa
+if cmp -s genome.fa victim.fa; then ok; else bad "-o naming the input changed it"; fi
+expect_usage "--stats naming the probe file" count -p probes.tsv --stats probes.tsv genome.fa
+expect_usage "-o and --stats the same" count -p probes.tsv -o same.out --stats same.out genome.fa
+expect_usage "--stats - with the table on stdout" count -p probes.tsv --stats - genome.fa
+# A --by-file column name cannot hold a tab.
+cp genome.fa "$(printf 'tab\tname.fa')"
+expect_usage "--by-file name with a tab" count --by-file -p probes.tsv "$(printf 'tab\tname.fa')"
+# Default threads follow the CPU affinity.
+if command -v taskset >/dev/null; then
+    run count -p probes.tsv --stats aff.json -o aff.tsv genome.fa
+    taskset -c 0 "$PROBESCAN" count -p probes.tsv --stats aff.json -o aff.tsv genome.fa 2>err.txt
+    if grep -q '"threads": 1,' aff.json; then ok; else bad "taskset -c 0: $(grep threads aff.json)"; fi
+else
+    skip 1 tool "taskset not installed"
+fi
+# A probe set whose automaton cannot fit the memory allowed is refused up
+# front, with the estimate, instead of growing until the machine swaps.
+awk 'BEGIN { srand(3); for (i = 0; i < 10000; i++) { s = ""; for (j = 0; j < 256; j++) s = s substr("ACDEFGHIKLMNPQRSTVWY", 1 + int(rand() * 20), 1); print s } }' >bigprot.txt
+if grep -qa __asan_init "$PROBESCAN"; then
+    skip 1 sanitizer "ulimit -v case (shadow memory)"
+else
+    ( ulimit -v 400000; "$PROBESCAN" count -p bigprot.txt -o big.tsv genome.fa >out.txt 2>err.txt ); rc=$?
+    if [ "$rc" -eq 1 ] && grep -q 'GB to build' err.txt && grep -q 'ulimit -v' err.txt && [ ! -e big.tsv ]; then ok; else
+        bad "automaton beyond ulimit -v: status $rc: $(head -2 err.txt)"
+    fi
+fi
 
 # Empty records and records shorter than k are fine.
 printf '>a\n>b\nAC\n>c\nACGT\n' >short.fa
@@ -383,5 +478,74 @@ fi
 # A GPU kernel that does not exist is refused up front, on any build.
 expect_usage "--kernel with an unknown name" count --kernel nosuch -p probes.tsv genome.fa
 
-echo "$passed passed, $failed failed"
+# Outputs that are not regular files are written, never replaced: a FIFO
+# (its reader gets the table), a symlink (its target does), /dev/stdout.
+mkfifo out.fifo
+cat out.fifo >fifo.txt &
+reader=$!
+run count -p probes.tsv -o out.fifo genome.fa
+wait "$reader"
+if [ "$rc" -eq 0 ] && [ -p out.fifo ] && cmp -s fifo.txt plain.tsv; then ok; else bad "-o FIFO: status $rc"; fi
+echo old >real.tsv
+ln -sf real.tsv link.tsv
+run count -p probes.tsv -o link.tsv genome.fa
+if [ "$rc" -eq 0 ] && [ -L link.tsv ] && cmp -s real.tsv plain.tsv; then ok; else bad "-o symlink: status $rc"; fi
+"$PROBESCAN" count -p probes.tsv -o /dev/stdout genome.fa >stdout.txt 2>err.txt
+if cmp -s stdout.txt plain.tsv; then ok; else bad "-o /dev/stdout: $(head -2 err.txt)"; fi
+# Stopped by a signal: no temporary file left, the signal's exit status.
+mkdir sigdir
+for sig in INT TERM HUP; do
+    # In a subshell whose stderr is dropped: the shell's own "Hangup" notice too.
+    rc=$( {
+        { echo '>s'; yes ACGTACGTTGCA | head -c 3000000000; } | "$PROBESCAN" count -q -t 1 -p probes.tsv -o sigdir/out.tsv - &
+        pid=$!
+        sleep 0.5
+        kill -"$sig" "$pid"
+        wait "$pid"
+        echo $?
+    } 2>/dev/null )
+    if [ -z "$(ls -A sigdir)" ] && [ "$rc" -gt 128 ]; then ok; else bad "SIG$sig: status $rc, left $(ls -A sigdir | tr '\n' ' ')"; fi
+done
+
+# probescan version: what a bug report needs; --version stays bare.
+run version
+if [ "$rc" -eq 0 ] && grep -q '^htslib ' out.txt && grep -q '^CUDA ' out.txt && grep -q '^GPU architectures built: ' out.txt; then ok; else
+    bad "version: status $rc: $(head -4 out.txt)"
+fi
+run --version
+if [ "$rc" -eq 0 ] && [ "$(wc -l <out.txt)" -eq 1 ] && grep -qE '^[0-9]+\.[0-9]+' out.txt; then ok; else bad "--version: $(cat out.txt)"; fi
+# -o NAME.gz writes gzip (BGZF), and merge reads it back.
+run count -p probes.tsv -o gz_out.tsv.gz genome.fa
+if [ "$rc" -eq 0 ] && gzip -t gz_out.tsv.gz 2>/dev/null && gzip -dc gz_out.tsv.gz | cmp -s - plain.tsv; then ok; else bad "-o .gz: status $rc"; fi
+run merge -o merged_gz.tsv gz_out.tsv.gz plain.tsv
+if [ "$rc" -eq 0 ] && [ "$(awk -F '\t' 'NR == 2 { print $3 }' merged_gz.tsv)" = "$(awk -F '\t' 'NR == 2 { print 2 * $3 }' plain.tsv)" ]; then ok; else
+    bad "merge of a gzip table: status $rc: $(head -2 err.txt)"
+fi
+
+# The bash completion offers every long option the help lists.
+comp=$here/../completions/probescan.bash
+if [ -r "$comp" ]; then
+    missing=
+    for cmd in count merge summary; do
+        for opt in $("$PROBESCAN" "$cmd" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
+            grep -q -- "$opt" "$comp" || missing="$missing $cmd $opt"
+        done
+    done
+    if [ -z "$missing" ] && bash -n "$comp"; then ok; else bad "completion lacks:$missing"; fi
+else
+    skip 1 file "completions/probescan.bash not found beside the tests"
+fi
+
+# --samples: one column per sample, its files summed; names as given.
+printf 'sample\tfile\n# R1 and R2 of one sample\nsample A\tgenome.fa\nsample A\tdots.fa\nB\tcr.fa\n' >sheet.tsv
+run count --by-file -p probes.tsv genome.fa dots.fa cr.fa
+awk -F '\t' 'BEGIN { OFS = "\t" } NR == 1 { print "name", "sequence", "sample A", "B"; next } { print $1, $2, $3 + $4, $5 }' out.txt >sheet_want.tsv
+expect_ok "--samples" sheet_want.tsv count --samples sheet.tsv -p probes.tsv
+printf 'A\tgenome.fa\nA\tgenome.fa\n' >twice.tsv
+expect_usage "--samples with a file twice" count --samples twice.tsv -p probes.tsv
+printf 'A genome.fa\n' >notab.tsv
+expect_usage "--samples without a tab" count --samples notab.tsv -p probes.tsv
+expect_usage "--samples and an INPUT" count --samples sheet.tsv -p probes.tsv genome.fa
+
+echo "cli.sh: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Checks that probescan.1 and the built-in help agree:
-#   - every long option printed by `probescan count --help` and
-#     `probescan merge --help` is documented in probescan.1;
-#   - every long option the man page lists under COUNT OPTIONS / MERGE OPTIONS
+#   - every long option printed by `probescan count --help`,
+#     `probescan merge --help` and `probescan summary --help` is documented
+#     in probescan.1;
+#   - every long option the man page lists under COUNT / MERGE / SUMMARY OPTIONS
 #     is one the command's help knows (no stale or invented options).
+# Each option checked either way is one check; ends with
+# "manpage.sh: N passed, N failed".
 # Usage: tests/manpage.sh [PROBESCAN_BINARY [MANPAGE]]
 set -euo pipefail
 
@@ -28,13 +31,13 @@ section_opts() {
         tp { if (sec == want) print; tp = 0 }' | long_opts
 }
 
-fail=0
-for cmd in count merge; do
+pass=0 fail=0
+for cmd in count merge summary; do
     help=$("$bin" "$cmd" --help) || { echo "manpage.sh: '$bin $cmd --help' failed" >&2; exit 1; }
     opts=$(printf '%s\n' "$help" | long_opts)
     if [ -z "$opts" ]; then
         echo "manpage.sh: '$bin $cmd --help' lists no long options" >&2
-        fail=1
+        fail=$((fail + 1))
         continue
     fi
     n=0
@@ -43,26 +46,27 @@ for cmd in count merge; do
         # Whole option only: --by-file must not be satisfied by --by-filex.
         if ! printf '%s\n' "$plain" | grep -qE -- "(^|[^a-z0-9-])$o([^a-z0-9-]|\$)"; then
             echo "manpage.sh: $cmd option $o (from --help) is not documented in $(basename "$man")" >&2
-            fail=1
+            fail=$((fail + 1))
+        else
+            pass=$((pass + 1))
         fi
     done
     sec=$(printf '%s' "$cmd" | tr a-z A-Z)" OPTIONS"
     documented=$(section_opts "$sec")
     if [ -z "$documented" ]; then
         echo "manpage.sh: $(basename "$man") has no '$sec' section with options" >&2
-        fail=1
+        fail=$((fail + 1))
     fi
     for o in $documented; do
         if ! printf '%s\n' "$opts" | grep -qxF -- "$o"; then
             echo "manpage.sh: $(basename "$man") documents $cmd option $o, which '$cmd --help' does not list" >&2
-            fail=1
+            fail=$((fail + 1))
+        else
+            pass=$((pass + 1))
         fi
     done
     echo "manpage.sh: $cmd: $n long options in --help, $(printf '%s\n' "$documented" | grep -c .) in the man page"
 done
 
-if [ "$fail" -ne 0 ]; then
-    echo "manpage.sh: FAIL" >&2
-    exit 1
-fi
-echo "manpage.sh: ok"
+echo "manpage.sh: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -20,6 +20,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/probescan-merge.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 checks=0
+skipped=0
 
 same() { # what expected got
     checks=$((checks + 1))
@@ -99,23 +100,57 @@ check_chunks() {
     rm -f "$tmp"/chunk.*.tsv
 }
 
+# --- a record split over three tables whose rows cross, without -p ---
+# The first join can only guess the order (p2 p4 p1 p3); the third table's
+# p1 p2 crosses that guess. Each probe must still come once, summed: before
+# the fix p2 came twice, as "R p2 CC 1" two times.
+hdr=$(printf 'record\tname\tsequence\tcount')
+printf '%s\nR\tp2\tCC\t1\nR\tp4\tTT\t1\n' "$hdr" > "$tmp/x1.tsv"
+printf '%s\nR\tp1\tAA\t1\nR\tp3\tGG\t1\n' "$hdr" > "$tmp/x2.tsv"
+printf '%s\nR\tp1\tAA\t1\nR\tp2\tCC\t1\n' "$hdr" > "$tmp/x3.tsv"
+checks=$((checks + 1))
+if "$bin" merge "$tmp/x1.tsv" "$tmp/x2.tsv" "$tmp/x3.tsv" > "$tmp/x.tsv" 2> "$tmp/x.err" &&
+    [ "$(tail -n +2 "$tmp/x.tsv" | cut -f 2 | sort | uniq -d)" = "" ] &&
+    [ "$(tail -n +2 "$tmp/x.tsv" | sort | tr '\n' ' ')" = "R	p1	AA	2 R	p2	CC	2 R	p3	GG	1 R	p4	TT	1 " ]; then
+    echo "ok: crossing rows of a split record summed once each"
+else
+    echo "FAIL: crossing rows of a split record:" >&2
+    cat "$tmp/x.tsv" "$tmp/x.err" >&2
+    fails=$((fails + 1))
+fi
+
+# --- two inputs that each hold a record of the same name ---
+# Counted apart and merged, they must stay two records, as in one run over
+# both (before the input column merge summed them into one).
+printf '>chromosome\nACGTACGTACGTAAAC\n' > "$tmp/first.fa"
+printf '>chromosome\nACGTTTTTACGTAAAC\n' > "$tmp/second.fa"
+printf 'p1\tACGT\np2\tAAAC\n' > "$tmp/same.probes"
+"$bin" count --by-record -p "$tmp/same.probes" -o "$tmp/one.tsv" "$tmp/first.fa" "$tmp/second.fa"
+"$bin" count --by-record -p "$tmp/same.probes" -o "$tmp/f1.tsv" "$tmp/first.fa"
+"$bin" count --by-record -p "$tmp/same.probes" -o "$tmp/f2.tsv" "$tmp/second.fa"
+"$bin" merge -o "$tmp/f12.tsv" "$tmp/f1.tsv" "$tmp/f2.tsv" 2> /dev/null
+same "two inputs with a record of one name, --by-record" "$tmp/one.tsv" "$tmp/f12.tsv"
+
 # --- random sequence: several records, one long record split in pieces ---
 k=9
-awk -v k=$k 'BEGIN {
-        srand(12345); split("A C G T", b, " ")
+# The data comes from a Park-Miller generator in integer arithmetic that any
+# awk computes alike (srand/rand differ between mawk and gawk).
+awk -v k=$k 'function rnd() { x = (x * 16807) % 2147483647; return x / 2147483647 }
+    BEGIN {
+        x = 12345; split("A C G T", b, " ")
         for (r = 1; r <= 6; r++) {
-            len = (r == 3) ? 50000 : 200 + int(rand() * 3000)
-            s = ""; for (i = 0; i < len; i++) s = s b[1 + int(rand() * 4)]
+            len = (r == 3) ? 50000 : 200 + int(rnd() * 3000)
+            s = ""; for (i = 0; i < len; i++) s = s b[1 + int(rnd() * 4)]
             seq[r] = s; printf(">rec%d some description\n", r)
             for (i = 1; i <= len; i += 60) print substr(s, i, 60)
         }
         # probes: windows of the records (some repeated), a few random ones
         for (p = 1; p <= 60; p++) {
-            r = 1 + int(rand() * 6); st = 1 + int(rand() * (length(seq[r]) - k))
+            r = 1 + int(rnd() * 6); st = 1 + int(rnd() * (length(seq[r]) - k))
             printf("p%d\t%s\n", p, substr(seq[r], st, k)) > "/dev/stderr"
         }
         for (p = 61; p <= 70; p++) {
-            s = ""; for (i = 0; i < k; i++) s = s b[1 + int(rand() * 4)]
+            s = ""; for (i = 0; i < k; i++) s = s b[1 + int(rnd() * 4)]
             printf("p%d\t%s\n", p, s) > "/dev/stderr"
         }
     }' > "$tmp/rand.fa" 2> "$tmp/rand.probes"
@@ -166,11 +201,10 @@ if [ -d "$data" ] && [ -r "$probes" ]; then
     check_chunks "three samples" "$probes" "--by-file" "$tmp/yeast.fa" "$tmp/ont.fq" "$tmp/ecoli.fa" -- \
         "$tmp"/yc/*/yeast.fa "$tmp"/fq/*/ont.fq "$tmp/ecoli.fa"
 else
-    echo "merge.sh: no real data in $data (set PS_DATA): real-data checks skipped"
+    # 8 check_chunks calls above, 2 checks each
+    skipped=16
+    echo "merge.sh: $skipped skipped (data: no real data in $data: set PS_DATA)"
 fi
 
-if [ "$fails" -ne 0 ]; then
-    echo "merge.sh: $fails of $checks checks FAILED" >&2
-    exit 1
-fi
-echo "merge.sh: all $checks checks passed"
+echo "merge.sh: $((checks - fails)) passed, $fails failed, $skipped skipped"
+[ "$fails" -eq 0 ]

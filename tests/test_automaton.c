@@ -9,27 +9,6 @@
 #include "probes.h"
 #include "testutil.h"
 
-typedef struct {
-    ps_probes_t *p;
-    ps_automaton_t *a;
-} built_t;
-
-static built_t build(uint32_t n, const char *const *seqs, ps_alpha_req_t req, int both)
-{
-    built_t b = {0};
-    ps_err_t err = {0};
-    int rc = ps_probes_from_strings(&b.p, n, seqs, NULL, req, &err);
-    ck_assert_msg(rc == PS_OK, "ps_probes_from_strings: %s", err.msg);
-    rc = ps_automaton_build(&b.a, b.p, both, &err);
-    ck_assert_msg(rc == PS_OK, "ps_automaton_build: %s", err.msg);
-    return b;
-}
-
-static void built_free(built_t *b)
-{
-    ps_automaton_free(b->a);
-    ps_probes_free(b->p);
-}
 
 static uint32_t step(const ps_automaton_t *a, uint32_t s, uint32_t c)
 {
@@ -169,7 +148,7 @@ static uint32_t pattern_leaf(const ps_automaton_t *a, uint32_t q, int both)
 }
 
 /* Everything that must hold for any probe set. */
-static void check_structure(const built_t *b, int both, int small)
+static void check_structure(const tu_built_t *b, int both, int small)
 {
     const ps_automaton_t *a = b->a;
     const ps_probes_t *p = b->p;
@@ -180,7 +159,6 @@ static void check_structure(const built_t *b, int both, int small)
     ck_assert_int_eq(a->shift, p->alpha == PS_DNA ? 2 : 5);
     ck_assert_int_ge(1 << a->shift, a->sigma);
     ck_assert_int_eq(!!a->both_strands, both);
-    ck_assert_uint_eq(a->n_probes, p->n);
     ck_assert_uint_le(a->leaf_base, a->n_states);
     ck_assert_uint_gt(a->leaf_base, 0); /* the root is not a leaf (k >= 1) */
     ck_assert_uint_eq(a->n_leaves, a->n_states - a->leaf_base);
@@ -245,7 +223,7 @@ static void check_structure(const built_t *b, int both, int small)
 /* The DFA state after each text position must be the longest suffix of the
  * text read so far that is a prefix of some pattern; a leaf exactly when the
  * last k symbols are a pattern, and then that pattern's leaf. */
-static void check_against_naive(const built_t *b, int both, const uint8_t *text, int n)
+static void check_against_naive(const tu_built_t *b, int both, const uint8_t *text, int n)
 {
     const ps_automaton_t *a = b->a;
     int k = b->p->k;
@@ -313,7 +291,7 @@ static void random_cases(ps_alpha_t alpha, int both, uint64_t salt)
             for (int j = 0; j < k; j++) seqs[i][j] = pool[tu_rng_below(&rng, (uint64_t)npool)];
             seqs[i][k] = '\0';
         }
-        built_t b = build(n, (const char *const *)seqs, (ps_alpha_req_t)alpha, both);
+        tu_built_t b = tu_build(n, (const char *const *)seqs, (ps_alpha_req_t)alpha, both);
         ck_assert_int_eq(b.p->alpha, alpha);
         check_structure(&b, both, 1);
         int tn = (int)tu_rng_range(&rng, 0, 400);
@@ -332,7 +310,7 @@ static void random_cases(ps_alpha_t alpha, int both, uint64_t salt)
         }
         check_against_naive(&b, both, text, tn);
         free(text);
-        built_free(&b);
+        tu_built_free(&b);
         for (uint32_t i = 0; i < n; i++) free(seqs[i]);
         free(seqs);
     }
@@ -354,27 +332,27 @@ START_TEST(test_single_probe_chain)
     for (int i = 0; i < PS_MAX_K; i++) seq[i] = "ACGT"[(i * 7 + i / 3) % 4];
     seq[PS_MAX_K] = '\0';
     const char *seqs[1] = {seq};
-    built_t b = build(1, seqs, PS_ALPHA_DNA, 0);
+    tu_built_t b = tu_build(1, seqs, PS_ALPHA_DNA, 0);
     ck_assert_int_eq(b.a->k, PS_MAX_K);
     ck_assert_uint_eq(b.a->n_states, PS_MAX_K + 1);
     ck_assert_uint_eq(b.a->leaf_base, PS_MAX_K);
     ck_assert_uint_eq(b.a->n_leaves, 1);
     ck_assert_uint_eq(b.a->probe_leaf[0][0], 0);
     check_structure(&b, 0, 1);
-    built_free(&b);
+    tu_built_free(&b);
 
     /* k = 1: the leaves are the root's children. */
     const char *one[3] = {"A", "g", "A"};
-    b = build(3, one, PS_ALPHA_DNA, 0);
+    b = tu_build(3, one, PS_ALPHA_DNA, 0);
     ck_assert_uint_eq(b.a->n_states, 3);
     ck_assert_uint_eq(b.a->leaf_base, 1);
     ck_assert_uint_eq(b.a->probe_leaf[0][0], b.a->probe_leaf[0][2]);
     check_structure(&b, 0, 1);
-    built_free(&b);
-    b = build(3, one, PS_ALPHA_DNA, 1); /* with T and C: four leaves */
+    tu_built_free(&b);
+    b = tu_build(3, one, PS_ALPHA_DNA, 1); /* with T and C: four leaves */
     ck_assert_uint_eq(b.a->n_leaves, 4);
     check_structure(&b, 1, 1);
-    built_free(&b);
+    tu_built_free(&b);
 }
 END_TEST
 
@@ -382,7 +360,7 @@ START_TEST(test_duplicates_and_case)
 {
     /* Case and U do not make a different probe. */
     const char *seqs[5] = {"ACGUA", "acgta", "ACGTA", "TTTTT", "AcGtA"};
-    built_t b = build(5, seqs, PS_ALPHA_DNA, 1);
+    tu_built_t b = tu_build(5, seqs, PS_ALPHA_DNA, 1);
     for (int i = 1; i < 5; i++)
         if (i != 3) {
             ck_assert_uint_eq(b.a->probe_leaf[0][i], b.a->probe_leaf[0][0]);
@@ -391,7 +369,7 @@ START_TEST(test_duplicates_and_case)
     ck_assert_uint_ne(b.a->probe_leaf[0][3], b.a->probe_leaf[0][0]);
     ck_assert_uint_eq(b.a->n_leaves, 4); /* ACGTA TACGT TTTTT AAAAA */
     check_structure(&b, 1, 1);
-    built_free(&b);
+    tu_built_free(&b);
 }
 END_TEST
 
@@ -399,7 +377,7 @@ START_TEST(test_palindromes)
 {
     /* GAATTC and GGATCC are their own reverse complements. */
     const char *seqs[5] = {"GAATTC", "AAAAAA", "GGATCC", "TTTTTT", "GAATTC"};
-    built_t b = build(5, seqs, PS_ALPHA_DNA, 1);
+    tu_built_t b = tu_build(5, seqs, PS_ALPHA_DNA, 1);
     const ps_automaton_t *a = b.a;
     ck_assert_uint_eq(a->probe_leaf[0][0], a->probe_leaf[1][0]);
     ck_assert_uint_eq(a->probe_leaf[0][2], a->probe_leaf[1][2]);
@@ -411,14 +389,14 @@ START_TEST(test_palindromes)
     ck_assert_uint_eq(a->probe_leaf[0][1], a->probe_leaf[1][3]);
     ck_assert_uint_eq(a->n_leaves, 4);
     check_structure(&b, 1, 1);
-    built_free(&b);
+    tu_built_free(&b);
 
     /* Forward only: a palindrome is just one leaf, no rc inserted. */
     const char *fw[2] = {"GAATTC", "AAAAAA"};
-    b = build(2, fw, PS_ALPHA_DNA, 0);
+    b = tu_build(2, fw, PS_ALPHA_DNA, 0);
     ck_assert_uint_eq(b.a->n_leaves, 2);
     check_structure(&b, 0, 1);
-    built_free(&b);
+    tu_built_free(&b);
 
     /* Random even-length palindromes mixed with others, against the naive matcher. */
     tu_rng_t rng;
@@ -439,7 +417,7 @@ START_TEST(test_palindromes)
             s[i][k] = '\0';
             ptr[i] = s[i];
         }
-        b = build(8, ptr, PS_ALPHA_DNA, 1);
+        b = tu_build(8, ptr, PS_ALPHA_DNA, 1);
         for (int i = 0; i < 8; i++) {
             int pal = 1;
             for (int j = 0; j < k; j++) pal &= table[(unsigned char)s[i][j]] == 3 - table[(unsigned char)s[i][k - 1 - j]];
@@ -449,7 +427,7 @@ START_TEST(test_palindromes)
         uint8_t text[300];
         for (int i = 0; i < 300; i++) text[i] = (uint8_t)tu_rng_below(&rng, 4);
         check_against_naive(&b, 1, text, 300);
-        built_free(&b);
+        tu_built_free(&b);
     }
 }
 END_TEST
@@ -458,7 +436,7 @@ START_TEST(test_protein)
 {
     /* Rare letters are ordinary symbols; X matches only X. */
     const char *seqs[4] = {"MKXU", "mkxu", "BZO*", "JJJJ"};
-    built_t b = build(4, seqs, PS_ALPHA_PROTEIN, 0);
+    tu_built_t b = tu_build(4, seqs, PS_ALPHA_PROTEIN, 0);
     ck_assert_int_eq(b.p->alpha, PS_PROTEIN);
     ck_assert_uint_eq(b.a->probe_leaf[0][0], b.a->probe_leaf[0][1]);
     ck_assert_uint_eq(b.a->n_leaves, 3);
@@ -470,7 +448,7 @@ START_TEST(test_protein)
     int n = (int)strlen(txt);
     for (int i = 0; i < n; i++) text[i] = table[(unsigned char)txt[i]];
     check_against_naive(&b, 0, text, n);
-    built_free(&b);
+    tu_built_free(&b);
 
     /* Both strands are for DNA only. */
     ps_probes_t *p = NULL;
@@ -510,9 +488,9 @@ START_TEST(test_large_sets)
             }
             seqs[i][k] = '\0';
         }
-        built_t b = build(n, (const char *const *)seqs, (ps_alpha_req_t)alpha, both);
+        tu_built_t b = tu_build(n, (const char *const *)seqs, (ps_alpha_req_t)alpha, both);
         check_structure(&b, both, 0);
-        built_free(&b);
+        tu_built_free(&b);
         for (uint32_t i = 0; i < n; i++) free(seqs[i]);
         free(seqs);
     }

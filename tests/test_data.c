@@ -2,10 +2,16 @@
  * independent counter: each file is decompressed with zlib here, split into
  * records, and every k-symbol window is looked up in a hash of the probes
  * (and their reverse complements) with a rolling code. Probes are sampled
- * from the data with fixed seeds. Without PS_DATA the tests say so once and
- * pass. */
+ * from the data with fixed seeds.
+ *
+ * Suite "data" checks the CPU engine; suite "gpu_data" runs the same cases
+ * and, for every scan, every GPU kernel and the default (mixed) engine too,
+ * which must give the CPU engine's counts exactly. The runner (check_main.c)
+ * adds them only where $PS_DATA holds the data (and, for gpu_data, a GPU is
+ * usable), and otherwise reports their checks skipped. */
 #include <check.h>
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +28,15 @@
 
 static const char protein_syms[] = "ACDEFGHIKLMNPQRSTVWYBZXUOJ*";
 
-/* Path of a data file, or NULL when PS_DATA or the file is missing. */
+/* Path of a data file in $PS_DATA (malloc'd); the runner has checked that
+ * it is there (tu_data_dir). */
 static char *data_file(const char *name)
 {
     const char *dir = getenv("PS_DATA");
-    if (!dir || !*dir) return NULL;
+    ck_assert_msg(dir && *dir, "PS_DATA is not set");
     char *path = tu_path(dir, name);
     struct stat st;
-    if (stat(path, &st) != 0) {
-        free(path);
-        return NULL;
-    }
+    ck_assert_msg(stat(path, &st) == 0, "%s: %s", path, strerror(errno));
     return path;
 }
 
@@ -228,13 +232,11 @@ typedef struct {
     ps_scan_stats_t st;
 } scan_result_t;
 
-/* Where a GPU is usable, the same input through every GPU kernel and the
- * default (mixed) engine must give the CPU engine's leaf counts exactly. */
+/* The same input through every GPU kernel and the default (mixed) engine
+ * must give the CPU engine's leaf counts exactly. */
 static void gpu_agrees(const char *path, const ps_automaton_t *am, const uint64_t *want, int threads,
-                       int io_threads)
+                       size_t block_bytes)
 {
-    char why[256];
-    if (!ps_gpu_usable(0, why, sizeof why)) return;
     uint64_t *got = calloc(am->n_leaves, sizeof *got);
     ck_assert_ptr_nonnull(got);
     const char *const *names = ps_gpu_kernel_names();
@@ -245,11 +247,16 @@ static void gpu_agrees(const char *path, const ps_automaton_t *am, const uint64_
         ps_engine_t *e = NULL;
         ps_err_t err = {0};
         const char *kn = names[i];
-        int rc = kn ? ps_gpu_engine_new(&e, am, 0, kn, threads, &err)
-                    : ps_mixed_engine_new(&e, am, 0, NULL, threads, &err);
+        int rc = kn ? ps_gpu_engine_new(&e, am, 0, kn, threads + 1, &err)
+                    : ps_mixed_engine_new(&e, am, 0, NULL, threads + 1, &err);
         ck_assert_msg(rc == PS_OK, "%s: %s", kn ? kn : "mixed", err.msg);
         memset(got, 0, am->n_leaves * sizeof *got);
-        rc = ps_scan_file(e, am, path, io_threads, got, NULL, NULL, NULL, NULL, &err);
+        ps_engine_info_t in;
+        ps_engine_info(e, &in);
+        ps_scan_opts_t so;
+        ps_scan_opts_init(&so, &in, threads);
+        so.block_bytes = block_bytes;
+        rc = ps_scan_file(e, am, path, &so, got, NULL, NULL, NULL, NULL, &err);
         ck_assert_msg(rc == PS_OK, "GPU %s scanning %s: %s", kn ? kn : "mixed", path, err.msg);
         for (uint32_t l = 0; l < am->n_leaves; l++)
             ck_assert_msg(got[l] == want[l], "%s, GPU %s: leaf %u: %llu, CPU %llu", path, kn ? kn : "mixed", l,
@@ -259,7 +266,9 @@ static void gpu_agrees(const char *path, const ps_automaton_t *am, const uint64_
     free(got);
 }
 
-static scan_result_t core_counts(const char *path, ps_alpha_t a, char *const *probes, uint32_t n,
+/* The CPU engine's counts of the probes in path; gpu: every GPU engine must
+ * agree (gpu_agrees). */
+static scan_result_t core_counts(int gpu, const char *path, ps_alpha_t a, char *const *probes, uint32_t n,
                                  int both, int threads, int io_threads, size_t block_bytes)
 {
     ps_probes_t *p = NULL;
@@ -270,15 +279,21 @@ static scan_result_t core_counts(const char *path, ps_alpha_t a, char *const *pr
                                          (ps_alpha_req_t)a, &err) == PS_OK,
                   "%s", err.msg);
     ck_assert_msg(ps_automaton_build(&am, p, both, &err) == PS_OK, "%s", err.msg);
-    ck_assert_msg(ps_cpu_engine_new(&e, am, threads, &err) == PS_OK, "%s", err.msg);
-    if (block_bytes) e->block_bytes = block_bytes;
+    /* One thread budget: more than one thread reads FASTA in blocks. */
+    if (io_threads > threads) threads = io_threads;
+    ck_assert_msg(ps_cpu_engine_new(&e, am, threads + 1, &err) == PS_OK, "%s", err.msg);
+    ps_engine_info_t in;
+    ps_engine_info(e, &in);
+    ps_scan_opts_t so;
+    ps_scan_opts_init(&so, &in, threads);
+    so.block_bytes = block_bytes;
     uint64_t *leaf = calloc(am->n_leaves, sizeof *leaf);
     ck_assert_ptr_nonnull(leaf);
     scan_result_t res;
     memset(&res, 0, sizeof res);
-    int rc = ps_scan_file(e, am, path, io_threads, leaf, NULL, &res.st, NULL, NULL, &err);
+    int rc = ps_scan_file(e, am, path, &so, leaf, NULL, &res.st, NULL, NULL, &err);
     ck_assert_msg(rc == PS_OK, "scanning %s: %s", path, err.msg);
-    gpu_agrees(path, am, leaf, threads, io_threads);
+    if (gpu) gpu_agrees(path, am, leaf, threads, block_bytes);
     res.fwd = calloc(n, sizeof *res.fwd);
     res.rev = calloc(n, sizeof *res.rev);
     ck_assert(res.fwd && res.rev);
@@ -360,10 +375,9 @@ static void compare(const char *what, char *const *probes, uint32_t n, const sca
     }
 }
 
-START_TEST(test_ecoli)
+static void ecoli(int gpu)
 {
     char *path = data_file("ecoli_K12_MG1655.fa.gz");
-    if (!path) return;
     records_t r = load_records(path);
     ck_assert_uint_eq(r.n, 1);
     const uint32_t sampled = 1000, n = 1100;
@@ -383,7 +397,7 @@ START_TEST(test_ecoli)
     ck_assert(fwd && rev);
     uint64_t symbols = independent_counts(&r, PS_DNA, k, probes, n, fwd, rev);
     ck_assert_uint_eq(symbols, 4639675);
-    scan_result_t got = core_counts(path, PS_DNA, probes, n, 1, 2, 1, 0);
+    scan_result_t got = core_counts(gpu, path, PS_DNA, probes, n, 1, 2, 1, 0);
     for (uint32_t i = 0; i < sampled; i++)
         ck_assert_msg(got.fwd[i] >= 1, "sampled probe %u %s not found", i, probes[i]);
     compare("E. coli", probes, n, &got, fwd, rev);
@@ -397,15 +411,19 @@ START_TEST(test_ecoli)
     records_free(&r);
     free(path);
 }
+
+START_TEST(test_ecoli) { ecoli(0); }
+END_TEST
+
+START_TEST(test_gpu_ecoli) { ecoli(1); }
 END_TEST
 
 /* Short probes over the genome: matches everywhere, so every place where
  * the engine may cut the one long record (threads, batches) is crossed by
  * some match. */
-START_TEST(test_ecoli_short_probes)
+static void ecoli_short_probes(int gpu)
 {
     char *path = data_file("ecoli_K12_MG1655.fa.gz");
-    if (!path) return;
     records_t r = load_records(path);
     const uint32_t n = 64;
     const int k = 5;
@@ -414,12 +432,12 @@ START_TEST(test_ecoli_short_probes)
     ck_assert(fwd && rev);
     independent_counts(&r, PS_DNA, k, probes, n, fwd, rev);
     for (int threads = 1; threads <= 3; threads += 2) {
-        scan_result_t got = core_counts(path, PS_DNA, probes, n, 1, threads, 1, 0);
+        scan_result_t got = core_counts(gpu, path, PS_DNA, probes, n, 1, threads, 1, 0);
         compare("E. coli 5-mers", probes, n, &got, fwd, rev);
         result_free(&got);
     }
     /* FASTA packed on several threads from small blocks: many cuts. */
-    scan_result_t got = core_counts(path, PS_DNA, probes, n, 1, 2, 3, 50000);
+    scan_result_t got = core_counts(gpu, path, PS_DNA, probes, n, 1, 2, 3, 50000);
     compare("E. coli 5-mers, 50 kB blocks", probes, n, &got, fwd, rev);
     ck_assert_uint_eq(got.st.in.records, 1);
     ck_assert_uint_eq(got.st.in.symbols, 4639675);
@@ -430,12 +448,16 @@ START_TEST(test_ecoli_short_probes)
     records_free(&r);
     free(path);
 }
+
+START_TEST(test_ecoli_short_probes) { ecoli_short_probes(0); }
 END_TEST
 
-START_TEST(test_yeast_bgzf_threads)
+START_TEST(test_gpu_ecoli_short_probes) { ecoli_short_probes(1); }
+END_TEST
+
+static void yeast_bgzf_threads(int gpu)
 {
     char *path = data_file("yeast_S288C_R64-1-1.bgzf.fa.gz");
-    if (!path) return;
     records_t r = load_records(path);
     ck_assert_uint_eq(r.n, 17);
     const uint32_t sampled = 1000;
@@ -455,11 +477,11 @@ START_TEST(test_yeast_bgzf_threads)
     ck_assert(fwd && rev);
     uint64_t symbols = independent_counts(&r, PS_DNA, k, probes, n, fwd, rev);
     ck_assert_uint_eq(symbols, 12157105);
-    scan_result_t one = core_counts(path, PS_DNA, probes, n, 1, 1, 1, 0);
-    scan_result_t four = core_counts(path, PS_DNA, probes, n, 1, 4, 4, 0);
+    scan_result_t one = core_counts(gpu, path, PS_DNA, probes, n, 1, 1, 1, 0);
+    scan_result_t four = core_counts(gpu, path, PS_DNA, probes, n, 1, 4, 4, 0);
     compare("yeast, 1 thread", probes, n, &one, fwd, rev);
     compare("yeast, 4 threads", probes, n, &four, one.fwd, one.rev);
-    scan_result_t blocks = core_counts(path, PS_DNA, probes, n, 1, 2, 3, 300000);
+    scan_result_t blocks = core_counts(gpu, path, PS_DNA, probes, n, 1, 2, 3, 300000);
     compare("yeast, 300 kB blocks", probes, n, &blocks, one.fwd, one.rev);
     ck_assert_uint_eq(blocks.st.in.records, 17);
     ck_assert_uint_eq(blocks.st.in.symbols, 12157105);
@@ -477,26 +499,30 @@ START_TEST(test_yeast_bgzf_threads)
     records_free(&r);
     free(path);
 }
+
+START_TEST(test_yeast_bgzf_threads) { yeast_bgzf_threads(0); }
 END_TEST
 
-static void fastq_case(const char *name, int k, uint32_t n, uint64_t seed, uint64_t reads)
+START_TEST(test_gpu_yeast_bgzf_threads) { yeast_bgzf_threads(1); }
+END_TEST
+
+static void fastq_case(int gpu, const char *name, int k, uint32_t n, uint64_t seed, uint64_t reads)
 {
     char *path = data_file(name);
-    if (!path) return;
     records_t r = load_records(path);
     ck_assert_uint_eq(r.n, reads);
     char **probes = sample_probes(&r, PS_DNA, k, n, seed);
     uint64_t *fwd = malloc(n * sizeof *fwd), *rev = malloc(n * sizeof *rev);
     ck_assert(fwd && rev);
     uint64_t symbols = independent_counts(&r, PS_DNA, k, probes, n, fwd, rev);
-    scan_result_t got = core_counts(path, PS_DNA, probes, n, 1, 2, 1, 0);
+    scan_result_t got = core_counts(gpu, path, PS_DNA, probes, n, 1, 2, 1, 0);
     for (uint32_t i = 0; i < n; i++) ck_assert_uint_ge(got.fwd[i], 1);
     compare(name, probes, n, &got, fwd, rev);
     ck_assert_uint_eq(got.st.in.records, reads);
     ck_assert_uint_eq(got.st.in.symbols, symbols);
     ck_assert_int_eq(got.st.in.fastq, 1);
     /* Forward only gives the forward column alone. */
-    scan_result_t fw = core_counts(path, PS_DNA, probes, n, 0, 2, 1, 0);
+    scan_result_t fw = core_counts(gpu, path, PS_DNA, probes, n, 0, 2, 1, 0);
     compare(name, probes, n, &fw, fwd, NULL);
     result_free(&fw);
     result_free(&got);
@@ -507,16 +533,24 @@ static void fastq_case(const char *name, int k, uint32_t n, uint64_t seed, uint6
     free(path);
 }
 
-START_TEST(test_illumina) { fastq_case("illumina_hiseqX_10k.fq.gz", 31, 500, 31337, 10000); }
+static void illumina(int gpu) { fastq_case(gpu, "illumina_hiseqX_10k.fq.gz", 31, 500, 31337, 10000); }
+static void ont(int gpu) { fastq_case(gpu, "ont_cDNA_5k.fq.gz", 17, 500, 4242, 5000); }
+
+START_TEST(test_illumina) { illumina(0); }
 END_TEST
 
-START_TEST(test_ont) { fastq_case("ont_cDNA_5k.fq.gz", 17, 500, 4242, 5000); }
+START_TEST(test_gpu_illumina) { illumina(1); }
 END_TEST
 
-START_TEST(test_uniprot)
+START_TEST(test_ont) { ont(0); }
+END_TEST
+
+START_TEST(test_gpu_ont) { ont(1); }
+END_TEST
+
+static void uniprot(int gpu)
 {
     char *path = data_file("uniprot_20k.fa.gz");
-    if (!path) return;
     records_t r = load_records(path);
     ck_assert_uint_eq(r.n, 20000);
     const int k = 8;
@@ -552,7 +586,7 @@ START_TEST(test_uniprot)
     uint64_t *fwd = malloc(n * sizeof *fwd);
     ck_assert_ptr_nonnull(fwd);
     uint64_t symbols = independent_counts(&r, PS_PROTEIN, k, probes, n, fwd, NULL);
-    scan_result_t got = core_counts(path, PS_PROTEIN, probes, n, 0, 2, 3, 100000);
+    scan_result_t got = core_counts(gpu, path, PS_PROTEIN, probes, n, 0, 2, 3, 100000);
     for (uint32_t i = 0; i < n - 4; i++)
         ck_assert_msg(got.fwd[i] >= 1, "peptide %u %s not found", i, probes[i]);
     compare("UniProt", probes, n, &got, fwd, NULL);
@@ -564,26 +598,39 @@ START_TEST(test_uniprot)
     records_free(&r);
     free(path);
 }
+
+START_TEST(test_uniprot) { uniprot(0); }
 END_TEST
 
-Suite *suite_data(void)
+START_TEST(test_gpu_uniprot) { uniprot(1); }
+END_TEST
+
+Suite *suite_data(int *n_checks)
 {
-    /* No Check assertions here: this runs outside any test. */
-    const char *dir = getenv("PS_DATA");
-    char probe[4096];
-    struct stat st;
-    snprintf(probe, sizeof probe, "%s/ecoli_K12_MG1655.fa.gz", dir ? dir : "");
-    if (!dir || !*dir || stat(probe, &st) != 0)
-        printf("data: PS_DATA is not set or holds no test data; real-data tests skipped\n");
     Suite *s = suite_create("data");
     TCase *tc = tcase_create("data");
     tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, test_ecoli);
-    tcase_add_test(tc, test_ecoli_short_probes);
-    tcase_add_test(tc, test_yeast_bgzf_threads);
-    tcase_add_test(tc, test_illumina);
-    tcase_add_test(tc, test_ont);
-    tcase_add_test(tc, test_uniprot);
+    TU_ADD_TEST(tc, test_ecoli, n_checks);
+    TU_ADD_TEST(tc, test_ecoli_short_probes, n_checks);
+    TU_ADD_TEST(tc, test_yeast_bgzf_threads, n_checks);
+    TU_ADD_TEST(tc, test_illumina, n_checks);
+    TU_ADD_TEST(tc, test_ont, n_checks);
+    TU_ADD_TEST(tc, test_uniprot, n_checks);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+Suite *suite_gpu_data(int *n_checks)
+{
+    Suite *s = suite_create("gpu_data");
+    TCase *tc = tcase_create("gpu_data");
+    tcase_set_timeout(tc, 600);
+    TU_ADD_TEST(tc, test_gpu_ecoli, n_checks);
+    TU_ADD_TEST(tc, test_gpu_ecoli_short_probes, n_checks);
+    TU_ADD_TEST(tc, test_gpu_yeast_bgzf_threads, n_checks);
+    TU_ADD_TEST(tc, test_gpu_illumina, n_checks);
+    TU_ADD_TEST(tc, test_gpu_ont, n_checks);
+    TU_ADD_TEST(tc, test_gpu_uniprot, n_checks);
     suite_add_tcase(s, tc);
     return s;
 }

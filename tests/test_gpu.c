@@ -1,9 +1,9 @@
 /* test_gpu.c - every GPU kernel against the CPU oracle, count for count.
  *
- * Without a usable GPU (or in a build without CUDA) one test says so in one
- * line and the rest return at once. CUDA is first touched inside the tests,
- * never while the suite is built: Check forks each test, and a CUDA context
- * does not survive a fork. */
+ * The runner (check_main.c) adds this suite only where a GPU is usable, and
+ * otherwise reports its checks skipped. CUDA is first touched inside the
+ * tests, never while the suite is built: Check forks each test, and a CUDA
+ * context does not survive a fork. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,19 +14,14 @@
 #include "engine_cpu.h"
 #include "engine_gpu.h"
 #include "engine_mixed.h"
+#include "gpu_plan.h"
 #include "pack.h"
 #include "probes.h"
 #include "testutil.h"
 
-/* Largest k of the GPU k-mer path (PS_KMER_MAX_K in kernels/gpu_scan.h):
+/* Largest k of the GPU k-mer path:
  * `kmer` and `best` must take it for every DNA automaton up to there. */
-#define KMER_MAX_K 9
-
-static int gpu_here(void)
-{
-    char why[256];
-    return ps_gpu_usable(0, why, sizeof why);
-}
+#define KMER_MAX_K PS_KMER_MAX_K
 
 /* Random text of n symbols; a restart before each symbol with probability
  * restart_pct percent (0: one long restart-free run). */
@@ -88,15 +83,21 @@ static void compare_all(const ps_automaton_t *a, ps_chunk_t *const *chunks, int 
         ps_err_t err;
         int rc = ps_gpu_engine_new(&e, a, 0, *kn, 4, &err);
         ck_assert_msg(rc == PS_OK, "%s: %s", *kn, err.msg);
-        ck_assert_int_ge(e->n_workers, 2);
-        int kmer_path = strstr(e->device, "k-mer") != NULL;
+        ps_engine_info_t in;
+        ps_engine_info(e, &in);
+        char device[512];
+        ps_engine_describe(&in, in.workers, device, sizeof device);
+        ck_assert_int_ge(in.workers, 2);
+        ck_assert_int_eq(in.kind, PS_ENGINE_GPU);
+        ck_assert_str_eq(in.kernel, *kn);
+        int kmer_path = in.kmer_path;
         int want_kmer = a->alpha == PS_DNA && a->k <= KMER_MAX_K &&
                         (strcmp(*kn, "kmer") == 0 || strcmp(*kn, "best") == 0);
         ck_assert_msg(kmer_path == want_kmer, "%s, kernel %s: k-mer path %s (%s)", what, *kn,
-                      kmer_path ? "taken" : "not taken", e->device);
+                      kmer_path ? "taken" : "not taken", device);
         memset(got, 0, a->n_leaves * sizeof *got);
         for (int i = 0; i < n_chunks; i++) {
-            rc = e->scan(e, i % e->n_workers, chunks[i], &err);
+            rc = e->scan(e, i % in.workers, chunks[i], &err);
             ck_assert_msg(rc == PS_OK, "%s: %s", *kn, err.msg);
         }
         rc = e->collect(e, got, &err);
@@ -118,9 +119,14 @@ static void compare_all(const ps_automaton_t *a, ps_chunk_t *const *chunks, int 
     ck_assert_int_eq(ps_mixed_engine_new(&e, a, 0, NULL, 3, &err), PS_OK);
     for (int pass = 0; pass < 2; pass++) {
         memset(got, 0, a->n_leaves * sizeof *got);
-        for (int i = 0; i < n_chunks; i++) ck_assert_int_eq(e->scan(e, i % e->n_workers, chunks[i], &err), PS_OK);
+        for (int i = 0; i < n_chunks; i++) ck_assert_int_eq(e->scan(e, i % 3, chunks[i], &err), PS_OK);
         ck_assert_int_eq(e->collect(e, got, &err), PS_OK);
-        ck_assert_msg(strstr(e->device, "did not start") == NULL, "%s: %s", what, e->device);
+        ps_engine_info_t in;
+        ps_engine_info(e, &in);
+        ck_assert_int_eq(in.kind, PS_ENGINE_AUTO);
+        ck_assert_msg(in.gpu_started, "%s: the GPU did not start: %s", what, in.gpu_error);
+        /* After a collect has waited for the start, the second pass is all GPU. */
+        if (pass == 1) ck_assert_uint_gt(in.chunks_gpu, 0);
         for (uint32_t l = 0; l < a->n_leaves; l++)
             ck_assert_msg(got[l] == want[l], "%s, mixed engine pass %d: leaf %u: %llu, CPU %llu", what, pass, l,
                           (unsigned long long)got[l], (unsigned long long)want[l]);
@@ -160,17 +166,23 @@ static void random_case(tu_rng_t *r, ps_alpha_t al, int k, uint32_t n_probes, ui
     for (int i = 0; i < NC; i++) ps_chunk_free(&ch[i], NULL);
 }
 
+/* The runner found a usable GPU in another process: this test's process
+ * sees it too, through both entry points, and the kernel list starts with
+ * "best" (engine_gpu.h). */
 START_TEST(test_gpu_presence)
 {
-    char why[256];
-    if (!ps_gpu_usable(0, why, sizeof why)) printf("gpu tests: skipped, no usable GPU (%s)\n", why);
-    else printf("gpu tests: %s\n", why);
+    char why[256] = "";
+    ck_assert_msg(ps_gpu_device_present(), "no NVIDIA device nodes, yet the GPU was found usable");
+    ck_assert_msg(ps_gpu_usable(0, why, sizeof why), "GPU 0 not usable in the test: %s", why);
+    ck_assert_msg(why[0] != '\0', "no description of GPU 0");
+    const char *const *names = ps_gpu_kernel_names();
+    ck_assert_ptr_nonnull(names[0]);
+    ck_assert_str_eq(names[0], "best");
 }
 END_TEST
 
 START_TEST(test_gpu_dna_random)
 {
-    if (!gpu_here()) return;
     tu_rng_t r;
     tu_rng_seed(&r, tu_seed() ^ 0x51u);
     static const int ks[] = {1, 2, 3, 5, 8, 13, 16, 17, 21, 31, 32, 33, 64, 100, PS_MAX_K};
@@ -183,7 +195,6 @@ END_TEST
 
 START_TEST(test_gpu_protein_random)
 {
-    if (!gpu_here()) return;
     tu_rng_t r;
     tu_rng_seed(&r, tu_seed() ^ 0x77u);
     static const int ks[] = {1, 2, 3, 6, 7, 8, 12, 20, 50, PS_MAX_K};
@@ -198,7 +209,6 @@ END_TEST
  * context, duplicate probes, a few to thousands of probes. */
 START_TEST(test_gpu_kmer_random)
 {
-    if (!gpu_here()) return;
     tu_rng_t r;
     tu_rng_seed(&r, tu_seed() ^ 0x3Du);
     for (int k = 1; k <= KMER_MAX_K; k++) {
@@ -211,7 +221,6 @@ END_TEST
 /* Short texts: chunks smaller than one thread tile, a word, or k. */
 START_TEST(test_gpu_tiny)
 {
-    if (!gpu_here()) return;
     tu_rng_t r;
     tu_rng_seed(&r, tu_seed() ^ 0x99u);
     for (int i = 0; i < 6; i++) {
@@ -238,7 +247,6 @@ static void all_kmers(tu_rng_t *r, int k);
  * the k-mer path. */
 START_TEST(test_gpu_large_sets)
 {
-    if (!gpu_here()) return;
     tu_rng_t r;
     tu_rng_seed(&r, tu_seed() ^ 0x1234u);
     random_case(&r, PS_DNA, 12, 50000, 2000000, 0);
@@ -257,40 +265,23 @@ END_TEST
 /* All 4^k k-mers as probes: every position past the first k-1 is a hit. */
 static void all_kmers(tu_rng_t *r, int k)
 {
-    uint32_t n = 1u << (2 * k);
-    char **seqs = malloc(n * sizeof *seqs);
-    ck_assert_ptr_nonnull(seqs);
-    for (uint32_t i = 0; i < n; i++) {
-        seqs[i] = malloc((size_t)k + 1);
-        ck_assert_ptr_nonnull(seqs[i]);
-        for (int j = 0; j < k; j++) seqs[i][j] = ps_alpha_letter(PS_DNA, (int)((i >> (2 * j)) & 3u));
-        seqs[i][k] = 0;
-    }
-    ps_probes_t *p = NULL;
-    ps_err_t err;
-    ck_assert_int_eq(ps_probes_from_strings(&p, n, (const char *const *)seqs, NULL, PS_ALPHA_DNA, &err), PS_OK);
-    ps_automaton_t *a = NULL;
-    ck_assert_int_eq(ps_automaton_build(&a, p, 0, &err), PS_OK);
+    tu_built_t b = tu_build_distinct(k, 1u << (2 * k));
     ps_chunk_t c[2];
     ps_chunk_t *cp[2] = {&c[0], &c[1]};
     make_chunk(&c[0], r, PS_DNA, 3000001, 0, 3);
     make_chunk(&c[1], r, PS_DNA, 777777, 2, 0);
     char what[32];
     snprintf(what, sizeof what, "all %d-mers", k);
-    compare_all(a, cp, 2, what);
-    ps_automaton_free(a);
-    ps_probes_free(p);
+    compare_all(b.a, cp, 2, what);
+    tu_built_free(&b);
     ps_chunk_free(&c[0], NULL);
     ps_chunk_free(&c[1], NULL);
-    for (uint32_t i = 0; i < n; i++) free(seqs[i]);
-    free(seqs);
 }
 
 /* Low-entropy text (one symbol repeated, then a two-symbol cycle): many
  * threads hit the same counter at once. */
 START_TEST(test_gpu_repeats)
 {
-    if (!gpu_here()) return;
     const char *seqs[] = {"AAAAAAAA", "ACACACAC", "CACACACA", "AAAAAAAC", "GGGGGGGG"};
     ps_probes_t *p = NULL;
     ps_err_t err;
@@ -312,7 +303,6 @@ END_TEST
 
 START_TEST(test_gpu_bad_kernel)
 {
-    if (!gpu_here()) return;
     const char *seqs[] = {"ACGT"};
     ps_probes_t *p = NULL;
     ps_err_t err;
@@ -329,23 +319,23 @@ START_TEST(test_gpu_bad_kernel)
 }
 END_TEST
 
-Suite *suite_gpu(void)
+Suite *suite_gpu(int *n_checks)
 {
     Suite *s = suite_create("gpu");
     /* "small" is quick enough to run under compute-sanitizer. */
     TCase *small = tcase_create("small");
     tcase_set_timeout(small, 600);
-    tcase_add_test(small, test_gpu_presence);
-    tcase_add_test(small, test_gpu_tiny);
-    tcase_add_test(small, test_gpu_bad_kernel);
+    TU_ADD_TEST(small, test_gpu_presence, n_checks);
+    TU_ADD_TEST(small, test_gpu_tiny, n_checks);
+    TU_ADD_TEST(small, test_gpu_bad_kernel, n_checks);
     suite_add_tcase(s, small);
     TCase *tc = tcase_create("large");
     tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, test_gpu_dna_random);
-    tcase_add_test(tc, test_gpu_kmer_random);
-    tcase_add_test(tc, test_gpu_protein_random);
-    tcase_add_test(tc, test_gpu_large_sets);
-    tcase_add_test(tc, test_gpu_repeats);
+    TU_ADD_TEST(tc, test_gpu_dna_random, n_checks);
+    TU_ADD_TEST(tc, test_gpu_kmer_random, n_checks);
+    TU_ADD_TEST(tc, test_gpu_protein_random, n_checks);
+    TU_ADD_TEST(tc, test_gpu_large_sets, n_checks);
+    TU_ADD_TEST(tc, test_gpu_repeats, n_checks);
     suite_add_tcase(s, tc);
     return s;
 }

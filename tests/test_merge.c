@@ -1,7 +1,7 @@
-/* Tests of `probescan merge` through its entry point, ps_merge_main: every
- * table shape merged, and every refusal (message names the file and line,
- * exit status 1, no output file left behind). Files live in a fresh mkdtemp
- * directory per test. */
+/* Tests of `probescan merge` through its entry point, ps_merge: every table
+ * shape merged, and every refusal (message names the file and line, an
+ * error returned, no output file left behind). Files live in a fresh
+ * directory per test; the output and diagnostic streams are in memory. */
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "merge.h"
+#include "testutil.h"
 
 #define MAX_ARGS 16
 
@@ -23,69 +24,63 @@
 #define REC6 "record\tname\tsequence\tcount\tforward\treverse\n"
 
 typedef struct {
-    char dir[64];
-    char path[8][256]; /* scratch paths handed out by tpath() */
+    char *dir;
+    char *path[8];     /* scratch paths handed out by tpath() */
     int npath;
-    char err[4096];    /* stderr of the last run */
-    char out[8192];    /* stdout of the last run */
+    char err[4096];    /* diagnostics of the last run: warnings, then the error line */
+    char out[8192];    /* what the last run wrote to its output stream */
 } mt_t;
 
 static void mt_init(mt_t *t)
 {
     memset(t, 0, sizeof *t);
-    const char *base = getenv("TMPDIR");
-    snprintf(t->dir, sizeof t->dir, "%s/ps_merge_XXXXXX", base && strlen(base) < 40 ? base : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(t->dir));
+    t->dir = tu_mkdtemp();
 }
 
 static void mt_done(mt_t *t)
 {
-    DIR *d = opendir(t->dir);
-    ck_assert_ptr_nonnull(d);
-    struct dirent *e;
-    char p[512];
-    while ((e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        snprintf(p, sizeof p, "%s/%s", t->dir, e->d_name);
-        ck_assert_int_eq(unlink(p), 0);
-    }
-    ck_assert_int_eq(closedir(d), 0);
-    ck_assert_int_eq(rmdir(t->dir), 0);
+    for (int i = 0; i < t->npath; i++) free(t->path[i]);
+    tu_rmtree(t->dir);
 }
 
 static const char *tpath(mt_t *t, const char *name)
 {
     ck_assert_int_lt(t->npath, 8);
-    char *p = t->path[t->npath++];
-    char dir[sizeof t->dir]; /* a copy: p and t->dir lie in one object */
-    memcpy(dir, t->dir, sizeof dir);
-    snprintf(p, sizeof t->path[0], "%s/%s", dir, name);
-    return p;
+    return t->path[t->npath++] = tu_path(t->dir, name);
 }
 
 static const char *put(mt_t *t, const char *name, const char *text)
 {
     const char *p = tpath(t, name);
-    FILE *f = fopen(p, "w");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(fputs(text, f) >= 0, 1);
-    ck_assert_int_eq(fclose(f), 0);
+    tu_write_file(p, text, strlen(text));
     return p;
 }
 
 /* Reads a whole file into buf; returns 0, or -1 if it does not exist. */
 static int slurp(const char *path, char *buf, size_t n)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    size_t got = fread(buf, 1, n - 1, f);
-    buf[got] = '\0';
-    ck_assert_int_eq(fclose(f), 0);
+    size_t len;
+    char *all = tu_read_gz(path, &len);
+    if (!all) return -1;
+    ck_assert_uint_lt(len, n);
+    memcpy(buf, all, len + 1);
+    free(all);
     return 0;
 }
 
-/* Runs ps_merge_main with the given arguments (NULL-terminated) and stdout
- * and stderr redirected into files of the test directory. */
+/* Copies a memory stream's text into buf and frees it. */
+static void take(FILE *f, char **mem, char *buf, size_t n)
+{
+    ck_assert_int_eq(fclose(f), 0);
+    size_t len = strlen(*mem);
+    ck_assert_uint_lt(len, n);
+    memcpy(buf, *mem, len + 1);
+    free(*mem);
+}
+
+/* Runs ps_merge with the given arguments (NULL-terminated), its output and
+ * diagnostic streams in memory. Returns the exit status main would give,
+ * with the error line main would print appended to t->err. */
 static int run(mt_t *t, ...)
 {
     char *argv[MAX_ARGS + 1];
@@ -101,26 +96,16 @@ static int run(mt_t *t, ...)
     va_end(ap);
     argv[argc] = NULL;
 
-    char outp[128], errp[128];
-    snprintf(outp, sizeof outp, "%s/.stdout", t->dir);
-    snprintf(errp, sizeof errp, "%s/.stderr", t->dir);
-    fflush(stdout);
-    fflush(stderr);
-    int save_out = dup(1), save_err = dup(2);
-    int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ck_assert(save_out >= 0 && save_err >= 0 && fo >= 0 && fe >= 0);
-    ck_assert(dup2(fo, 1) >= 0 && dup2(fe, 2) >= 0);
-    int rc = ps_merge_main(argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    ck_assert(dup2(save_out, 1) >= 0 && dup2(save_err, 2) >= 0);
-    ck_assert(close(fo) == 0 && close(fe) == 0 && close(save_out) == 0 && close(save_err) == 0);
-    ck_assert_int_eq(slurp(outp, t->out, sizeof t->out), 0);
-    ck_assert_int_eq(slurp(errp, t->err, sizeof t->err), 0);
-    ck_assert_int_eq(unlink(outp), 0);
-    ck_assert_int_eq(unlink(errp), 0);
-    return rc;
+    char *outm = NULL, *diagm = NULL;
+    size_t outn = 0, diagn = 0;
+    FILE *out = open_memstream(&outm, &outn), *diag = open_memstream(&diagm, &diagn);
+    ck_assert(out && diag);
+    ps_err_t err = {0, ""};
+    int rc = ps_merge(argc, argv, out, diag, NULL, &err);
+    if (rc < 0) fprintf(diag, "probescan: %s\n", err.msg);
+    take(out, &outm, t->out, sizeof t->out);
+    take(diag, &diagm, t->err, sizeof t->err);
+    return rc < 0 ? 1 : 0;
 }
 
 /* Asserts a successful merge into `out` with exactly the expected text. */
@@ -136,21 +121,14 @@ static void expect_file(mt_t *t, int rc, const char *out, const char *want)
 /* The directory holds only the inputs: no output, no temporary file. */
 static void expect_no_output(mt_t *t, int n_inputs)
 {
-    DIR *d = opendir(t->dir);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-    ck_assert_int_eq(closedir(d), 0);
-    ck_assert_int_eq(n, n_inputs);
+    ck_assert_int_eq(tu_dir_entries(t->dir), n_inputs);
 }
 
 /* Asserts a refusal: status 1, one stderr line naming each given part. */
 static void expect_refusal(mt_t *t, int rc, const char *part1, const char *part2)
 {
     ck_assert_int_eq(rc, 1);
-    ck_assert_msg(strncmp(t->err, "probescan merge: ", 17) == 0, "stderr: %s", t->err);
+    ck_assert_msg(strncmp(t->err, "probescan: ", 11) == 0, "stderr: %s", t->err);
     size_t len = strlen(t->err);
     ck_assert_msg(len > 0 && t->err[len - 1] == '\n' && strchr(t->err, '\n') == t->err + len - 1,
                   "not one line: %s", t->err);
@@ -192,9 +170,95 @@ START_TEST(single_table_copied)
 {
     mt_t t;
     mt_init(&t);
-    const char *a = put(&t, "a.tsv", "name\tsequence\tcount\np1\tACG\t3\np2\tTTT\t0"); /* no final newline */
+    const char *a = put(&t, "a.tsv", "name\tsequence\tcount\np1\tACG\t3\np2\tTTT\t0\n");
     const char *o = tpath(&t, "out.tsv");
     expect_file(&t, run(&t, "--output", o, a, NULL), o, "name\tsequence\tcount\np1\tACG\t3\np2\tTTT\t0\n");
+    mt_done(&t);
+}
+END_TEST
+
+/* A table cut short (inside its last number, or anywhere in its last row:
+ * no final line break) is refused, not merged as a smaller count. */
+START_TEST(truncated_table_refused)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", "name\tsequence\tcount\np1\tACG\t135\n");
+    const char *b = put(&t, "b.tsv", "name\tsequence\tcount\np1\tACG\t16"); /* 165 cut to 16 */
+    const char *o = tpath(&t, "out.tsv");
+    expect_refusal(&t, run(&t, "-o", o, a, b, NULL), "b.tsv", "line 2");
+    expect_no_output(&t, 2);
+    const char *c = put(&t, "c.tsv", "record\tname\tsequence\tcount\nchr1\tp1\tACG\t1\nchr1\tp2\tAC");
+    expect_refusal(&t, run(&t, "-o", o, c, NULL), "c.tsv", "line 3");
+    mt_done(&t);
+}
+END_TEST
+
+/* Tables written compressed (count -o x.tsv.gz) merge as plain ones do. */
+START_TEST(compressed_tables)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", TOT "p1\tACG\t3\n");
+    const char *gz = tpath(&t, "b.tsv.gz");
+    const char *text = TOT "p1\tACG\t4\n";
+    tu_write_gzip(gz, text, strlen(text));
+    const char *bgz = tpath(&t, "c.tsv.bgz");
+    tu_write_bgzf(bgz, text, strlen(text));
+    const char *o = tpath(&t, "out.tsv");
+    expect_file(&t, run(&t, "-o", o, a, gz, bgz, NULL), o, TOT "p1\tACG\t11\n");
+    mt_done(&t);
+}
+END_TEST
+
+/* Tables that order two probes of a split record both ways: one row per
+ * probe, summed, and the warning that the order is a guess. */
+START_TEST(split_record_orders_disagree)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", REC "chrA\tp1\tAA\t1\nchrA\tp2\tCC\t1\n");
+    const char *b = put(&t, "b.tsv", REC "chrA\tp2\tCC\t1\nchrA\tp1\tAA\t1\n");
+    const char *o = tpath(&t, "out.tsv");
+    int rc = run(&t, "-o", o, a, b, NULL);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(strstr(t.err, "warning") != NULL, "no warning: %s", t.err);
+    char got[256];
+    ck_assert_int_eq(slurp(o, got, sizeof got), 0);
+    ck_assert_str_eq(got, REC "chrA\tp1\tAA\t2\nchrA\tp2\tCC\t2\n");
+    mt_done(&t);
+}
+END_TEST
+
+/* With strand columns count must be forward + reverse. */
+START_TEST(inconsistent_strands_refused)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", TOT5 "p1\tACGT\t5\t3\t2\np2\tAAAA\t9\t7\t1\n");
+    expect_refusal(&t, run(&t, a, NULL), "a.tsv", "line 3");
+    const char *b = put(&t, "b.tsv", REC6 "chr1\tp1\tACGT\t4\t3\t2\n");
+    const char *o = tpath(&t, "out.tsv");
+    expect_refusal(&t, run(&t, "-o", o, b, NULL), "b.tsv", "line 2");
+    expect_no_output(&t, 2);
+    mt_done(&t);
+}
+END_TEST
+
+/* The same table twice is summed twice, with a warning; a UTF-8 byte-order
+ * mark before the header is not part of it. */
+START_TEST(same_table_twice_warned)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", "\xef\xbb\xbf" TOT "p1\tACG\t3\n");
+    const char *o = tpath(&t, "out.tsv");
+    int rc = run(&t, "-o", o, a, a, NULL);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(strstr(t.err, "warning") && strstr(t.err, "a.tsv") && strstr(t.err, "twice"), "%s", t.err);
+    char got[256];
+    ck_assert_int_eq(slurp(o, got, sizeof got), 0);
+    ck_assert_str_eq(got, TOT "p1\tACG\t6\n");
     mt_done(&t);
 }
 END_TEST
@@ -296,7 +360,7 @@ START_TEST(by_record_split_order_from_probes)
     ck_assert_int_eq(slurp(o, got, sizeof got), 0);
     ck_assert_str_eq(got, REC "chrZ\tp3\tCCC\t1\nchrA\tp1\tAAA\t1\nchrA\tp4\tGGG\t2\nchrA\tp2\tAAC\t3\n"
                               "chrA\tp5\tTTT\t4\nchrB\tp1\tAAA\t5\n");
-    ck_assert_msg(strncmp(t.err, "probescan merge: warning: ", 26) == 0 && strstr(t.err, "b.tsv: line 2") &&
+    ck_assert_msg(strncmp(t.err, "probescan: warning: ", 20) == 0 && strstr(t.err, "b.tsv: line 2") &&
                       strstr(t.err, "'chrA'") && strstr(t.err, "-p") && strchr(t.err, '\n') == t.err + strlen(t.err) - 1,
                   "warning: %s", t.err);
     mt_done(&t);
@@ -312,14 +376,15 @@ START_TEST(probes_checked)
     const char *b = put(&t, "b.tsv", "name\tsequence\tx\np1\tACG\t1\np9\tTTT\t2\n");
     const char *c = put(&t, "c.tsv", "name\tsequence\tx\np1\tACG\t1\n");
     const char *d = put(&t, "d.tsv", REC "r1\tp1\tACG\t1\nr1\tp2\tTTA\t1\n");
+    const char *a2 = put(&t, "a2.tsv", TOT "p1\tACG\t1\np2\tTTT\t2\n");
     const char *o = tpath(&t, "out.tsv");
-    expect_file(&t, run(&t, "--probes", probes, a, a, "-o", o, NULL), o, TOT "p1\tACG\t2\np2\tTTT\t4\n");
+    expect_file(&t, run(&t, "--probes", probes, a, a2, "-o", o, NULL), o, TOT "p1\tACG\t2\np2\tTTT\t4\n");
     ck_assert_int_eq(unlink(o), 0);
     expect_refusal(&t, run(&t, "-p", probes, b, "-o", o, NULL), "b.tsv: line 3", "probes.txt");
     expect_refusal(&t, run(&t, "-p", probes, c, "-o", o, NULL), "c.tsv: 1 probe rows", "probes.txt has 2");
     expect_refusal(&t, run(&t, "-p", probes, d, "-o", o, NULL), "d.tsv: line 3", "'TTA' is not in");
     expect_refusal(&t, run(&t, "-p", tpath(&t, "none.fa"), a, "-o", o, NULL), "none.fa", NULL);
-    expect_no_output(&t, 5);
+    expect_no_output(&t, 6);
     mt_done(&t);
 }
 END_TEST
@@ -459,10 +524,7 @@ START_TEST(refused_binary)
     mt_init(&t);
     static const char bin[] = "name\tsequence\tcount\np1\tAC\0\t1\n";
     const char *a = tpath(&t, "a.tsv");
-    FILE *f = fopen(a, "w");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(bin, 1, sizeof bin - 1, f), sizeof bin - 1);
-    ck_assert_int_eq(fclose(f), 0);
+    tu_write_file(a, bin, sizeof bin - 1);
     expect_refusal(&t, run(&t, a, NULL), "a.tsv: line 2", "binary");
     mt_done(&t);
 }
@@ -503,6 +565,11 @@ Suite *suite_merge(void)
     TCase *tc = tcase_create("shapes");
     tcase_add_test(tc, totals_summed);
     tcase_add_test(tc, totals_strands_to_stdout);
+    tcase_add_test(tc, truncated_table_refused);
+    tcase_add_test(tc, inconsistent_strands_refused);
+    tcase_add_test(tc, same_table_twice_warned);
+    tcase_add_test(tc, split_record_orders_disagree);
+    tcase_add_test(tc, compressed_tables);
     tcase_add_test(tc, single_table_copied);
     tcase_add_test(tc, by_file_joined_and_summed);
     tcase_add_test(tc, by_file_side_by_side);

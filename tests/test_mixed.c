@@ -38,18 +38,29 @@ START_TEST(test_mixed_counts)
     }
     ps_engine_t *e = NULL;
     ck_assert_int_eq(ps_mixed_engine_new(&e, a, 0, NULL, 3, &err), PS_OK);
-    ck_assert_int_eq(e->n_workers, 3);
+    ps_engine_info_t in;
+    ps_engine_info(e, &in);
+    ck_assert_int_eq(in.workers, 3);
+    ck_assert_int_eq(in.kind, PS_ENGINE_AUTO);
+    char device[512];
     for (int pass = 0; pass < 2; pass++) {
         memset(got, 0, a->n_leaves * sizeof *got);
-        for (int i = 0; i < NC; i++) ck_assert_int_eq(e->scan(e, i % e->n_workers, &ch[i], &err), PS_OK);
+        for (int i = 0; i < NC; i++) ck_assert_int_eq(e->scan(e, i % in.workers, &ch[i], &err), PS_OK);
         ck_assert_int_eq(e->collect(e, got, &err), PS_OK);
+        ps_engine_info(e, &in);
+        ps_engine_describe(&in, in.workers, device, sizeof device);
         for (uint32_t l = 0; l < a->n_leaves; l++)
             ck_assert_msg(got[l] == want[l], "pass %d, leaf %u: %llu, CPU %llu (%s)", pass, l,
-                          (unsigned long long)got[l], (unsigned long long)want[l], e->device);
+                          (unsigned long long)got[l], (unsigned long long)want[l], device);
+        ck_assert_uint_eq(in.chunks_cpu + in.chunks_gpu, (uint64_t)NC * (pass + 1));
     }
     char why[256];
-    if (!ps_gpu_usable(0, why, sizeof why))
-        ck_assert_msg(strstr(e->device, "did not start") != NULL, "no GPU, yet: %s", e->device);
+    if (!ps_gpu_usable(0, why, sizeof why)) {
+        ck_assert_msg(!in.gpu_started && in.gpu_error[0], "no GPU, yet: %s", device);
+        ck_assert_uint_eq(in.chunks_gpu, 0);
+        ck_assert_str_eq(ps_engine_ran(&in), "cpu");
+        ck_assert_msg(strstr(device, "did not start") != NULL, "no GPU, yet: %s", device);
+    }
     ps_engine_destroy(e);
     for (int i = 0; i < NC; i++) ps_chunk_free(&ch[i], NULL);
     free(want);

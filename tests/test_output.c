@@ -1,6 +1,5 @@
 /* test_output.c - the TSV table and the safe output file of output.h. */
 #include <check.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,18 +56,12 @@ static char *table(const built_t *b, const uint64_t *leaf_counts)
     return text;
 }
 
-static char *slurp(const char *path)
+/* A whole file, NUL-terminated; ends the test when it cannot be read. */
+static char *read_all(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-    tu_buf_t b = {0};
-    char tmp[4096];
-    size_t got;
-    while ((got = fread(tmp, 1, sizeof tmp, f)) > 0) tu_buf_put(&b, tmp, got);
-    ck_assert_int_eq(ferror(f), 0);
-    fclose(f);
-    if (!b.p) tu_buf_put(&b, "", 0);
-    return b.p;
+    char *p = tu_read_gz(path, NULL);
+    ck_assert_msg(p != NULL, "cannot read %s", path);
+    return p;
 }
 
 static int exists(const char *path)
@@ -235,7 +228,7 @@ START_TEST(test_output_commit)
     char *target = tu_path(g_dir, "out.tsv");
     ps_output_t *o = NULL;
     ps_err_t err = {0};
-    ck_assert_msg(ps_output_open(&o, target, &err) == PS_OK, "%s", err.msg);
+    ck_assert_msg(ps_output_open(&o, target, NULL, &err) == PS_OK, "%s", err.msg);
     FILE *f = ps_output_stream(o);
     ck_assert_ptr_nonnull(f);
     for (int i = 0; i < 20000; i++) ck_assert_int_gt(fprintf(f, "row\t%d\n", i), 0);
@@ -246,7 +239,7 @@ START_TEST(test_output_commit)
     ck_assert_msg(ps_output_commit(o, &err) == PS_OK, "%s", err.msg);
     ck_assert(exists(target));
     ck_assert_int_eq(tu_dir_entries(g_dir), 1);
-    char *got = slurp(target);
+    char *got = read_all(target);
     tu_buf_t want = {0};
     for (int i = 0; i < 20000; i++) tu_buf_printf(&want, "row\t%d\n", i);
     ck_assert_str_eq(got, want.p);
@@ -254,13 +247,13 @@ START_TEST(test_output_commit)
     tu_buf_free(&want);
 
     /* Committing over an existing file replaces it. */
-    ck_assert_msg(ps_output_open(&o, target, &err) == PS_OK, "%s", err.msg);
+    ck_assert_msg(ps_output_open(&o, target, NULL, &err) == PS_OK, "%s", err.msg);
     fputs("new\n", ps_output_stream(o));
-    got = slurp(target);
+    got = read_all(target);
     ck_assert_int_eq(strncmp(got, "row\t0\n", 6), 0); /* old content intact until the commit */
     free(got);
     ck_assert_msg(ps_output_commit(o, &err) == PS_OK, "%s", err.msg);
-    got = slurp(target);
+    got = read_all(target);
     ck_assert_str_eq(got, "new\n");
     free(got);
     ck_assert_int_eq(tu_dir_entries(g_dir), 1);
@@ -273,7 +266,7 @@ START_TEST(test_output_abort)
     char *target = tu_path(g_dir, "out.tsv");
     ps_output_t *o = NULL;
     ps_err_t err = {0};
-    ck_assert_msg(ps_output_open(&o, target, &err) == PS_OK, "%s", err.msg);
+    ck_assert_msg(ps_output_open(&o, target, NULL, &err) == PS_OK, "%s", err.msg);
     fputs("name\tsequence\tcount\npartial\tACGT\t", ps_output_stream(o));
     ck_assert_int_eq(fflush(ps_output_stream(o)), 0);
     ps_output_abort(o);
@@ -282,10 +275,10 @@ START_TEST(test_output_abort)
 
     /* An abort keeps an older file of that name as it was. */
     tu_write_file(target, "old\n", 4);
-    ck_assert_msg(ps_output_open(&o, target, &err) == PS_OK, "%s", err.msg);
+    ck_assert_msg(ps_output_open(&o, target, NULL, &err) == PS_OK, "%s", err.msg);
     fputs("half", ps_output_stream(o));
     ps_output_abort(o);
-    char *got = slurp(target);
+    char *got = read_all(target);
     ck_assert_str_eq(got, "old\n");
     free(got);
     ck_assert_int_eq(tu_dir_entries(g_dir), 1);
@@ -300,7 +293,7 @@ START_TEST(test_output_bad_path)
     char *target = tu_path(g_dir, "no/such/dir/out.tsv");
     ps_output_t *o = NULL;
     ps_err_t err = {0};
-    int rc = ps_output_open(&o, target, &err);
+    int rc = ps_output_open(&o, target, NULL, &err);
     ck_assert_int_lt(rc, 0);
     ck_assert_msg(strstr(err.msg, target) != NULL, "message does not name %s: %s", target, err.msg);
     free(target);
@@ -318,7 +311,7 @@ static void stdout_case(const char *path_arg, const char *capture)
         if (!freopen(capture, "w", stdout)) _exit(10);
         ps_output_t *o = NULL;
         ps_err_t err = {0};
-        if (ps_output_open(&o, path_arg, &err) != PS_OK) _exit(11);
+        if (ps_output_open(&o, path_arg, NULL, &err) != PS_OK) _exit(11);
         if (ps_output_stream(o) != stdout) _exit(12);
         if (fputs("to stdout\n", ps_output_stream(o)) < 0) _exit(13);
         if (ps_output_commit(o, &err) != PS_OK) _exit(14);
@@ -329,7 +322,7 @@ static void stdout_case(const char *path_arg, const char *capture)
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child failed with status %d",
                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    char *got = slurp(capture);
+    char *got = read_all(capture);
     ck_assert_str_eq(got, "to stdout\n");
     free(got);
 }

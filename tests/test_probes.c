@@ -199,6 +199,58 @@ START_TEST(test_auto_alphabet)
 }
 END_TEST
 
+/* Degenerate DNA probes never flip a DNA set to protein silently: at least
+ * 90% ACGTU and the rest IUPAC codes is DNA, an error until such probes
+ * are counted; a set the probes disagree on says so in alpha_note. */
+START_TEST(test_auto_degenerate)
+{
+    char *path = write_probes("deg.txt", "ACGTACGTACGTACGTACGA\nACGTACGTACNTACGTACGA\nACGTACGTACGTACGTACGT\n");
+    load_fails(path, PS_ALPHA_AUTO, 2);
+    ps_probes_t *p = NULL;
+    ps_err_t err;
+    ck_assert_int_lt(ps_probes_load(&p, path, PS_ALPHA_AUTO, &err), 0);
+    ck_assert_msg(strstr(err.msg, "IUPAC") && strstr(err.msg, "ACGTACGTACNTACGTACGA"), "%s", err.msg);
+    free(path);
+    /* Unanimous: no note. */
+    path = write_probes("dna.txt", "ACGTACGT\nTTGGCCAA\n");
+    p = load_ok(path, PS_ALPHA_AUTO);
+    ck_assert_int_eq(p->alpha, PS_DNA);
+    ck_assert_str_eq(p->alpha_note, "");
+    ps_probes_free(p);
+    free(path);
+    path = write_probes("pep.txt", "MKVLAWHE\nPPQRSTVW\n");
+    p = load_ok(path, PS_ALPHA_AUTO);
+    ck_assert_int_eq(p->alpha, PS_PROTEIN);
+    ck_assert_str_eq(p->alpha_note, "");
+    ps_probes_free(p);
+    free(path);
+    /* Not unanimous: protein, and a note naming one of each. */
+    path = write_probes("mix.txt", "ACGTACGTAC\nMKVLAWHEKK\n");
+    p = load_ok(path, PS_ALPHA_AUTO);
+    ck_assert_int_eq(p->alpha, PS_PROTEIN);
+    ck_assert_msg(strstr(p->alpha_note, "ACGTACGTAC") && strstr(p->alpha_note, "MKVLAWHEKK"), "%s", p->alpha_note);
+    ps_probes_free(p);
+    free(path);
+    /* A UTF-8 byte-order mark before the first line is not part of it. */
+    path = write_probes("bom.txt", "\xef\xbb\xbfp1\tACGTACGT\nTTGGCCAA\n");
+    p = load_ok(path, PS_ALPHA_AUTO);
+    ck_assert_int_eq(p->alpha, PS_DNA);
+    ck_assert_str_eq(p->name[0], "p1");
+    ck_assert_str_eq(p->seq[0], "ACGTACGT");
+    ps_probes_free(p);
+    free(path);
+    path = write_probes("bom.fa", "\xef\xbb\xbf>p1\nACGTACGT\n");
+    p = load_ok(path, PS_ALPHA_AUTO);
+    ck_assert_str_eq(p->name[0], "p1");
+    ps_probes_free(p);
+    free(path);
+    /* Explicit -a dna with an IUPAC code: the letter error, as before. */
+    path = write_probes("n.txt", "ACGTNACGTA\n");
+    load_fails(path, PS_ALPHA_DNA, 1);
+    free(path);
+}
+END_TEST
+
 START_TEST(test_max_k)
 {
     char *text = malloc(PS_MAX_K + 2);
@@ -382,6 +434,7 @@ Suite *suite_probes(void)
     tcase_add_test(tc, test_plain_lines);
     tcase_add_test(tc, test_gzip_file);
     tcase_add_test(tc, test_auto_alphabet);
+    tcase_add_test(tc, test_auto_degenerate);
     tcase_add_test(tc, test_max_k);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_from_strings);

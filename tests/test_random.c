@@ -86,7 +86,7 @@ typedef struct {
     uint32_t n_probes;
     char **probe;
     int fastq, wrap, crlf, final_newline, spaces, compress;
-    int threads, io_threads;
+    int threads;             /* the thread budget of the scan */
     uint64_t chunk_syms;     /* 0: the engine's choice */
     uint32_t chunk_restarts; /* 0: the engine's choice */
     size_t block_bytes;      /* FASTA read block for parallel packing; 0: the engine's choice */
@@ -279,7 +279,6 @@ static void make_case(tu_rng_t *r, const shape_t *sh, case_t *c)
     c->spaces = !c->fastq && tu_rng_chance(r, 10);
     c->compress = (int)(tu_rng_chance(r, 60) ? 0 : tu_rng_range(r, 1, 2));
     c->threads = (int)tu_rng_range(r, 1, 4);
-    c->io_threads = (int)tu_rng_range(r, 1, 4);
     if (tu_rng_chance(r, (unsigned)sh->tiny_pct)) {
         c->chunk_syms = (uint64_t)c->k + tu_rng_below(r, tu_rng_chance(r, 50) ? 8 : 200);
         c->chunk_restarts = (uint32_t)tu_rng_range(r, 1, 3);
@@ -338,11 +337,11 @@ static void describe(const case_t *c, char *buf, size_t len)
 {
     snprintf(buf, len,
              "%s k=%d %s records=%d probes=%u %s wrap=%d crlf=%d spaces=%d final_nl=%d %s "
-             "threads=%d io=%d chunk_syms=%llu chunk_restarts=%u block_bytes=%zu",
+             "threads=%d chunk_syms=%llu chunk_restarts=%u block_bytes=%zu",
              c->alpha == PS_DNA ? "dna" : "protein", c->k, c->both ? "both" : "forward", c->n_rec,
              c->n_probes, c->fastq ? "fastq" : "fasta", c->wrap, c->crlf, c->spaces,
              c->final_newline, c->compress == 0 ? "plain" : c->compress == 1 ? "gzip" : "bgzf",
-             c->threads, c->io_threads, (unsigned long long)c->chunk_syms, c->chunk_restarts,
+             c->threads, (unsigned long long)c->chunk_syms, c->chunk_restarts,
              c->block_bytes);
 }
 
@@ -350,6 +349,7 @@ typedef struct {
     ps_probes_t *p;
     ps_automaton_t *a;
     ps_engine_t *e;
+    ps_scan_opts_t so;
 } core_t;
 
 static void core_open(const case_t *c, core_t *core)
@@ -361,12 +361,14 @@ static void core_open(const case_t *c, core_t *core)
     ck_assert_msg(rc == PS_OK, "probes: %s", err.msg);
     rc = ps_automaton_build(&core->a, core->p, c->both, &err);
     ck_assert_msg(rc == PS_OK, "automaton: %s", err.msg);
-    rc = ps_cpu_engine_new(&core->e, core->a, c->threads, &err);
+    ps_engine_info_t in = {.kind = PS_ENGINE_CPU};
+    ps_scan_opts_init(&core->so, &in, c->threads);
+    rc = ps_cpu_engine_new(&core->e, core->a, ps_scan_workers(&core->so), &err);
     ck_assert_msg(rc == PS_OK, "engine: %s", err.msg);
-    ck_assert_uint_ge(core->e->chunk_syms, (uint64_t)c->k);
-    if (c->chunk_syms) core->e->chunk_syms = c->chunk_syms;
-    if (c->chunk_restarts) core->e->chunk_restarts = c->chunk_restarts;
-    if (c->block_bytes) core->e->block_bytes = c->block_bytes;
+    ck_assert_uint_ge(core->so.chunk_syms, (uint64_t)c->k);
+    if (c->chunk_syms) core->so.chunk_syms = c->chunk_syms;
+    if (c->chunk_restarts) core->so.chunk_restarts = c->chunk_restarts;
+    if (c->block_bytes) core->so.block_bytes = c->block_bytes;
 }
 
 static void core_close(core_t *core)
@@ -388,12 +390,12 @@ static void on_progress(void *ctx, const ps_reader_t *r)
 }
 
 /* Scans path into leaf (added to) and returns the stats. */
-static void scan_ok(const case_t *c, core_t *core, const char *path, uint64_t *leaf,
+static void scan_ok(core_t *core, const char *path, uint64_t *leaf,
                     ps_scan_stats_t *st, const char *what)
 {
     ps_err_t err = {0};
     g_progress_calls = g_progress_bad = 0;
-    int rc = ps_scan_file(core->e, core->a, path, c->io_threads, leaf, NULL, st, on_progress, NULL, &err);
+    int rc = ps_scan_file(core->e, core->a, path, &core->so, leaf, NULL, st, on_progress, NULL, &err);
     ck_assert_msg(rc == PS_OK, "%s: ps_scan_file: %s", what, err.msg);
     /* Called after each chunk read: at least once when there were symbols. */
     ck_assert_msg(g_progress_calls >= 1 || st->in.symbols == 0, "%s: progress never called", what);
@@ -417,7 +419,7 @@ static void run_case(const case_t *c, const char *dir, tu_rng_t *r, const char *
     ck_assert(leaf && fwd && rev);
     ps_scan_stats_t st;
     memset(&st, 0, sizeof st);
-    scan_ok(c, &core, path, leaf, &st, what);
+    scan_ok(&core, path, leaf, &st, what);
 
     brute_force(c->alpha, c->k, c->rec, c->n_rec, c->probe, c->n_probes, fwd, c->both ? rev : NULL);
     for (uint32_t i = 0; i < c->n_probes; i++) {
@@ -539,12 +541,12 @@ START_TEST(test_accumulate)
         uint64_t *acc = calloc(core.a->n_leaves, sizeof *acc);
         ck_assert(once && acc);
         ps_scan_stats_t st;
-        scan_ok(&c, &core, p1, once, &st, "accumulate once");
-        scan_ok(&c, &core, p1, acc, &st, "accumulate 1");
+        scan_ok(&core, p1, once, &st, "accumulate once");
+        scan_ok(&core, p1, acc, &st, "accumulate 1");
         c.compress = 2;
         write_case(&c, p2, &r);
-        scan_ok(&c, &core, p2, acc, &st, "accumulate 2");
-        scan_ok(&c, &core, p1, acc, &st, "accumulate 3");
+        scan_ok(&core, p2, acc, &st, "accumulate 2");
+        scan_ok(&core, p1, acc, &st, "accumulate 3");
         for (uint32_t l = 0; l < core.a->n_leaves; l++) ck_assert_uint_eq(acc[l], 3 * once[l]);
         free(once);
         free(acc);
@@ -588,16 +590,22 @@ START_TEST(test_scan_errors)
         ck_assert_int_eq(ps_probes_from_strings(&p, 2, seqs, NULL, PS_ALPHA_DNA, &err), PS_OK);
         ck_assert_int_eq(ps_automaton_build(&a, p, 1, &err), PS_OK);
         ck_assert_int_eq(ps_cpu_engine_new(&e, a, 4, &err), PS_OK);
-        if (tiny) {
-            e->chunk_syms = 8;
-            e->chunk_restarts = 2;
-            e->block_bytes = 100;
+        ps_engine_info_t in;
+        ps_engine_info(e, &in);
+        ps_scan_opts_t so[2]; /* one thread reads chunks; three read FASTA in blocks */
+        for (int i = 0; i < 2; i++) {
+            ps_scan_opts_init(&so[i], &in, i ? 3 : 1);
+            if (tiny) {
+                so[i].chunk_syms = 8;
+                so[i].chunk_restarts = 2;
+                so[i].block_bytes = 100;
+            }
         }
         uint64_t *leaf = calloc(a->n_leaves, sizeof *leaf);
         ck_assert_ptr_nonnull(leaf);
         ps_scan_stats_t st;
-        for (int io = 1; io <= 3; io += 2) { /* one reader; FASTA packed on three threads */
-            int rc = ps_scan_file(e, a, bad, io, leaf, NULL, &st, NULL, NULL, &err);
+        for (int io = 0; io < 2; io++) {
+            int rc = ps_scan_file(e, a, bad, &so[io], leaf, NULL, &st, NULL, NULL, &err);
             ck_assert_int_lt(rc, 0);
             ck_assert_msg(strstr(err.msg, bad) != NULL, "message does not name %s: %s", bad, err.msg);
             ck_assert_msg(tu_msg_has_number(err.msg, bad_line), "io=%d tiny=%d: message does not give line %lu: %s",
@@ -606,18 +614,18 @@ START_TEST(test_scan_errors)
                           err.msg);
         }
         int rc;
-        rc = ps_scan_file(e, a, missing, 1, leaf, NULL, &st, NULL, NULL, &err);
+        rc = ps_scan_file(e, a, missing, &so[0], leaf, NULL, &st, NULL, NULL, &err);
         ck_assert_int_lt(rc, 0);
         ck_assert_msg(strstr(err.msg, missing) != NULL, "message does not name %s: %s", missing,
                       err.msg);
         /* The engine still works after a failed scan (its counts from the
          * failed scan are not defined), and a fresh one counts exactly. */
-        rc = ps_scan_file(e, a, good, 1, leaf, NULL, &st, NULL, NULL, &err);
+        rc = ps_scan_file(e, a, good, &so[0], leaf, NULL, &st, NULL, NULL, &err);
         ck_assert_msg(rc == PS_OK, "after errors: %s", err.msg);
         ps_engine_destroy(e);
         ck_assert_int_eq(ps_cpu_engine_new(&e, a, 4, &err), PS_OK);
         memset(leaf, 0, a->n_leaves * sizeof *leaf);
-        rc = ps_scan_file(e, a, good, 1, leaf, NULL, &st, NULL, NULL, &err);
+        rc = ps_scan_file(e, a, good, &so[0], leaf, NULL, &st, NULL, NULL, &err);
         ck_assert_msg(rc == PS_OK, "fresh engine: %s", err.msg);
         /* ACGTACGTACGT: ACG 3, CGT 3, GTA 2, TAC 2. */
         ck_assert_uint_eq(leaf[a->probe_leaf[0][0]], 3);

@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "alphabet.h"
+
 void tu_rng_seed(tu_rng_t *r, uint64_t seed) { r->s = seed; }
 
 uint64_t tu_rng_next(tu_rng_t *r)
@@ -203,6 +205,28 @@ int tu_msg_has_number(const char *msg, unsigned long n)
     return 0;
 }
 
+const char *tu_data_dir(char *why, size_t why_len)
+{
+    static const char *const files[] = {"ecoli_K12_MG1655.fa.gz", "yeast_S288C_R64-1-1.bgzf.fa.gz",
+                                        "illumina_hiseqX_10k.fq.gz", "ont_cDNA_5k.fq.gz",
+                                        "uniprot_20k.fa.gz", NULL};
+    const char *dir = getenv("PS_DATA");
+    if (!dir || !*dir) {
+        snprintf(why, why_len, "PS_DATA is not set");
+        return NULL;
+    }
+    for (const char *const *f = files; *f; f++) {
+        char path[4096];
+        struct stat st;
+        int n = snprintf(path, sizeof path, "%s/%s", dir, *f);
+        if (n < 0 || (size_t)n >= sizeof path || stat(path, &st) != 0) {
+            snprintf(why, why_len, "PS_DATA=%s has no %s", dir, *f);
+            return NULL;
+        }
+    }
+    return dir;
+}
+
 int tu_dir_entries(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -257,4 +281,38 @@ void tu_buf_free(tu_buf_t *b)
     free(b->p);
     b->p = NULL;
     b->n = b->cap = 0;
+}
+
+tu_built_t tu_build(uint32_t n, const char *const *seqs, ps_alpha_req_t req, int both)
+{
+    tu_built_t b = {0};
+    ps_err_t err = {0};
+    int rc = ps_probes_from_strings(&b.p, n, seqs, NULL, req, &err);
+    ck_assert_msg(rc == PS_OK, "ps_probes_from_strings: %s", err.msg);
+    rc = ps_automaton_build(&b.a, b.p, both, &err);
+    ck_assert_msg(rc == PS_OK, "ps_automaton_build: %s", err.msg);
+    return b;
+}
+
+void tu_built_free(tu_built_t *b)
+{
+    ps_automaton_free(b->a);
+    ps_probes_free(b->p);
+}
+
+/* The n DNA k-mers of codes 0 .. n-1 (all distinct), one strand. */
+tu_built_t tu_build_distinct(int k, uint32_t n)
+{
+    char **seqs = malloc(n * sizeof *seqs);
+    ck_assert_ptr_nonnull(seqs);
+    for (uint32_t i = 0; i < n; i++) {
+        seqs[i] = malloc((size_t)k + 1);
+        ck_assert_ptr_nonnull(seqs[i]);
+        for (int j = 0; j < k; j++) seqs[i][j] = ps_alpha_letter(PS_DNA, (int)((i >> (2 * j)) & 3u));
+        seqs[i][k] = 0;
+    }
+    tu_built_t b = tu_build(n, (const char *const *)seqs, PS_ALPHA_DNA, 0);
+    for (uint32_t i = 0; i < n; i++) free(seqs[i]);
+    free(seqs);
+    return b;
 }

@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "automaton.h"
+#include "probes.h"
+
 /* splitmix64: small, fast and good enough to pick test cases. */
 typedef struct {
     uint64_t s;
@@ -46,6 +49,21 @@ char *tu_read_gz(const char *path, size_t *len);
  * part of a longer run of digits). */
 int tu_msg_has_number(const char *msg, unsigned long n);
 
+/* The real-data directory: $PS_DATA when it holds every file the real-data
+ * tests read; else NULL and the reason in why. Uses no Check assertion, so
+ * that the runner can ask before any test runs. */
+const char *tu_data_dir(char *why, size_t why_len);
+
+/* Suites that need what a machine may lack (real data, a usable GPU) are
+ * built as `Suite *suite_NAME(int *n_checks)` and add each test through
+ * TU_ADD_TEST, so that where they cannot run the runner (check_main.c)
+ * reports how many checks it skipped, and why, instead of running them. */
+#define TU_ADD_TEST(tc, tf, n_checks) \
+    do { \
+        tcase_add_test((tc), tf); \
+        ++*(n_checks); \
+    } while (0)
+
 /* Number of entries in a directory, "." and ".." not counted. */
 int tu_dir_entries(const char *dir);
 
@@ -59,5 +77,17 @@ void tu_buf_putc(tu_buf_t *b, char c);
 void tu_buf_puts(tu_buf_t *b, const char *s);
 void tu_buf_printf(tu_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tu_buf_free(tu_buf_t *b);
+
+/* A probe set and its automaton, made from strings (names = sequences);
+ * ends the test on failure. */
+typedef struct {
+    ps_probes_t *p;
+    ps_automaton_t *a;
+} tu_built_t;
+
+tu_built_t tu_build(uint32_t n, const char *const *seqs, ps_alpha_req_t req, int both);
+void tu_built_free(tu_built_t *b);
+/* The n DNA k-mers of codes 0 .. n-1 (all distinct), one strand. */
+tu_built_t tu_build_distinct(int k, uint32_t n);
 
 #endif

@@ -4,10 +4,11 @@
 set -uo pipefail
 bin=${1:-./probescan}
 data=${PS_DATA:-../shared/data}
-command -v valgrind >/dev/null || { echo "valgrind.sh: valgrind not installed, skipped"; exit 0; }
+command -v valgrind >/dev/null ||
+    { echo "valgrind.sh: valgrind not installed (sudo apt-get install -y valgrind): nothing checked" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
+pass=0 fail=0 skipped=0
 vg() { # vg EXPECTED_EXIT ARGS...
     local want=$1; shift
     valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
@@ -31,8 +32,12 @@ if [ -f "$data/ecoli_K12_MG1655.fa.gz" ]; then
     vg 0 count -t 3 -p "$work/e.txt" "$work/e.fa"
     vg 0 count -t 2 --by-record -p "$work/e.txt" "$data/illumina_hiseqX_10k.fq.gz"
 else
-    echo "valgrind.sh: no real data in $data, those cases skipped"
+    echo "valgrind.sh: 2 skipped (data: no real data in $data)"
+    skipped=2
 fi
 vg 0 merge "$work/o.tsv" "$work/o.tsv"
-echo "valgrind: $pass passed, $fail failed"
+mkdir "$work/mqc"
+vg 0 summary -o "$work/mqc" -s "$work/s.json" "$work/o.tsv"
+vg 1 summary -o "$work/mqc" "$work/o.tsv" "$work/o.tsv"
+echo "valgrind.sh: $pass passed, $fail failed, $skipped skipped"
 [ "$fail" = 0 ]

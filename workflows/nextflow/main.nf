@@ -117,8 +117,9 @@ workflow {
 
     CHECK(PROBESCAN_MERGE_MATRIX.out.table.map { it[1] }, PROBESCAN_COUNT_DIRECT.out.counts.map { it[1] })
 
-    PROBESCAN_COUNT.out.versions
-        .mix(PROBESCAN_MERGE.out.versions)
+    // Versions arrive on the `versions` topic: [process, tool, version].
+    channel.topic('versions')
         .unique()
-        .collectFile(name: 'versions.yml', storeDir: params.outdir)
+        .map { process, tool, version -> "${process}:\n    ${tool}: ${version}\n" }
+        .collectFile(name: 'versions.yml', storeDir: params.outdir, sort: true)
 }

@@ -9,6 +9,8 @@ Threads: passed on as -t.
 """
 
 __author__ = "probescan developers"
+__copyright__ = "Copyright 2026, the probescan authors"
+__license__ = "MIT"
 
 import shlex
 

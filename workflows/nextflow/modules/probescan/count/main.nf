@@ -14,7 +14,7 @@ process PROBESCAN_COUNT {
     output:
     tuple val(meta), path("*.tsv")       , emit: counts
     tuple val(meta), path("*.stats.json"), emit: stats
-    path "versions.yml"                  , emit: versions
+    tuple val("${task.process}"), val('probescan'), eval('probescan --version'), topic: versions, emit: versions_probescan
 
     when:
     task.ext.when == null || task.ext.when
@@ -30,11 +30,6 @@ process PROBESCAN_COUNT {
         --stats ${prefix}.stats.json \\
         -o ${prefix}.tsv \\
         $reads
-
-    cat <<-END_VERSIONS > versions.yml
-    "${task.process}":
-        probescan: \$(probescan --version)
-    END_VERSIONS
     """
 
     stub:
@@ -42,10 +37,5 @@ process PROBESCAN_COUNT {
     """
     printf 'name\\tsequence\\tcount\\n' > ${prefix}.tsv
     echo '{}' > ${prefix}.stats.json
-
-    cat <<-END_VERSIONS > versions.yml
-    "${task.process}":
-        probescan: \$(probescan --version)
-    END_VERSIONS
     """
 }

@@ -12,7 +12,7 @@ process PROBESCAN_MERGE {
 
     output:
     tuple val(meta), path("*.tsv"), emit: table
-    path "versions.yml"           , emit: versions
+    tuple val("${task.process}"), val('probescan'), eval('probescan --version'), topic: versions, emit: versions_probescan
 
     when:
     task.ext.when == null || task.ext.when
@@ -25,21 +25,11 @@ process PROBESCAN_MERGE {
         $args \\
         -o ${prefix}.tsv \\
         $tables
-
-    cat <<-END_VERSIONS > versions.yml
-    "${task.process}":
-        probescan: \$(probescan --version)
-    END_VERSIONS
     """
 
     stub:
     def prefix = task.ext.prefix ?: "${meta.id}"
     """
     printf 'name\\tsequence\\tcount\\n' > ${prefix}.tsv
-
-    cat <<-END_VERSIONS > versions.yml
-    "${task.process}":
-        probescan: \$(probescan --version)
-    END_VERSIONS
     """
 }

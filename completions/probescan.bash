@@ -1,0 +1,34 @@
+# bash completion for probescan: subcommands, their options and the
+# values of the options that take a word; files everywhere else.
+_probescan()
+{
+    local cur prev cmd
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD-1]}
+    cmd=${COMP_WORDS[1]}
+    if [ "$COMP_CWORD" -eq 1 ]; then
+        COMPREPLY=($(compgen -W "count merge summary version --help --version" -- "$cur"))
+        return
+    fi
+    # -s is --strand to count and --stats to summary.
+    case $cmd:$prev in
+        summary:-o|summary:--outdir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        summary:*) ;;
+        *:-a|*:--alphabet) COMPREPLY=($(compgen -W "auto dna protein" -- "$cur")); return ;;
+        *:-s|*:--strand) COMPREPLY=($(compgen -W "both forward" -- "$cur")); return ;;
+        *:--engine) COMPREPLY=($(compgen -W "auto gpu cpu" -- "$cur")); return ;;
+        *:--kernel) COMPREPLY=($(compgen -W "best kmer leaf compact coalesced shared baseline" -- "$cur")); return ;;
+        *:-t|*:--threads|*:--gpu) return ;;
+    esac
+    if [[ $cur == -* ]]; then
+        case $cmd in
+            count) COMPREPLY=($(compgen -W "--probes --alphabet --strand --output --threads --by-file --samples --by-record
+                                             --stats --engine --gpu --kernel --verbose --quiet --help --version" -- "$cur")) ;;
+            merge) COMPREPLY=($(compgen -W "--output --probes --help" -- "$cur")) ;;
+            summary) COMPREPLY=($(compgen -W "--outdir --stats --help" -- "$cur")) ;;
+        esac
+        return
+    fi
+    COMPREPLY=($(compgen -f -- "$cur"))
+}
+complete -o filenames -F _probescan probescan

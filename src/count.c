@@ -1,0 +1,605 @@
+/* count.c - `probescan count`: its options, the checks on how they
+ * combine, the choice of engine, the run and its statistics.
+ *
+ * The data path, top to bottom (ps_count_main):
+ *   1. parse and check the options                  parse_count
+ *   2. load the probes                              probes.c
+ *   3. build the Aho-Corasick DFA, leaves last       automaton.c
+ *   4. choose the engine                            make_engine (engine_*.c, kernels/)
+ *   5. scan each input on one thread pool:          scan.c
+ *      read (seqio.c), parse and pack (parse.c,
+ *      blocks.c for parallel FASTA), scan chunks
+ *   6. map leaves back to probes and write the TSV   output.c
+ * Errors travel up as codes with a message; main prints them. */
+#include "count.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "automaton.h"
+#include "engine_cpu.h"
+#include "engine_gpu.h"
+#include "engine_mixed.h"
+#include "gpu_plan.h"
+#include "host.h"
+#include "output.h"
+#include "probes.h"
+#include "samples.h"
+#include "scan.h"
+
+#ifndef PS_VERSION
+#define PS_VERSION "unknown"
+#endif
+
+typedef enum { ENGINE_AUTO, ENGINE_CPU, ENGINE_GPU } engine_req_t;
+
+typedef struct {
+    const char *probes, *output, *stats, *kernel;
+    ps_alpha_req_t alpha;
+    int strand_set, both_strands;
+    int threads, verbose, quiet, gpu_id, by_file, by_record;
+    engine_req_t engine;
+    char **inputs;
+    int n_inputs;
+    ps_cleanup_t *cleanup;   /* removes temporary outputs on a signal */
+    const char *samples_path;
+    ps_samples_t *samples;   /* --samples: the inputs are its files, a column per sample */
+    char **names;            /* --by-file, --by-record: each input's ps_sample_name */
+} opts_t;
+
+/* Progress line state; lives on ps_count_main's stack and is touched only by
+ * the reading thread while a file is scanned. */
+typedef struct {
+    int enabled;
+    const char *path;
+    int index, total_files;
+    double start, last;
+} progress_t;
+
+static void usage_count(FILE *f)
+{
+    char kernels[128];
+    ps_gpu_variant_list(kernels, sizeof kernels);
+    fprintf(f,
+"Usage: probescan count [options] -p PROBES INPUT...\n"
+"\n"
+"Count exact, overlapping occurrences of every probe in FASTA/FASTQ inputs\n"
+"(plain, gzip or BGZF; '-' reads standard input) and in SAM, BAM or CRAM reads.\n"
+"All probes have one length k, 1 <= k <= %d. Output: TSV with a header, one row\n"
+"per probe in probe-file order.\n"
+"\n"
+"Options:\n"
+"  -p, --probes FILE      probes: FASTA, one sequence per line, or name<TAB>sequence\n"
+"  -a, --alphabet STR     dna, protein or auto (default auto: dna if probes are ACGTU)\n"
+"  -s, --strand STR       both or forward (DNA; default both). Protein: forward only\n"
+"  -o, --output FILE      write the table to FILE (default or '-': standard output);\n"
+"                         a name ending in .gz or .bgz is written compressed (BGZF)\n"
+"  -t, --threads N        threads (default: the %d CPUs this process may use)\n"
+"      --by-file          one count column per input file (a probe x sample matrix)\n"
+"      --samples FILE     one count column per sample: FILE has 'sample<TAB>file' lines,\n"
+"                         several files per sample summed (R1 and R2, lanes)\n"
+"      --by-record        long table: input, record, probe and counts for every record\n"
+"                         with a match (CPU engine)\n"
+"      --stats FILE       write run statistics as JSON to FILE\n"
+"      --engine STR       auto, gpu or cpu (default auto: the CPU, or where a GPU is present\n"
+"                         and the input is large or of unknown size, the GPU with the CPU\n"
+"                         scanning while it starts; gpu: the GPU alone)\n"
+"      --gpu ID           CUDA device to use (default 0)\n"
+"      --kernel NAME      GPU kernel, default best; all count the same, the others are\n"
+"                         for benchmarks: %s\n"
+"  -v, --verbose          report the alphabet, automaton, engine and timings on stderr\n"
+"  -q, --quiet            no progress line\n"
+"  -h, --help             this help\n"
+"      --version          print the version and exit\n"
+"\n"
+"Counting: case-insensitive; U counts as T; a window with N or any other letter\n"
+"outside the alphabet (in DNA also '.', '-', '*') matches nothing; matches never\n"
+"span records; an empty input counts zero records, with a warning. With both\n"
+"strands, 'reverse' counts the probe's reverse complement and count = forward +\n"
+"reverse (a palindromic probe counts twice per position).\n"
+"\n"
+"Example:\n"
+"  probescan count -p probes.fa -t 8 genome.fa.gz > counts.tsv\n",
+            PS_MAX_K, ps_host_cpus(), kernels);
+}
+
+static int parse_uint(const char *s, long max, long *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < 0 || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+/* Returns 0 to go on, 1 when done (help printed), or a negative code. */
+static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
+{
+    enum { OPT_VERSION = 256, OPT_ENGINE, OPT_GPU, OPT_KERNEL, OPT_BYFILE, OPT_BYRECORD, OPT_STATS, OPT_SAMPLES };
+    static const struct option lopts[] = {
+        {"probes", required_argument, NULL, 'p'}, {"alphabet", required_argument, NULL, 'a'},
+        {"strand", required_argument, NULL, 's'}, {"output", required_argument, NULL, 'o'},
+        {"threads", required_argument, NULL, 't'}, {"verbose", no_argument, NULL, 'v'},
+        {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION}, {"engine", required_argument, NULL, OPT_ENGINE},
+        {"gpu", required_argument, NULL, OPT_GPU}, {"kernel", required_argument, NULL, OPT_KERNEL},
+        {"by-file", no_argument, NULL, OPT_BYFILE}, {"by-record", no_argument, NULL, OPT_BYRECORD}, {"stats", required_argument, NULL, OPT_STATS},
+        {"samples", required_argument, NULL, OPT_SAMPLES},
+        {NULL, 0, NULL, 0}};
+    memset(o, 0, sizeof *o);
+    o->alpha = PS_ALPHA_AUTO;
+    o->both_strands = 1;
+    o->threads = ps_host_cpus();
+    if (argc <= 1) {
+        usage_count(stdout);
+        return 1;
+    }
+    opterr = 0;
+    optind = 1;
+    int c;
+    long v;
+    while ((c = getopt_long(argc, argv, ":p:a:s:o:t:vqh", lopts, NULL)) != -1) {
+        switch (c) {
+        case 'p': o->probes = optarg; break;
+        case 'o': o->output = optarg; break;
+        case 'a':
+            if (!strcmp(optarg, "dna")) o->alpha = PS_ALPHA_DNA;
+            else if (!strcmp(optarg, "protein")) o->alpha = PS_ALPHA_PROTEIN;
+            else if (!strcmp(optarg, "auto")) o->alpha = PS_ALPHA_AUTO;
+            else return ps_fail(err, PS_E_USAGE, "--alphabet must be dna, protein or auto, not '%s'", optarg);
+            break;
+        case 's':
+            o->strand_set = 1;
+            if (!strcmp(optarg, "both")) o->both_strands = 1;
+            else if (!strcmp(optarg, "forward")) o->both_strands = 0;
+            else return ps_fail(err, PS_E_USAGE, "--strand must be both or forward, not '%s'", optarg);
+            break;
+        case 't':
+            if (parse_uint(optarg, 4096, &v) || v < 1)
+                return ps_fail(err, PS_E_USAGE, "--threads must be a number from 1 to 4096, not '%s'", optarg);
+            o->threads = (int)v;
+            break;
+        case 'v': o->verbose = 1; break;
+        case 'q': o->quiet = 1; break;
+        case 'h': usage_count(stdout); return 1;
+        case OPT_VERSION: puts(PS_VERSION); return 1;
+        case OPT_ENGINE:
+            if (!strcmp(optarg, "auto")) o->engine = ENGINE_AUTO;
+            else if (!strcmp(optarg, "cpu")) o->engine = ENGINE_CPU;
+            else if (!strcmp(optarg, "gpu")) o->engine = ENGINE_GPU;
+            else return ps_fail(err, PS_E_USAGE, "--engine must be auto, gpu or cpu, not '%s'", optarg);
+            break;
+        case OPT_GPU:
+            if (parse_uint(optarg, 1024, &v)) return ps_fail(err, PS_E_USAGE, "--gpu must be a device number, not '%s'", optarg);
+            o->gpu_id = (int)v;
+            break;
+        case OPT_KERNEL: o->kernel = optarg; break;
+        case OPT_BYFILE: o->by_file = 1; break;
+        case OPT_BYRECORD: o->by_record = 1; break;
+        case OPT_SAMPLES: o->samples_path = optarg; break;
+        case OPT_STATS: o->stats = optarg; break;
+        case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value (see probescan count --help)", argv[optind - 1]);
+        default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan count --help)", argv[optind - 1]);
+        }
+    }
+    if (!o->probes) return ps_fail(err, PS_E_USAGE, "no probes given: use -p FILE (see probescan count --help)");
+    o->inputs = argv + optind;
+    o->n_inputs = argc - optind;
+    if (o->samples_path) {
+        if (o->n_inputs) return ps_fail(err, PS_E_USAGE, "--samples names the inputs: give no INPUT besides it");
+        if (o->by_file || o->by_record)
+            return ps_fail(err, PS_E_USAGE, "--samples makes a column per sample: drop %s",
+                           o->by_file ? "--by-file" : "--by-record");
+        int rc = ps_samples_load(&o->samples, o->samples_path, err);
+        if (rc < 0) return rc;
+        o->inputs = o->samples->file;
+        o->n_inputs = (int)o->samples->n_files;
+    }
+    if (o->n_inputs < 1) return ps_fail(err, PS_E_USAGE, "no input files given (use '-' for standard input)");
+    if (o->by_file && o->by_record) return ps_fail(err, PS_E_USAGE, "--by-file and --by-record cannot be combined");
+    if (o->kernel) {
+        /* Checked here: with --engine auto the GPU starts in the background,
+         * where a bad name would only show as a quiet fall-back. */
+        if (!ps_gpu_kernel_names()[0]) return ps_fail(err, PS_E_USAGE, "--kernel: this probescan was built without CUDA");
+        if (ps_gpu_variant(o->kernel) < 0) {
+            char list[128];
+            ps_gpu_variant_list(list, sizeof list);
+            return ps_fail(err, PS_E_USAGE, "--kernel must be one of %s, not '%s'", list, o->kernel);
+        }
+    }
+    if (o->by_file || o->by_record) {
+        /* Column names (and by-record input names) must be unique, or a
+         * matrix and its merge would be ambiguous. */
+        if (!(o->names = calloc((size_t)o->n_inputs, sizeof *o->names)))
+            return ps_fail(err, PS_E_NOMEM, "out of memory");
+        char name[PS_SAMPLE_NAME_MAX];
+        for (int i = 0; i < o->n_inputs; i++) {
+            ps_sample_name(o->inputs[i], name, sizeof name);
+            if (!(o->names[i] = strdup(name))) return ps_fail(err, PS_E_NOMEM, "out of memory");
+            const char *a = o->names[i];
+            if (strpbrk(a, "\t\n\r"))
+                return ps_fail(err, PS_E_USAGE,
+                               "%s: input '%s' has a tab or line break in its name, which the table cannot "
+                               "hold; rename it",
+                               o->by_file ? "--by-file" : "--by-record", o->inputs[i]);
+            for (int j = 0; j < i; j++) {
+                if (!strcmp(a, o->names[j]))
+                    return ps_fail(err, PS_E_USAGE,
+                                   "%s: inputs '%s' and '%s' would both be named '%s'; rename one",
+                                   o->by_file ? "--by-file" : "--by-record", o->inputs[j], o->inputs[i], a);
+            }
+        }
+    }
+    if (o->by_record && o->engine == ENGINE_GPU)
+        return ps_fail(err, PS_E_USAGE, "--by-record runs on the CPU engine; drop --engine gpu");
+    /* Writing over an input (or the table over the statistics) would lose
+     * data before the run could even fail. */
+    const char *outs[2] = {o->output, o->stats};
+    for (int w = 0; w < 2; w++) {
+        struct stat so, si;
+        if (!outs[w] || !strcmp(outs[w], "-") || stat(outs[w], &so) != 0 || !S_ISREG(so.st_mode)) continue;
+        for (int i = 0; i < o->n_inputs + 2; i++) {
+            const char *in = i < o->n_inputs ? o->inputs[i] : i == o->n_inputs ? o->probes : outs[1 - w];
+            if (in && strcmp(in, "-") && stat(in, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino &&
+                !(i == o->n_inputs + 1 && w == 1))
+                return ps_fail(err, PS_E_USAGE, "%s '%s' is %s '%s'; it would be overwritten", w ? "--stats" : "-o",
+                               outs[w], i < o->n_inputs ? "the input" : i == o->n_inputs ? "the probe file" : "--stats file",
+                               in);
+        }
+    }
+    if (o->output && o->stats && strcmp(o->output, "-") && !strcmp(o->output, o->stats))
+        return ps_fail(err, PS_E_USAGE, "-o and --stats both name '%s'", o->output);
+    int table_to_stdout = !o->output || !strcmp(o->output, "-");
+    if (o->stats && !strcmp(o->stats, "-") && table_to_stdout)
+        return ps_fail(err, PS_E_USAGE, "--stats - and the table would both go to standard output; give -o FILE "
+                                        "or --stats FILE");
+    return 0;
+}
+
+/* Called on the reader thread after every chunk; redraws at most twice a second. */
+static void show_progress(void *ctx, const ps_reader_t *r)
+{
+    progress_t *pg = ctx;
+    double t = ps_now();
+    if (t - pg->last < 0.5) return;
+    pg->last = t;
+    uint64_t done, total;
+    ps_reader_progress(r, &done, &total);
+    double rate = (t > pg->start) ? (double)done / (t - pg->start) : 0;
+    if (total && done <= total && rate > 0)
+        fprintf(stderr, "\rprobescan: [%d/%d] %s: %.1f/%.1f MB (%.0f%%), %.0f MB/s, ETA %.0f s   ", pg->index,
+                pg->total_files, pg->path, done / 1e6, total / 1e6, 100.0 * done / total, rate / 1e6,
+                (total - done) / rate);
+    else
+        fprintf(stderr, "\rprobescan: [%d/%d] %s: %.1f MB, %.0f MB/s   ", pg->index, pg->total_files, pg->path,
+                done / 1e6, rate / 1e6);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+typedef struct {
+    double probes, build, engine, scan, output, total;
+} timing_t;
+
+static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_automaton_t *a, const ps_engine_t *e,
+                       const ps_scan_stats_t *st, const timing_t *tm, ps_err_t *err)
+{
+    ps_output_t *out;
+    int rc = ps_output_open(&out, o->stats, o->cleanup, err);
+    if (rc < 0) return rc;
+    FILE *f = ps_output_stream(out);
+    uint64_t rec = 0, bases = 0, bytes = 0, other = 0;
+    for (int i = 0; i < o->n_inputs; i++) {
+        rec += st[i].in.records;
+        bases += st[i].in.symbols;
+        bytes += st[i].in.bytes;
+        other += st[i].in.other;
+    }
+    struct rusage ru;
+    long maxrss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+    fprintf(f, "{\n  \"version\": ");
+    json_str(f, PS_VERSION);
+    ps_engine_info_t in;
+    ps_engine_info(e, &in);
+    char device[512];
+    ps_engine_describe(&in, o->threads, device, sizeof device);
+    static const char *const asked[] = {"cpu", "gpu", "auto"};
+    fprintf(f, ",\n  \"engine\": ");
+    json_str(f, ps_engine_ran(&in));
+    fprintf(f, ",\n  \"engine_requested\": \"%s\"", asked[in.kind]);
+    fprintf(f, ",\n  \"device\": ");
+    json_str(f, device);
+    fprintf(f, ",\n  \"gpu_started\": %s,\n  \"kernel\": ", in.gpu_started ? "true" : "false");
+    if (in.kernel[0]) json_str(f, in.kernel);
+    else fputs("null", f);
+    fprintf(f, ",\n  \"kmer_path\": %s,\n  \"chunks\": {\"cpu\": %" PRIu64 ", \"gpu\": %" PRIu64 "}",
+            in.kmer_path ? "true" : "false", in.chunks_cpu, in.chunks_gpu);
+    fprintf(f, ",\n  \"threads\": %d,\n  \"probes\": %u,\n  \"k\": %d,\n  \"alphabet\": \"%s\",\n  \"strands\": \"%s\",\n",
+            o->threads, p->n, p->k, ps_alpha_name(p->alpha), a->both_strands ? "both" : "forward");
+    fprintf(f, "  \"inputs\": [");
+    for (int i = 0; i < o->n_inputs; i++) {
+        fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
+        json_str(f, o->inputs[i]);
+        fprintf(f, ", \"format\": \"%s\", \"records\": %" PRIu64 ", \"bases\": %" PRIu64 ", \"other_symbols\": %" PRIu64
+                   ", \"bytes\": %" PRIu64 ", \"seconds\": %.6f}",
+                st[i].in.format ? st[i].in.format : st[i].in.fastq ? "fastq" : "fasta", st[i].in.records, st[i].in.symbols, st[i].in.other, st[i].in.bytes,
+                st[i].seconds);
+    }
+    fprintf(f, "\n  ],\n  \"records\": %" PRIu64 ",\n  \"bases_scanned\": %" PRIu64 ",\n  \"other_symbols\": %" PRIu64
+               ",\n  \"bytes_read\": %" PRIu64 ",\n",
+            rec, bases, other, bytes);
+    fprintf(f, "  \"seconds\": {\"load_probes\": %.6f, \"build_automaton\": %.6f, \"start_engine\": %.6f, \"scan\": %.6f, \"write_output\": %.6f, \"total\": %.6f},\n",
+            tm->probes, tm->build, tm->engine, tm->scan, tm->output, tm->total);
+    fprintf(f, "  \"peak_memory_bytes\": %" PRIu64 "\n}\n", (uint64_t)maxrss * 1024u);
+    if (ferror(f)) {
+        ps_output_abort(out);
+        return ps_fail(err, PS_E_IO, "%s: write error", o->stats);
+    }
+    return ps_output_commit(out, err);
+}
+
+/* Refuses, before anything large is allocated, a probe set whose
+ * automaton (and per-thread counts) cannot fit in the memory this process
+ * may use: the cheap bound first, the exact size only when the bound is
+ * too large. */
+static int check_memory(const opts_t *o, const ps_probes_t *p, int both, ps_err_t *err)
+{
+    char what[64];
+    uint64_t avail = ps_host_memory(what, sizeof what), states, bytes;
+    uint64_t counts = ((uint64_t)o->threads + 1) * (uint64_t)p->n * (both ? 2u : 1u) * sizeof(uint64_t);
+    for (int exact = 0; exact < 2; exact++) {
+        int rc = ps_automaton_estimate(p, both, exact, &states, &bytes, err);
+        if (rc < 0) return rc;
+        if (bytes + counts <= avail) return PS_OK;
+    }
+    return ps_fail(err, PS_E_NOMEM,
+                   "%s: %u probes of length %d make an automaton of %llu states, about %.2f GB to build and "
+                   "count with %d threads, more than the %.2f GB this process may use (%s); split the probe "
+                   "file, count each part and join the tables",
+                   o->probes, p->n, p->k, (unsigned long long)states, (bytes + counts) / 1e9, o->threads,
+                   avail / 1e9, what);
+}
+
+/* Sequence bytes the inputs hold, estimated from their sizes (compressed
+ * files by a typical ratio); 0 when any size is unknown (a pipe). */
+static double input_bytes(const opts_t *o)
+{
+    double total = 0;
+    for (int i = 0; i < o->n_inputs; i++) {
+        struct stat st;
+        if (!strcmp(o->inputs[i], "-") || stat(o->inputs[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+        unsigned char magic[2] = {0, 0};
+        FILE *f = fopen(o->inputs[i], "rb");
+        if (f) {
+            if (fread(magic, 1, 2, f) != 2) magic[0] = 0;
+            fclose(f);
+        }
+        total += (double)st.st_size * (magic[0] == 0x1f && magic[1] == 0x8b ? 3.5 : 1.0);
+    }
+    return total;
+}
+
+/* Where a GPU is present, whether the work ahead can repay starting it:
+ * exact counting scans at memory speed on the CPU (about 150 MB/s a thread
+ * while the DFA stays in cache, measured on the H100 host; a third of that
+ * beyond), and starting CUDA costs about 0.25 s, which a small input then
+ * waits for at the end. So the GPU is started only when the CPU alone
+ * would need over a second, or when the input size is unknown. Fills why. */
+static int gpu_worth_starting(const opts_t *o, const ps_automaton_t *a, char *why, size_t len)
+{
+    double bytes = input_bytes(o);
+    if (bytes == 0) {
+        snprintf(why, len, "input size unknown");
+        return 1;
+    }
+    double rate = (ps_automaton_table_bytes(a) <= (16u << 20) ? 150e6 : 50e6) * o->threads;
+    double cpu_s = bytes / rate;
+    snprintf(why, len, "about %.0f MB of sequence, %.2f s on %d CPU threads", bytes / 1e6, cpu_s, o->threads);
+    return cpu_s > 1.0;
+}
+
+/* The one place engines are chosen, for `workers` worker ids. auto: where a
+ * GPU may be there, the GPU engine starting in the background with the CPU
+ * scanning meanwhile (it checks the GPU off the critical path and falls
+ * back to the CPU alone); else the CPU. */
+static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a, int workers, ps_err_t *err)
+{
+    char why[sizeof err->msg] = "no NVIDIA GPU device found";
+    if (o->engine == ENGINE_GPU) {
+        if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
+            return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
+        return ps_gpu_engine_new(e, a, o->gpu_id, o->kernel, workers, err);
+    }
+    if (o->engine == ENGINE_AUTO && o->by_record) snprintf(why, sizeof why, "--by-record counts on the CPU");
+    if (o->engine == ENGINE_AUTO && !o->by_record && ps_gpu_device_present()) {
+        char work[160];
+        if (gpu_worth_starting(o, a, work, sizeof work)) {
+            if (o->verbose) fprintf(stderr, "probescan: engine: auto: the GPU, the CPU while it starts (%s)\n", work);
+            return ps_mixed_engine_new(e, a, o->gpu_id, o->kernel, workers, err);
+        }
+        snprintf(why, sizeof why, "%s: less than starting the GPU repays", work);
+    }
+    int rc = ps_cpu_engine_new(e, a, workers, err);
+    if (rc == PS_OK && o->verbose)
+        fprintf(stderr, "probescan: engine: cpu, %d threads%s%s%s\n", o->threads,
+                o->engine == ENGINE_AUTO ? " (not the GPU: " : "", o->engine == ENGINE_AUTO ? why : "",
+                o->engine == ENGINE_AUTO ? ")" : "");
+    return rc;
+}
+
+static int run_count(const opts_t *o, ps_err_t *err)
+{
+    timing_t tm = {0};
+    double t0 = ps_now(), t;
+    ps_probes_t *p = NULL;
+    ps_automaton_t *a = NULL;
+    ps_engine_t *e = NULL;
+    ps_scanner_t *sc = NULL;
+    ps_output_t *out = NULL;
+    ps_record_writer_t *rw = NULL;
+    uint64_t *counts = NULL;
+    ps_scan_stats_t *st = calloc((size_t)o->n_inputs, sizeof *st);
+    if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
+
+    int rc = ps_probes_load(&p, o->probes, o->alpha, err);
+    if (rc < 0) goto done;
+    int both = o->both_strands;
+    if (p->alpha == PS_PROTEIN && both) {
+        if (o->strand_set) {
+            rc = ps_fail(err, PS_E_USAGE, "--strand both applies to DNA only; protein probes are counted forward");
+            goto done;
+        }
+        both = 0;
+    }
+    if (p->alpha_note[0]) fprintf(stderr, "probescan: warning: %s: %s\n", o->probes, p->alpha_note);
+    if (o->verbose)
+        fprintf(stderr, "probescan: %u probes of length %d; alphabet %s%s; strands: %s\n", p->n, p->k,
+                ps_alpha_name(p->alpha),
+                p->alpha_auto ? (p->alpha == PS_DNA ? " (auto: probes use only A, C, G, T, U)"
+                                                    : " (auto: not every probe is DNA)")
+                              : "",
+                both ? "both" : "forward");
+    t = ps_now();
+    tm.probes = t - t0;
+
+    rc = check_memory(o, p, both, err);
+    if (rc < 0) goto done;
+    rc = ps_automaton_build(&a, p, both, err);
+    if (rc < 0) goto done;
+    tm.build = ps_now() - t;
+    if (o->verbose)
+        fprintf(stderr, "probescan: automaton: %u states, %u leaves, %.1f MB table, built in %.3f s\n", a->n_states,
+                a->n_leaves, ps_automaton_table_bytes(a) / 1e6, tm.build);
+
+    /* One thread budget: -t pool threads parse, scan and inflate; the
+     * calling thread reads. */
+    t = ps_now();
+    ps_scan_opts_t so;
+    ps_engine_info_t info = {.kind = o->engine == ENGINE_CPU || o->by_record ? PS_ENGINE_CPU
+                                     : o->engine == ENGINE_GPU ? PS_ENGINE_GPU : PS_ENGINE_AUTO};
+    ps_scan_opts_init(&so, &info, o->threads);
+    rc = make_engine(&e, o, a, ps_scan_workers(&so), err);
+    if (rc < 0) goto done;
+    ps_engine_info(e, &info);
+    ps_scan_opts_init(&so, &info, o->threads);
+    rc = ps_scanner_new(&sc, e, a, &so, err);
+    if (rc < 0) goto done;
+    tm.engine = ps_now() - t;
+    char device[512];
+    ps_engine_describe(&info, o->threads, device, sizeof device);
+    if (o->verbose && info.kind != PS_ENGINE_CPU) fprintf(stderr, "probescan: engine: %s (%s)\n", ps_engine_ran(&info), device);
+
+    /* Output opens before the scan so an unwritable path fails fast. */
+    rc = ps_output_open(&out, o->output, o->cleanup, err);
+    if (rc < 0) goto done;
+
+    size_t sets = o->samples ? o->samples->n_samples : o->by_file ? (size_t)o->n_inputs : 1;
+    counts = calloc(sets * a->n_leaves, sizeof *counts);
+    if (!counts) {
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory for counts");
+        goto done;
+    }
+    ps_record_sink_t sink;
+    if (o->by_record) {
+        rc = ps_record_writer_new(&rw, ps_output_stream(out), p, a, err);
+        if (rc < 0) goto done;
+        sink = (ps_record_sink_t){ps_record_writer_emit, rw};
+    }
+    progress_t pg = {.enabled = !o->quiet && isatty(STDERR_FILENO), .total_files = o->n_inputs};
+    t = ps_now();
+    for (int i = 0; i < o->n_inputs; i++) {
+        pg.path = o->inputs[i];
+        pg.index = i + 1;
+        pg.start = pg.last = ps_now();
+        if (rw) ps_record_writer_input(rw, o->names[i]);
+        size_t col = o->samples ? (size_t)o->samples->sample[i] : o->by_file ? (size_t)i : 0;
+        rc = ps_scanner_run(sc, o->inputs[i], counts + col * a->n_leaves,
+                            rw ? &sink : NULL, &st[i], pg.enabled ? show_progress : NULL, &pg, err);
+        if (pg.enabled) fputs("\r\033[K", stderr);
+        if (rc == PS_OK && rw) rc = ps_record_writer_flush(rw, err);
+        if (rc < 0) goto done;
+        /* One empty sample must not stop a workflow: it counts zero. */
+        if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
+        if (o->by_record && st[i].in.names_cut)
+            fprintf(stderr, "probescan: warning: %s: %llu record name%s longer than %d bytes, cut to %d in the table\n",
+                    o->inputs[i], (unsigned long long)st[i].in.names_cut, st[i].in.names_cut == 1 ? " is" : "s are",
+                    PS_NAME_MAX, PS_NAME_MAX);
+        if (o->verbose)
+            fprintf(stderr, "probescan: %s: %" PRIu64 " record%s, %" PRIu64 " bases in %.3f s (%.1f Mbases/s)\n",
+                    o->inputs[i], st[i].in.records, st[i].in.records == 1 ? "" : "s", st[i].in.symbols, st[i].seconds,
+                    st[i].seconds > 0 ? st[i].in.symbols / st[i].seconds / 1e6 : 0.0);
+    }
+    tm.scan = ps_now() - t;
+    if (o->verbose) {
+        ps_engine_info(e, &info);
+        ps_engine_describe(&info, o->threads, device, sizeof device);
+        fprintf(stderr, "probescan: scanned on %s\n", device);
+    }
+    t = ps_now();
+    FILE *f = ps_output_stream(out);
+    if (!o->by_record)
+        rc = o->samples ? ps_write_matrix(f, p, a, counts, (const char *const *)o->samples->name,
+                                          (int)o->samples->n_samples, err)
+             : o->by_file ? ps_write_matrix(f, p, a, counts, (const char *const *)o->names, o->n_inputs, err)
+                          : ps_write_counts(f, p, a, counts, err);
+    if (rc < 0) goto done;
+    rc = ps_output_commit(out, err);
+    out = NULL;
+    if (rc < 0) goto done;
+    tm.output = ps_now() - t;
+    tm.total = ps_now() - t0;
+    if (o->stats) rc = write_stats(o, p, a, e, st, &tm, err);
+    if (o->verbose) {
+        t = ps_now();
+        ps_scanner_free(sc);
+        sc = NULL;
+        ps_engine_destroy(e);
+        e = NULL;
+        fprintf(stderr,
+                "probescan: seconds: probes %.3f, automaton %.3f, engine start %.3f, scan %.3f, output %.3f, "
+                "engine stop %.3f\n",
+                tm.probes, tm.build, tm.engine, tm.scan, tm.output, ps_now() - t);
+    }
+
+done:
+    ps_record_writer_free(rw);
+    ps_output_abort(out);
+    free(counts);
+    free(st);
+    ps_scanner_free(sc);
+    ps_engine_destroy(e);
+    ps_automaton_free(a);
+    ps_probes_free(p);
+    return rc;
+}
+
+
+int ps_count_main(int argc, char **argv, ps_cleanup_t *cl, ps_err_t *err)
+{
+    opts_t o;
+    int rc = parse_count(argc, argv, &o, err);
+    if (rc == 0) {
+        o.cleanup = cl;
+        rc = run_count(&o, err);
+    }
+    ps_samples_free(o.samples);
+    for (int i = 0; o.names && i < o.n_inputs; i++) free(o.names[i]);
+    free(o.names);
+    return rc;
+}

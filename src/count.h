@@ -1,0 +1,23 @@
+/* count.h - the `count` subcommand: count probes in sequence files.
+ *
+ * ps_count_main takes the subcommand's arguments (argv[0] is "count") and
+ * returns 0 when the table was written, 1 when it only printed help or the
+ * version, or a negative PS_E_* code with err filled (nothing half-written
+ * is left behind; cl, if not NULL, removes temporary files on a signal). */
+#ifndef PS_COUNT_H
+#define PS_COUNT_H
+
+#include "cleanup.h"
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int ps_count_main(int argc, char **argv, ps_cleanup_t *cl, ps_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,34 @@
+#include "engine.h"
+
+#include <stdio.h>
+
+const char *ps_engine_ran(const ps_engine_info_t *in)
+{
+    if (in->kind == PS_ENGINE_CPU) return "cpu";
+    if (in->kind == PS_ENGINE_GPU) return "gpu";
+    return in->chunks_gpu ? "gpu" : "cpu";
+}
+
+void ps_engine_describe(const ps_engine_info_t *in, int threads, char *buf, size_t len)
+{
+    char gpu[256];
+    snprintf(gpu, sizeof gpu, "GPU %d: %.80s (%d SMs, %.0f GiB), kernel %s%s", in->gpu_id, in->gpu_name, in->gpu_sms,
+             in->gpu_mem_gib, in->kernel, in->kmer_path ? " (k-mer lookups)" : "");
+    switch (in->kind) {
+    case PS_ENGINE_CPU:
+        snprintf(buf, len, "CPU, %d thread%s", threads, threads == 1 ? "" : "s");
+        break;
+    case PS_ENGINE_GPU:
+        snprintf(buf, len, "%s", gpu);
+        break;
+    case PS_ENGINE_AUTO:
+        if (in->gpu_started)
+            snprintf(buf, len, "%s; CPU while it started: %llu of %llu chunks", gpu,
+                     (unsigned long long)in->chunks_cpu, (unsigned long long)(in->chunks_cpu + in->chunks_gpu));
+        else if (in->gpu_error[0])
+            snprintf(buf, len, "CPU, %d threads (the GPU did not start: %.100s)", threads, in->gpu_error);
+        else
+            snprintf(buf, len, "GPU %d, starting; CPU, %d threads meanwhile", in->gpu_id, threads);
+        break;
+    }
+}

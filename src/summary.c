@@ -1,0 +1,357 @@
+/* summary.c - `probescan summary` (contract in summary.h): reads the
+ * tables into one count per probe and sample, then writes the three MultiQC
+ * files through outfile.h. */
+#include "summary.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "outfile.h"
+#include "samples.h"
+#include "table.h"
+#include "tablein.h"
+
+#define TOP 5
+#define HEAT_PROBES 30
+
+typedef struct {
+    char *name;
+    uint64_t found, hits, records, bases;
+    int have_stats;
+    uint32_t top[TOP]; /* probe rows, most counted first */
+    int n_top;
+} sample_t;
+
+typedef struct {
+    char **probe;          /* probe names, in the first table's row order */
+    size_t n_probes, cap_probes;
+    sample_t *s;
+    size_t n_s, cap_s;
+    uint64_t **count;      /* count[sample][probe] */
+} summary_t;
+
+/* A table's sample name: its file name without .gz or .bgz, then .tsv or .txt. */
+static void table_name(const char *path, char *out, size_t n)
+{
+    static const char *const zext[] = {".gz", ".bgz", NULL};
+    static const char *const text[] = {".tsv", ".txt", NULL};
+    ps_path_stem(path, zext, text, out, n);
+}
+
+static int add_sample(summary_t *sm, const char *name, ps_err_t *err)
+{
+    for (size_t i = 0; i < sm->n_s; i++)
+        if (!strcmp(sm->s[i].name, name))
+            return ps_fail(err, PS_E_FORMAT, "sample '%.200s' appears in two tables", name);
+    if (sm->n_s == sm->cap_s) {
+        size_t c = sm->cap_s ? 2 * sm->cap_s : 8;
+        sample_t *ns = realloc(sm->s, c * sizeof *ns);
+        uint64_t **nc = realloc(sm->count, c * sizeof *nc);
+        if (ns) sm->s = ns;
+        if (nc) sm->count = nc;
+        if (!ns || !nc) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        sm->cap_s = c;
+    }
+    sample_t *s = &sm->s[sm->n_s];
+    memset(s, 0, sizeof *s);
+    if (!(s->name = strdup(name)) || !(sm->count[sm->n_s] = calloc(sm->cap_probes ? sm->cap_probes : 1, sizeof(uint64_t))))
+        return ps_fail(err, PS_E_NOMEM, "out of memory");
+    sm->n_s++;
+    return PS_OK;
+}
+
+static int grow_probes(summary_t *sm, ps_err_t *err)
+{
+    size_t c = sm->cap_probes ? 2 * sm->cap_probes : 1024;
+    char **np = realloc(sm->probe, c * sizeof *np);
+    if (!np) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    sm->probe = np;
+    for (size_t s = 0; s < sm->n_s; s++) {
+        uint64_t *nc = realloc(sm->count[s], c * sizeof *nc);
+        if (!nc) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        memset(nc + sm->cap_probes, 0, (c - sm->cap_probes) * sizeof *nc);
+        sm->count[s] = nc;
+    }
+    sm->cap_probes = c;
+    return PS_OK;
+}
+
+/* Reads a totals table or a --by-file matrix into sm: the first table fixes
+ * the probe rows, every later one must repeat them. */
+static int read_table(summary_t *sm, const char *path, ps_err_t *err)
+{
+    ps_tablein_t in;
+    int rc = ps_tablein_open(&in, path, err);
+    if (rc < 0) return rc;
+    ps_table_shape_t shape = 0;
+    size_t nf = 0, first_sample = sm->n_s, ncols = 0, row = 0;
+    int first_table = first_sample == 0;
+    rc = ps_tablein_next(&in, err);
+    if (rc == 0) rc = ps_fail(err, PS_E_FORMAT, "%s: empty", in.show);
+    if (rc > 0) {
+        nf = in.nfld;
+        rc = ps_tablein_header(&in, &shape, NULL, err);
+        if (rc == PS_OK && shape == PS_TABLE_BYRECORD)
+            rc = ps_fail(err, PS_E_FORMAT, "%s: a --by-record table: summary reads totals tables and matrices", in.show);
+    }
+    if (rc == PS_OK) {
+        if (shape == PS_TABLE_TOTALS) {
+            char name[PS_SAMPLE_NAME_MAX];
+            table_name(path, name, sizeof name);
+            rc = add_sample(sm, name, err);
+            ncols = 1;
+        } else {
+            for (size_t c = 2; c < nf && rc >= 0; c++) rc = add_sample(sm, in.fld[c], err);
+            ncols = nf - 2;
+        }
+    }
+    while (rc >= 0 && (rc = ps_tablein_next(&in, err)) > 0) {
+        if (first_table) {
+            if (sm->n_probes == sm->cap_probes && (rc = grow_probes(sm, err)) < 0) break;
+            if (!(sm->probe[sm->n_probes] = strdup(in.fld[0]))) {
+                rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+                break;
+            }
+            sm->n_probes++;
+        } else if (row >= sm->n_probes || strcmp(sm->probe[row], in.fld[0])) {
+            rc = ps_fail(err, PS_E_FORMAT, "%s: line %lu: probe '%.60s' where the first table has %.60s", in.show,
+                         in.lineno, in.fld[0], row < sm->n_probes ? sm->probe[row] : "no more rows");
+            break;
+        }
+        /* A totals table's count is its third column, a matrix's samples follow name and sequence. */
+        for (size_t c = 0; c < ncols && rc >= 0; c++) {
+            const char *column = shape == PS_TABLE_TOTALS ? ps_table_count_names[0] : sm->s[first_sample + c].name;
+            rc = ps_tablein_count(&in, 2 + c, column, &sm->count[first_sample + c][row], err);
+        }
+        row++;
+    }
+    if (rc >= 0 && !first_table && row != sm->n_probes)
+        rc = ps_fail(err, PS_E_FORMAT, "%s: %zu probe rows where the first table has %zu", in.show, row, sm->n_probes);
+    ps_tablein_close(&in);
+    return rc < 0 ? rc : PS_OK;
+}
+
+/* Adds records and bases from a --stats file, per input named as --by-file
+ * names its column (the file name without compression and format). */
+static int read_stats(summary_t *sm, const char *path, ps_err_t *err)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) return ps_fail(err, PS_E_IO, "%s: cannot open", path);
+    char line[8192];
+    while (fgets(line, sizeof line, fp)) {
+        /* count --stats writes one input per line: {"path": "...", ..., "records": N, "bases": N, ...} */
+        char *p = strstr(line, "{\"path\": \""), *r = strstr(line, "\"records\": "), *b = strstr(line, "\"bases\": ");
+        if (!p || !r || !b) continue;
+        p += 10;
+        char *q = strchr(p, '"');
+        if (!q) continue;
+        *q = '\0';
+        char name[PS_SAMPLE_NAME_MAX];
+        ps_sample_name(p, name, sizeof name);
+        for (size_t i = 0; i < sm->n_s; i++)
+            if (!strcmp(sm->s[i].name, name)) {
+                sm->s[i].records += strtoull(r + 11, NULL, 10);
+                sm->s[i].bases += strtoull(b + 9, NULL, 10);
+                sm->s[i].have_stats = 1;
+            }
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    return bad ? ps_fail(err, PS_E_IO, "%s: read error", path) : PS_OK;
+}
+
+/* Probes found, hits and the top probes of each sample; a count enters the
+ * top only when larger than one kept, so ties stay in probe-file order. */
+static void finish(summary_t *sm)
+{
+    for (size_t i = 0; i < sm->n_s; i++) {
+        sample_t *s = &sm->s[i];
+        const uint64_t *cnt = sm->count[i];
+        for (size_t p = 0; p < sm->n_probes; p++) {
+            uint64_t v = cnt[p];
+            if (!v) continue;
+            s->found++;
+            s->hits += v;
+            int at = s->n_top;
+            while (at > 0 && cnt[s->top[at - 1]] < v) at--;
+            if (at == TOP) continue;
+            int last = s->n_top < TOP ? s->n_top++ : TOP - 1;
+            for (int k = last; k > at; k--) s->top[k] = s->top[k - 1];
+            s->top[at] = (uint32_t)p;
+        }
+    }
+}
+
+static int write_file(const char *dir, const char *name, ps_cleanup_t *cl, int (*body)(FILE *, const summary_t *),
+                      const summary_t *sm, ps_err_t *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    ps_output_t *o;
+    int rc = ps_output_open(&o, path, cl, err);
+    if (rc < 0) return rc;
+    if (body(ps_output_stream(o), sm) < 0 || ferror(ps_output_stream(o))) {
+        ps_output_abort(o);
+        return ps_fail(err, PS_E_IO, "%s: write error", path);
+    }
+    return ps_output_commit(o, err);
+}
+
+static int samples_body(FILE *f, const summary_t *sm)
+{
+    /* Records and bases only when known for every sample: a 0 would read as
+     * an empty input. */
+    int stats = sm->n_s > 0;
+    for (size_t i = 0; i < sm->n_s; i++) stats &= sm->s[i].have_stats;
+    fprintf(f, "# id: 'probescan_samples'\n# section_name: 'probescan: samples'\n"
+               "# description: 'Probes found (counted at least once) and hits per sample%s.'\n"
+               "# plot_type: 'table'\n# pconfig:\n#     id: 'probescan_samples_table'\n"
+               "#     namespace: 'probescan'\n#     format: '{:,.0f}'\n",
+            stats ? ", with the records and bases scanned (from --stats)" : "");
+    fprintf(f, "Sample\tProbes found\tProbes\tHits%s\n", stats ? "\tRecords\tBases" : "");
+    for (size_t i = 0; i < sm->n_s; i++) {
+        const sample_t *s = &sm->s[i];
+        fprintf(f, "%s\t%" PRIu64 "\t%zu\t%" PRIu64, s->name, s->found, sm->n_probes, s->hits);
+        if (stats) fprintf(f, "\t%" PRIu64 "\t%" PRIu64, s->records, s->bases);
+        fputc('\n', f);
+    }
+    return 0;
+}
+
+static int top_body(FILE *f, const summary_t *sm)
+{
+    fprintf(f, "# id: 'probescan_top'\n# section_name: 'probescan: top probes'\n"
+               "# description: 'The five most counted probes of each sample, with their counts.'\n"
+               "# plot_type: 'table'\n# pconfig:\n#     id: 'probescan_top_table'\n"
+               "#     namespace: 'probescan'\n");
+    fprintf(f, "Sample");
+    for (int k = 0; k < TOP; k++) fprintf(f, "\tTop %d", k + 1);
+    fputc('\n', f);
+    for (size_t i = 0; i < sm->n_s; i++) {
+        const sample_t *s = &sm->s[i];
+        fprintf(f, "%s", s->name);
+        for (int k = 0; k < TOP; k++)
+            if (k < s->n_top) fprintf(f, "\t%s (%" PRIu64 ")", sm->probe[s->top[k]], sm->count[i][s->top[k]]);
+            else fprintf(f, "\t-");
+        fputc('\n', f);
+    }
+    return 0;
+}
+
+static int heatmap_body(FILE *f, const summary_t *sm)
+{
+    /* The probes whose log counts vary most across the samples. */
+    size_t n = sm->n_probes, keep = n < HEAT_PROBES ? n : HEAT_PROBES;
+    double *var = malloc((n ? n : 1) * sizeof *var);
+    size_t *pick = malloc((keep ? keep : 1) * sizeof *pick);
+    if (!var || !pick) {
+        free(var);
+        free(pick);
+        return -1;
+    }
+    for (size_t p = 0; p < n; p++) {
+        double m = 0, q = 0;
+        for (size_t i = 0; i < sm->n_s; i++) m += log10(1.0 + (double)sm->count[i][p]);
+        m /= (double)sm->n_s;
+        for (size_t i = 0; i < sm->n_s; i++) {
+            double d = log10(1.0 + (double)sm->count[i][p]) - m;
+            q += d * d;
+        }
+        var[p] = q;
+    }
+    for (size_t k = 0; k < keep; k++) {
+        size_t best = SIZE_MAX;
+        for (size_t p = 0; p < n; p++)
+            if (var[p] >= 0 && (best == SIZE_MAX || var[p] > var[best])) best = p;
+        pick[k] = best;
+        var[best] = -1;
+    }
+    fprintf(f, "# id: 'probescan_heatmap'\n# section_name: 'probescan: most variable probes'\n"
+               "# description: 'log10(count + 1) of the %zu probes whose counts vary most across the samples.'\n"
+               "# plot_type: 'heatmap'\n# pconfig:\n#     id: 'probescan_heatmap_plot'\n"
+               "#     title: 'probescan: most variable probes'\n#     xTitle: 'sample'\n#     yTitle: 'probe'\n"
+               "#     square: false\n",
+            keep);
+    fputs("Probe", f);
+    for (size_t i = 0; i < sm->n_s; i++) fprintf(f, "\t%s", sm->s[i].name);
+    fputc('\n', f);
+    for (size_t k = 0; k < keep; k++) {
+        fputs(sm->probe[pick[k]], f);
+        for (size_t i = 0; i < sm->n_s; i++) fprintf(f, "\t%.3f", log10(1.0 + (double)sm->count[i][pick[k]]));
+        fputc('\n', f);
+    }
+    free(var);
+    free(pick);
+    return 0;
+}
+
+static void usage(FILE *f)
+{
+    fputs("Usage: probescan summary [options] TABLE...\n"
+          "\n"
+          "Write MultiQC custom content (run `multiqc DIR` after) from count tables:\n"
+          "totals tables (a sample each, named after the file) and --by-file matrices.\n"
+          "\n"
+          "Options:\n"
+          "  -o, --outdir DIR       where the *_mqc files go (default: .)\n"
+          "  -s, --stats FILE       a --stats file of the runs: adds records and bases\n"
+          "                         (may be given several times)\n"
+          "  -h, --help             this help\n",
+          f);
+}
+
+int ps_summary_main(int argc, char **argv, ps_cleanup_t *cl, ps_err_t *err)
+{
+    static const struct option lopts[] = {{"outdir", required_argument, NULL, 'o'},
+                                          {"stats", required_argument, NULL, 's'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+    const char *dir = ".";
+    const char **stats = calloc((size_t)argc, sizeof *stats);
+    int n_stats = 0, c;
+    if (!stats) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    opterr = 0;
+    optind = 0;
+    int rc = PS_OK;
+    while (rc == PS_OK && (c = getopt_long(argc, argv, ":o:s:h", lopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': dir = optarg; break;
+        case 's': stats[n_stats++] = optarg; break;
+        case 'h': usage(stdout); free(stats); return 1;
+        case ':': rc = ps_fail(err, PS_E_USAGE, "option '%s' needs a value", argv[optind - 1]); break;
+        default: rc = ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan summary --help)", argv[optind - 1]);
+        }
+    }
+    if (rc == PS_OK && optind >= argc) rc = ps_fail(err, PS_E_USAGE, "no tables given (see probescan summary --help)");
+    summary_t sm;
+    memset(&sm, 0, sizeof sm);
+    for (int i = optind; rc == PS_OK && i < argc; i++) rc = read_table(&sm, argv[i], err);
+    for (int i = 0; rc == PS_OK && i < n_stats; i++) rc = read_stats(&sm, stats[i], err);
+    if (rc == PS_OK && n_stats)
+        for (size_t i = 0; i < sm.n_s; i++)
+            if (!sm.s[i].have_stats) {
+                fprintf(stderr, "probescan: warning: no input of the --stats files is named '%s' (inputs are named "
+                                "after their files, as --by-file does); records and bases left out\n", sm.s[i].name);
+                break;
+            }
+    if (rc == PS_OK) {
+        finish(&sm);
+        rc = write_file(dir, "probescan_samples_mqc.tsv", cl, samples_body, &sm, err);
+        if (rc == PS_OK) rc = write_file(dir, "probescan_top_mqc.tsv", cl, top_body, &sm, err);
+        if (rc == PS_OK && sm.n_s >= 2) rc = write_file(dir, "probescan_heatmap_mqc.tsv", cl, heatmap_body, &sm, err);
+    }
+    for (size_t i = 0; i < sm.n_s; i++) {
+        free(sm.s[i].name);
+        free(sm.count[i]);
+    }
+    for (size_t p = 0; p < sm.n_probes; p++) free(sm.probe[p]);
+    free(sm.s);
+    free(sm.count);
+    free(sm.probe);
+    free(stats);
+    return rc;
+}

@@ -1,0 +1,89 @@
+#include "table.h"
+
+#include <string.h>
+
+const char *const ps_table_count_names[PS_TABLE_MAX_COUNTS] = {"count", "forward", "reverse"};
+
+static const char *const key_names[] = {"input", "record", "name", "sequence"};
+
+const char *ps_table_shape_name(ps_table_shape_t s)
+{
+    switch (s) {
+    case PS_TABLE_TOTALS: return "totals";
+    case PS_TABLE_BYFILE: return "by-file";
+    case PS_TABLE_BYRECORD: return "by-record";
+    }
+    return "unknown";
+}
+
+size_t ps_table_key_columns(ps_table_shape_t s) { return s == PS_TABLE_BYRECORD ? 4 : 2; }
+
+int ps_table_write_header(FILE *f, ps_table_shape_t s, int strands, const char *const *samples, size_t n_samples)
+{
+    size_t nk = ps_table_key_columns(s);
+    const char *const *keys = key_names + (s == PS_TABLE_BYRECORD ? 0 : 2);
+    int bad = 0;
+    for (size_t i = 0; i < nk && !bad; i++) bad = (i && fputc('\t', f) == EOF) || fputs(keys[i], f) < 0;
+    if (s == PS_TABLE_BYFILE) {
+        for (size_t c = 0; c < n_samples && !bad; c++) bad = fputc('\t', f) == EOF || fputs(samples[c], f) < 0;
+    } else {
+        size_t nc = strands ? 3 : 1;
+        for (size_t c = 0; c < nc && !bad; c++) bad = fputc('\t', f) == EOF || fputs(ps_table_count_names[c], f) < 0;
+    }
+    if (!bad) bad = fputc('\n', f) == EOF;
+    return bad ? -1 : 0;
+}
+
+/* 1 when fields[from..] are the count columns, one or three. */
+static int count_columns(char *const *f, size_t n, size_t from, int *strands)
+{
+    if (n == from + 1 && !strcmp(f[from], ps_table_count_names[0])) {
+        *strands = 0;
+        return 1;
+    }
+    if (n == from + 3 && !strcmp(f[from], ps_table_count_names[0]) && !strcmp(f[from + 1], ps_table_count_names[1]) &&
+        !strcmp(f[from + 2], ps_table_count_names[2])) {
+        *strands = 1;
+        return 1;
+    }
+    return 0;
+}
+
+int ps_table_parse_header(char *const *f, size_t n, ps_table_shape_t *shape, int *strands, size_t *keys,
+                          ps_err_t *err)
+{
+    *strands = 0;
+    size_t from = n >= 1 && !strcmp(f[0], key_names[0]) ? 0 : n >= 1 && !strcmp(f[0], key_names[1]) ? 1 : 2;
+    if (from < 2) {
+        int ok = n >= 5 - from;
+        for (size_t i = from; ok && i < 4; i++) ok = !strcmp(f[i - from], key_names[i]);
+        if (!ok || !count_columns(f, n, 4 - from, strands))
+            return ps_fail(err, PS_E_FORMAT,
+                           "a by-record header is 'input record name sequence count' with optional 'forward reverse' "
+                           "(tab-separated)");
+        *shape = PS_TABLE_BYRECORD;
+        *keys = 4 - from;
+        return PS_OK;
+    }
+    *keys = 2;
+    if (n < 3 || strcmp(f[0], key_names[2]) != 0 || strcmp(f[1], key_names[3]) != 0)
+        return ps_fail(err, PS_E_FORMAT,
+                       "not a probescan table: the header must start with 'name<TAB>sequence<TAB>' or "
+                       "'input<TAB>record<TAB>name<TAB>sequence<TAB>'");
+    if (count_columns(f, n, 2, strands)) {
+        *shape = PS_TABLE_TOTALS;
+        return PS_OK;
+    }
+    /* Every other column list is a by-file matrix: one column per sample. */
+    for (size_t i = 2; i < n; i++) {
+        if (f[i][0] == '\0') return ps_fail(err, PS_E_FORMAT, "column %zu has an empty name", i + 1);
+        for (size_t j = 2; j < i; j++)
+            if (strcmp(f[i], f[j]) == 0)
+                /* Summing them would hide two files of one name that a
+                 * single run kept apart; refusing keeps merge faithful. */
+                return ps_fail(err, PS_E_FORMAT, "sample column '%.60s' appears twice (columns %zu and %zu)", f[i],
+                               j + 1, i + 1);
+    }
+    *shape = PS_TABLE_BYFILE;
+    return PS_OK;
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# run.sh - `make test`: runs every part of the test suite, each to its end
+# even when an earlier one failed, shows its output, and ends with one line:
+#
+#   make test: N passed, N failed, N skipped (gpu: <reason>; data: <reason>)
+#
+# ("none skipped" where nothing of that kind was skipped; skips for any other
+# reason follow as "; <kind>: <reason>"). Exits non-zero when any part failed.
+#
+# Usage: tests/run.sh PROBESCAN CHECK_BINARY
+#
+# What each part prints for this script to count (the last counts line of a
+# part is its total):
+#   Check:   "NN%: Checks: N, Failures: N, Errors: N"
+#   scripts: "[who: ]N passed, N failed[, N skipped]"
+#   skips:   "who: N skipped (kind: reason)", one line per group skipped,
+#            kind "gpu", "data" or another word
+# A part that exits non-zero without a failure counted counts as one failure;
+# a part that prints no counts line counts as one failure too.
+set -u
+
+[ $# -eq 2 ] || { echo "usage: tests/run.sh PROBESCAN CHECK_BINARY" >&2; exit 2; }
+bin=$1
+check=$2
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+log=$(mktemp -d "${TMPDIR:-/tmp}/probescan-run.XXXXXX") || exit 1
+trap 'rm -rf "$log"' EXIT
+
+passed=0 failed=0 skipped=0
+declare -A why=()   # kind -> first reason given
+kinds=()            # kinds in the order first seen
+
+# part NAME COMMAND...: runs it, its output shown and kept, then counted.
+part() {
+    local name=$1
+    shift
+    echo "== $name"
+    "$@" 2>&1 | tee "$log/out"
+    local rc=${PIPESTATUS[0]}
+    local counts
+    counts=$(awk '
+        { sub(/\r$/, "") }
+        match($0, /[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+/) {
+            split(substr($0, RSTART, RLENGTH), f, /[^0-9]+/)
+            p = f[2] - f[3] - f[4]; x = f[3] + f[4]; s = 0; have = 1; next
+        }
+        match($0, /(^|[: ])[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$/) {
+            t = substr($0, RSTART, RLENGTH); sub(/^[: ]/, "", t)
+            split(t, f, /[^0-9]+/)
+            p = f[1]; x = f[2]; s = (3 in f && f[3] != "") ? f[3] : 0; have = 1; next
+        }
+        END { if (have) print p, x, s; else print "none" }' "$log/out")
+    local p=0 x=0 s=0
+    if [ "$counts" = none ]; then
+        echo "run.sh: $name printed no counts line: counted as 1 failure"
+        x=1
+    else
+        read -r p x s <<<"$counts"
+    fi
+    if [ "$rc" -ne 0 ] && [ "$x" -eq 0 ]; then
+        echo "run.sh: $name exited with status $rc: counted as 1 failure"
+        x=1
+    fi
+    # Skip lines: "who: N skipped (kind: reason)". A part that prints its total
+    # skipped on its counts line has it there already; else these are summed.
+    local grouped=0 line n kind reason
+    while IFS= read -r line; do
+        [[ $line =~ ^.*:\ ([0-9]+)\ skipped\ \(([a-z]+):\ (.*)\)$ ]] || continue
+        n=${BASH_REMATCH[1]} kind=${BASH_REMATCH[2]} reason=${BASH_REMATCH[3]}
+        grouped=$((grouped + n))
+        if [ -z "${why[$kind]+set}" ]; then
+            why[$kind]=$reason
+            kinds+=("$kind")
+        fi
+    done <"$log/out"
+    [ "$s" -eq 0 ] && s=$grouped
+    passed=$((passed + p)) failed=$((failed + x)) skipped=$((skipped + s))
+    echo "== $name: $p passed, $x failed, $s skipped"
+}
+
+part "unit tests ($check)" "$check"
+part "tests/cli.sh" env PROBESCAN="$bin" bash "$here/cli.sh"
+part "tests/manpage.sh" bash "$here/manpage.sh" "$bin"
+part "tests/merge.sh" bash "$here/merge.sh" "$bin"
+part "tests/summary.sh" bash "$here/summary.sh" "$bin"
+
+reasons="gpu: ${why[gpu]:-none skipped}; data: ${why[data]:-none skipped}"
+for k in "${kinds[@]}"; do
+    case $k in gpu | data) ;; *) reasons="$reasons; $k: ${why[$k]}" ;; esac
+done
+echo "make test: $passed passed, $failed failed, $skipped skipped ($reasons)"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# `probescan summary` end to end: on tables counted here from random
+# sequence (seed printed; PS_SEED=N repeats a run), its three MultiQC files are
+# checked against what awk and sort compute from the same tables: probes
+# found and hits per sample, the five most counted probes (ties in probe-file
+# order), records and bases from --stats; totals tables and the --by-file
+# matrix of the same inputs give the same files; refused inputs leave no file
+# behind. Then, where `multiqc` is installed, its report must show the three
+# sections (skipped, saying so, without it).
+# Usage: tests/summary.sh [PROBESCAN_BINARY]
+set -euo pipefail
+export LC_ALL=C # sort, join and comm must agree on one order
+
+bin=${1:-./probescan}
+[ -x "$bin" ] || { echo "summary.sh: $bin is not an executable (build it with make)" >&2; exit 2; }
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/probescan-summary.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+passed=0 failed=0 skipped=0
+ok() { echo "ok: $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL: $1" >&2; failed=$((failed + 1)); }
+
+seed=${PS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+echo "summary.sh: seed $seed"
+# Three samples of random DNA (one gzip-compressed, one with no hit of some
+# probes) and 40 random 5-mer probes, so counts vary and tie.
+awk -v seed="$seed" 'BEGIN {
+    srand(seed); split("ACGT", b, "")
+    for (s = 1; s <= 3; s++) {
+        f = (s == 1 ? "liver" : s == 2 ? "brain" : "kidney") ".fa"
+        nrec = 1 + int(rand() * 4)
+        for (r = 1; r <= nrec; r++) {
+            len = 200 + int(rand() * 3000); seq = ""
+            for (i = 0; i < len; i++) seq = seq b[1 + int(rand() * (s == 3 ? 2 : 4))]
+            print ">r" r > f; print seq > f
+        }
+        close(f)
+    }
+    for (p = 0; p < 40; p++) { seq = ""; for (i = 0; i < 5; i++) seq = seq b[1 + int(rand() * 4)]; print ">p" p > "probes.fa"; print seq > "probes.fa" }
+}'
+gzip liver.fa
+for s in liver.fa.gz brain.fa kidney.fa; do
+    n=${s%%.*}
+    "$bin" count -q -p probes.fa -o "$n.tsv" --stats "$n.json" "$s"
+done
+gzip liver.tsv
+"$bin" count -q -p probes.fa --by-file -o matrix.tsv liver.fa.gz brain.fa kidney.fa
+mkdir a b
+"$bin" summary -o a -s liver.json -s brain.json -s kidney.json liver.tsv.gz brain.tsv kidney.tsv
+"$bin" summary -o b matrix.tsv --stats liver.json --stats brain.json --stats kidney.json
+
+for f in probescan_samples_mqc.tsv probescan_top_mqc.tsv probescan_heatmap_mqc.tsv; do
+    if cmp -s "a/$f" "b/$f"; then ok "$f: the same from totals tables and from the matrix"
+    else bad "$f: totals tables and matrix differ"; diff "a/$f" "b/$f" | head -5 >&2 || true; fi
+done
+
+# The expected rows, from the tables themselves.
+for n in liver brain kidney; do
+    t=$n.tsv; [ -f "$t" ] || t=$n.tsv.gz
+    zcat -f "$t" | tail -n +2 | cut -f 1,3 > "$n.counts"
+    rec=$(sed -n 's/.*"records": \([0-9]*\), "bases": \([0-9]*\).*/\1/p' "$n.json" | head -1)
+    bases=$(sed -n 's/.*"records": \([0-9]*\), "bases": \([0-9]*\).*/\2/p' "$n.json" | head -1)
+    awk -F '\t' -v n="$n" -v rec="$rec" -v bases="$bases" '
+        { p++; if ($2 > 0) { found++; hits += $2 } }
+        END { printf "%s\t%d\t%d\t%d\t%s\t%s\n", n, found, p, hits, rec, bases }' "$n.counts"
+done > want.samples
+grep -v '^#' a/probescan_samples_mqc.tsv | tail -n +2 > got.samples
+if cmp -s want.samples got.samples; then ok "samples: probes found, hits, records, bases"
+else bad "samples table differs from awk's:"; diff want.samples got.samples | head -5 >&2 || true; fi
+
+for n in liver brain kidney; do
+    awk -F '\t' '$2 > 0 { print NR "\t" $1 "\t" $2 }' "$n.counts" | sort -t "$(printf '\t')" -k3,3nr -k1,1n | head -5 |
+        awk -F '\t' -v n="$n" '{ s = s "\t" $2 " (" $3 ")"; k++ } END { while (k++ < 5) s = s "\t-"; print n s }'
+done > want.top
+grep -v '^#' a/probescan_top_mqc.tsv | tail -n +2 > got.top
+if cmp -s want.top got.top; then ok "top probes, ties in probe-file order"
+else bad "top probes differ from sort's:"; diff want.top got.top | head -5 >&2 || true; fi
+
+# The heatmap: 30 rows, each a probe of the table, values log10(count + 1).
+paste liver.counts brain.counts kidney.counts | awk -F '\t' '{ printf "%s\t%.3f\t%.3f\t%.3f\n", $1, log($2 + 1) / log(10), log($4 + 1) / log(10), log($6 + 1) / log(10) }' | sort > want.heat
+rows=$(grep -vc '^#' a/probescan_heatmap_mqc.tsv)
+head_ok=$(grep -v '^#' a/probescan_heatmap_mqc.tsv | head -1)
+grep -v '^#' a/probescan_heatmap_mqc.tsv | tail -n +2 | sort > got.heat
+if [ "$rows" = 31 ] && [ "$head_ok" = "$(printf 'Probe\tliver\tbrain\tkidney')" ] && [ -z "$(comm -13 want.heat got.heat)" ]; then
+    ok "heatmap: 30 probes, log10(count + 1) per sample"
+else bad "heatmap: $rows lines, header '$head_ok', rows not in the tables: $(comm -13 want.heat got.heat | head -2)"; fi
+# ... and they are the 30 of largest variance (checked as: none left out varies more).
+paste liver.counts brain.counts kidney.counts | awk -F '\t' '{
+    a = log($2 + 1) / log(10); b = log($4 + 1) / log(10); c = log($6 + 1) / log(10); m = (a + b + c) / 3
+    printf "%s\t%.12f\n", $1, (a-m)^2 + (b-m)^2 + (c-m)^2 }' | sort > var.all
+cut -f 1 got.heat | sort > picked
+minin=$(join -t "$(printf '\t')" var.all picked | cut -f 2 | sort -g | head -1)
+maxout=$(join -t "$(printf '\t')" -v 1 var.all picked | cut -f 2 | sort -g | tail -1)
+if awk -v a="$minin" -v b="${maxout:-0}" 'BEGIN { exit !(a + 1e-9 >= b) }'; then ok "heatmap: the 30 most variable probes"
+else bad "heatmap: a probe left out varies more ($maxout) than one kept ($minin)"; fi
+
+# One --stats file of a --by-file run gives the same records and bases; a
+# sample no --stats input is named after loses the two columns, with a warning.
+"$bin" count -q -p probes.fa --by-file -o m2.tsv --stats run.json liver.fa.gz brain.fa kidney.fa
+mkdir c d
+"$bin" summary -o c -s run.json m2.tsv
+if cmp -s a/probescan_samples_mqc.tsv c/probescan_samples_mqc.tsv; then ok "one --stats file of the matrix run"
+else bad "one --stats file: samples differ"; diff a/probescan_samples_mqc.tsv c/probescan_samples_mqc.tsv | head -5 >&2 || true; fi
+"$bin" summary -o d -s liver.json m2.tsv 2> warn
+if grep -q "warning: no input of the --stats files is named 'brain'" warn && [ "$(wc -l < warn)" = 1 ] &&
+    [ "$(grep -v '^#' d/probescan_samples_mqc.tsv | head -1)" = "$(printf 'Sample\tProbes found\tProbes\tHits')" ]; then
+    ok "a sample without --stats: no records column, one warning"
+else bad "a sample without --stats: warning '$(cat warn)'"; fi
+
+# One sample: no heatmap (MultiQC has nothing to compare).
+mkdir one
+"$bin" summary -o one brain.tsv
+if [ -f one/probescan_samples_mqc.tsv ] && [ ! -e one/probescan_heatmap_mqc.tsv ]; then ok "one sample: no heatmap"
+else bad "one sample: expected the samples file and no heatmap"; fi
+
+# Refused inputs: one line, non-zero exit, no file written.
+refuse() { # what expected-message-part args...
+    local what=$1 msg=$2; shift 2
+    rm -rf r && mkdir r
+    if "$bin" summary -o r "$@" 2> err; then bad "$what: accepted"
+    elif ! grep -q -- "$msg" err || [ "$(wc -l < err)" != 1 ] || [ -n "$(ls r)" ]; then
+        bad "$what: message '$(cat err)', files: $(ls r | tr '\n' ' ')"
+    else ok "$what: refused ($(cat err))"; fi
+}
+refuse "a sample twice" "appears in two tables" brain.tsv brain.tsv
+head -n 20 brain.tsv > short.tsv
+refuse "fewer probe rows" "short.tsv: 19 probe rows" brain.tsv short.tsv
+"$bin" count -q -p probes.fa --by-record -o rec.tsv brain.fa
+refuse "a --by-record table" "a --by-record table" rec.tsv
+refuse "no tables" "no tables given"
+awk -F '\t' -v OFS='\t' 'NR == 3 { $3 = "12x" } { print }' brain.tsv > notcount.tsv
+refuse "a count that is not a number" "notcount.tsv: line 3: column 'count': '12x' is not a count" brain.tsv notcount.tsv
+# Ten whole lines, then the eleventh without its last character and newline:
+# always inside a row, whatever the seed makes the rows' lengths.
+{ head -n 10 brain.tsv; sed -n 11p brain.tsv | tr -d '\n' | sed 's/.$//'; } > cut.tsv
+refuse "a table cut inside a row" "cut.tsv: line [0-9]*: the table ends inside a row" brain.tsv cut.tsv
+refuse "a missing table" "nothere.tsv: cannot open" brain.tsv nothere.tsv
+
+if command -v multiqc > /dev/null 2>&1; then
+    if multiqc -q -f -o mq a > mq.log 2>&1 && [ -f mq/multiqc_report.html ]; then
+        miss=""
+        for id in probescan_samples_table probescan_top_table probescan_heatmap_plot; do
+            grep -q "$id" mq/multiqc_report.html || miss="$miss $id"
+        done
+        if [ -z "$miss" ]; then ok "multiqc $(multiqc --version 2>/dev/null | awk '{print $NF}'): the three probescan sections"
+        else bad "multiqc report lacks:$miss"; fi
+    else bad "multiqc failed on the summary files:"; tail -5 mq.log >&2; fi
+else
+    skipped=1
+    echo "summary.sh: 1 skipped (tool: multiqc not installed)"
+fi
+echo "summary.sh: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
