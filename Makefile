@@ -198,6 +198,7 @@ check-asan: deps
 	PROBESCAN=./$(ASAN_DIR)/probescan bash tests/cli.sh
 	bash tests/merge.sh ./$(ASAN_DIR)/probescan
 	bash tests/summary.sh ./$(ASAN_DIR)/probescan
+	bash tests/kmerset.sh ./$(ASAN_DIR)/probescan
 
 # The command line under valgrind's memcheck.
 check-valgrind: deps all

@@ -17,13 +17,14 @@ _probescan()
         *:-a|*:--alphabet) COMPREPLY=($(compgen -W "auto dna protein" -- "$cur")); return ;;
         *:-s|*:--strand) COMPREPLY=($(compgen -W "both forward" -- "$cur")); return ;;
         *:--engine) COMPREPLY=($(compgen -W "auto gpu cpu" -- "$cur")); return ;;
+        *:--index) COMPREPLY=($(compgen -W "auto automaton kmer-set" -- "$cur")); return ;;
         *:--kernel) COMPREPLY=($(compgen -W "best kmer leaf compact coalesced shared baseline" -- "$cur")); return ;;
         *:-t|*:--threads|*:--gpu) return ;;
     esac
     if [[ $cur == -* ]]; then
         case $cmd in
             count) COMPREPLY=($(compgen -W "--probes --alphabet --strand --output --threads --by-file --samples --by-record
-                                             --stats --engine --gpu --kernel --verbose --quiet --help --version" -- "$cur")) ;;
+                                             --stats --engine --index --gpu --kernel --verbose --quiet --help --version" -- "$cur")) ;;
             merge) COMPREPLY=($(compgen -W "--output --probes --help" -- "$cur")) ;;
             summary) COMPREPLY=($(compgen -W "--outdir --stats --help" -- "$cur")) ;;
         esac

@@ -181,6 +181,7 @@ int ps_automaton_build(ps_automaton_t **out, const ps_probes_t *p, int both_stra
     t.next = NULL;
     for (int s = 0; s < strands; s++)
         for (uint32_t i = 0; i < p->n; i++) a->probe_leaf[s][i] = cur[(size_t)s * p->n + i] - leaf_base;
+    a->leaves = (ps_leaves_t){a->alpha, k, both_strands, a->n_leaves, {a->probe_leaf[0], a->probe_leaf[1]}};
     goto done;
 
 nomem:

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "leaves.h"
 #include "probes.h"
 
 #ifdef __cplusplus
@@ -38,6 +39,7 @@ typedef struct {
     uint32_t n_leaves;    /* n_states - leaf_base */
     uint32_t *delta;      /* n_states << shift entries */
     uint32_t *probe_leaf[2]; /* per probe: leaf id of its sequence, of its reverse complement */
+    ps_leaves_t leaves;   /* the same leaves, as the pipeline and output read them */
 } ps_automaton_t;
 
 /* Builds the automaton. both_strands is only allowed for DNA. */

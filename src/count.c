@@ -4,7 +4,9 @@
  * The data path, top to bottom (ps_count_main):
  *   1. parse and check the options                  parse_count
  *   2. load the probes                              probes.c
- *   3. build the Aho-Corasick DFA, leaves last       automaton.c
+ *   3. build the index: the Aho-Corasick DFA,        automaton.c
+ *      leaves last, or for many DNA k-mers the        kmerset.c
+ *      k-mer set                                     choose_index
  *   4. choose the engine                            make_engine (engine_*.c, kernels/)
  *   5. scan each input on one thread pool:          scan.c
  *      read (seqio.c), parse and pack (parse.c,
@@ -25,9 +27,11 @@
 #include "automaton.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
+#include "engine_kmer.h"
 #include "engine_mixed.h"
 #include "gpu_plan.h"
 #include "host.h"
+#include "kmerset.h"
 #include "output.h"
 #include "probes.h"
 #include "samples.h"
@@ -38,6 +42,13 @@
 #endif
 
 typedef enum { ENGINE_AUTO, ENGINE_CPU, ENGINE_GPU } engine_req_t;
+typedef enum { INDEX_AUTO, INDEX_AUTOMATON, INDEX_KMER_SET } index_req_t;
+
+/* Strings (probes times strands) from which --index auto takes the k-mer
+ * set: below it the automaton's table stays in cache and walks faster than
+ * hashing; above it the automaton grows by k states a string and takes
+ * longer to build than the scan it serves (BENCHMARKS.md, "index"). */
+#define KMER_SET_FROM 12000
 
 typedef struct {
     const char *probes, *output, *stats, *kernel;
@@ -45,6 +56,7 @@ typedef struct {
     int strand_set, both_strands;
     int threads, verbose, quiet, gpu_id, by_file, by_record;
     engine_req_t engine;
+    index_req_t index;
     char **inputs;
     int n_inputs;
     ps_cleanup_t *cleanup;   /* removes temporary outputs on a signal */
@@ -90,6 +102,9 @@ static void usage_count(FILE *f)
 "      --engine STR       auto, gpu or cpu (default auto: the CPU, or where a GPU is present\n"
 "                         and the input is large or of unknown size, the GPU with the CPU\n"
 "                         scanning while it starts; gpu: the GPU alone)\n"
+"      --index STR        auto, automaton or kmer-set: what probes are looked up in\n"
+"                         (default auto: the k-mer set for DNA probes of k <= 32 from\n"
+"                         %d strings on, on the CPU; else the automaton)\n"
 "      --gpu ID           CUDA device to use (default 0)\n"
 "      --kernel NAME      GPU kernel, default best; all count the same, the others are\n"
 "                         for benchmarks: %s\n"
@@ -106,7 +121,7 @@ static void usage_count(FILE *f)
 "\n"
 "Example:\n"
 "  probescan count -p probes.fa -t 8 genome.fa.gz > counts.tsv\n",
-            PS_MAX_K, ps_host_cpus(), kernels);
+            PS_MAX_K, ps_host_cpus(), KMER_SET_FROM, kernels);
 }
 
 static int parse_uint(const char *s, long max, long *out)
@@ -121,7 +136,8 @@ static int parse_uint(const char *s, long max, long *out)
 /* Returns 0 to go on, 1 when done (help printed), or a negative code. */
 static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
 {
-    enum { OPT_VERSION = 256, OPT_ENGINE, OPT_GPU, OPT_KERNEL, OPT_BYFILE, OPT_BYRECORD, OPT_STATS, OPT_SAMPLES };
+    enum { OPT_VERSION = 256, OPT_ENGINE, OPT_GPU, OPT_KERNEL, OPT_BYFILE, OPT_BYRECORD, OPT_STATS, OPT_SAMPLES,
+           OPT_INDEX };
     static const struct option lopts[] = {
         {"probes", required_argument, NULL, 'p'}, {"alphabet", required_argument, NULL, 'a'},
         {"strand", required_argument, NULL, 's'}, {"output", required_argument, NULL, 'o'},
@@ -130,7 +146,7 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         {"version", no_argument, NULL, OPT_VERSION}, {"engine", required_argument, NULL, OPT_ENGINE},
         {"gpu", required_argument, NULL, OPT_GPU}, {"kernel", required_argument, NULL, OPT_KERNEL},
         {"by-file", no_argument, NULL, OPT_BYFILE}, {"by-record", no_argument, NULL, OPT_BYRECORD}, {"stats", required_argument, NULL, OPT_STATS},
-        {"samples", required_argument, NULL, OPT_SAMPLES},
+        {"samples", required_argument, NULL, OPT_SAMPLES}, {"index", required_argument, NULL, OPT_INDEX},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->alpha = PS_ALPHA_AUTO;
@@ -174,6 +190,12 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
             else if (!strcmp(optarg, "cpu")) o->engine = ENGINE_CPU;
             else if (!strcmp(optarg, "gpu")) o->engine = ENGINE_GPU;
             else return ps_fail(err, PS_E_USAGE, "--engine must be auto, gpu or cpu, not '%s'", optarg);
+            break;
+        case OPT_INDEX:
+            if (!strcmp(optarg, "auto")) o->index = INDEX_AUTO;
+            else if (!strcmp(optarg, "automaton")) o->index = INDEX_AUTOMATON;
+            else if (!strcmp(optarg, "kmer-set")) o->index = INDEX_KMER_SET;
+            else return ps_fail(err, PS_E_USAGE, "--index must be auto, automaton or kmer-set, not '%s'", optarg);
             break;
         case OPT_GPU:
             if (parse_uint(optarg, 1024, &v)) return ps_fail(err, PS_E_USAGE, "--gpu must be a device number, not '%s'", optarg);
@@ -238,6 +260,8 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     }
     if (o->by_record && o->engine == ENGINE_GPU)
         return ps_fail(err, PS_E_USAGE, "--by-record runs on the CPU engine; drop --engine gpu");
+    if (o->index == INDEX_KMER_SET && o->engine == ENGINE_GPU)
+        return ps_fail(err, PS_E_USAGE, "--index kmer-set runs on the CPU; drop --engine gpu");
     /* Writing over an input (or the table over the statistics) would lose
      * data before the run could even fail. */
     const char *outs[2] = {o->output, o->stats};
@@ -297,7 +321,7 @@ typedef struct {
     double probes, build, engine, scan, output, total;
 } timing_t;
 
-static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_automaton_t *a, const ps_engine_t *e,
+static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t *lv, const ps_engine_t *e,
                        const ps_scan_stats_t *st, const timing_t *tm, ps_err_t *err)
 {
     ps_output_t *out;
@@ -328,10 +352,10 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_automaton
     fprintf(f, ",\n  \"gpu_started\": %s,\n  \"kernel\": ", in.gpu_started ? "true" : "false");
     if (in.kernel[0]) json_str(f, in.kernel);
     else fputs("null", f);
-    fprintf(f, ",\n  \"kmer_path\": %s,\n  \"chunks\": {\"cpu\": %" PRIu64 ", \"gpu\": %" PRIu64 "}",
-            in.kmer_path ? "true" : "false", in.chunks_cpu, in.chunks_gpu);
+    fprintf(f, ",\n  \"index\": \"%s\",\n  \"kmer_path\": %s,\n  \"chunks\": {\"cpu\": %" PRIu64 ", \"gpu\": %" PRIu64 "}",
+            in.kmer_set ? "kmer_set" : "automaton", in.kmer_path ? "true" : "false", in.chunks_cpu, in.chunks_gpu);
     fprintf(f, ",\n  \"threads\": %d,\n  \"probes\": %u,\n  \"k\": %d,\n  \"alphabet\": \"%s\",\n  \"strands\": \"%s\",\n",
-            o->threads, p->n, p->k, ps_alpha_name(p->alpha), a->both_strands ? "both" : "forward");
+            o->threads, p->n, p->k, ps_alpha_name(p->alpha), lv->both_strands ? "both" : "forward");
     fprintf(f, "  \"inputs\": [");
     for (int i = 0; i < o->n_inputs; i++) {
         fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
@@ -344,7 +368,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_automaton
     fprintf(f, "\n  ],\n  \"records\": %" PRIu64 ",\n  \"bases_scanned\": %" PRIu64 ",\n  \"other_symbols\": %" PRIu64
                ",\n  \"bytes_read\": %" PRIu64 ",\n",
             rec, bases, other, bytes);
-    fprintf(f, "  \"seconds\": {\"load_probes\": %.6f, \"build_automaton\": %.6f, \"start_engine\": %.6f, \"scan\": %.6f, \"write_output\": %.6f, \"total\": %.6f},\n",
+    fprintf(f, "  \"seconds\": {\"load_probes\": %.6f, \"build_index\": %.6f, \"start_engine\": %.6f, \"scan\": %.6f, \"write_output\": %.6f, \"total\": %.6f},\n",
             tm->probes, tm->build, tm->engine, tm->scan, tm->output, tm->total);
     fprintf(f, "  \"peak_memory_bytes\": %" PRIu64 "\n}\n", (uint64_t)maxrss * 1024u);
     if (ferror(f)) {
@@ -414,13 +438,62 @@ static int gpu_worth_starting(const opts_t *o, const ps_automaton_t *a, char *wh
     return cpu_s > 1.0;
 }
 
+/* Whether the probes go into the k-mer set rather than the automaton: asked
+ * for, or (auto) DNA of k <= 32, many strings, and no GPU asked for (the
+ * GPU kernels walk the automaton). Fills why for -v. */
+static int choose_index(const opts_t *o, const ps_probes_t *p, int both, char *why, size_t len, ps_err_t *err)
+{
+    uint64_t strings = (uint64_t)p->n * (both ? 2u : 1u);
+    if (o->index == INDEX_KMER_SET) {
+        if (!ps_kmerset_fits(p))
+            return ps_fail(err, PS_E_USAGE, "--index kmer-set takes DNA probes of length 1 to %d, not %s of length %d",
+                           PS_KMERSET_MAX_K, ps_alpha_name(p->alpha), p->k);
+        snprintf(why, len, "asked for");
+        return 1;
+    }
+    if (o->index == INDEX_AUTOMATON) {
+        snprintf(why, len, "asked for");
+        return 0;
+    }
+    if (!ps_kmerset_fits(p)) snprintf(why, len, "%s probes of length %d", ps_alpha_name(p->alpha), p->k);
+    else if (o->engine == ENGINE_GPU) snprintf(why, len, "the GPU walks the automaton");
+    else if (strings < KMER_SET_FROM)
+        snprintf(why, len, "%llu strings, fewer than %d", (unsigned long long)strings, KMER_SET_FROM);
+    else {
+        snprintf(why, len, "%llu strings of k = %d", (unsigned long long)strings, p->k);
+        return 1;
+    }
+    return 0;
+}
+
+/* Refuses a k-mer set (and its counts) larger than the memory this process
+ * may use. */
+static int check_memory_kmer(const opts_t *o, const ps_probes_t *p, int both, ps_err_t *err)
+{
+    char what[64];
+    uint64_t avail = ps_host_memory(what, sizeof what);
+    uint64_t bytes = ps_kmerset_bytes(p, both) + 2 * (uint64_t)p->n * (both ? 2u : 1u) * sizeof(uint64_t);
+    if (bytes <= avail) return PS_OK;
+    return ps_fail(err, PS_E_NOMEM,
+                   "%s: %u probes make a k-mer set of about %.2f GB with its counts, more than the %.2f GB this "
+                   "process may use (%s); split the probe file, count each part and join the tables",
+                   o->probes, p->n, bytes / 1e9, avail / 1e9, what);
+}
+
 /* The one place engines are chosen, for `workers` worker ids. auto: where a
  * GPU may be there, the GPU engine starting in the background with the CPU
  * scanning meanwhile (it checks the GPU off the critical path and falls
  * back to the CPU alone); else the CPU. */
-static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a, int workers, ps_err_t *err)
+static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a, const ps_kmerset_t *ks,
+                       int workers, ps_err_t *err)
 {
     char why[sizeof err->msg] = "no NVIDIA GPU device found";
+    if (ks) {
+        /* The k-mer set's lookups outrun reading the input on the CPU, and
+         * the GPU kernels walk the automaton: no GPU to start. */
+        if (o->verbose) fprintf(stderr, "probescan: engine: cpu, %d threads, k-mer set\n", o->threads);
+        return ps_kmer_engine_new(e, ks, workers, err);
+    }
     if (o->engine == ENGINE_GPU) {
         if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
             return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
@@ -449,6 +522,8 @@ static int run_count(const opts_t *o, ps_err_t *err)
     double t0 = ps_now(), t;
     ps_probes_t *p = NULL;
     ps_automaton_t *a = NULL;
+    ps_kmerset_t *ks = NULL;
+    const ps_leaves_t *lv = NULL;
     ps_engine_t *e = NULL;
     ps_scanner_t *sc = NULL;
     ps_output_t *out = NULL;
@@ -478,14 +553,29 @@ static int run_count(const opts_t *o, ps_err_t *err)
     t = ps_now();
     tm.probes = t - t0;
 
-    rc = check_memory(o, p, both, err);
+    char why[128];
+    rc = choose_index(o, p, both, why, sizeof why, err);
     if (rc < 0) goto done;
-    rc = ps_automaton_build(&a, p, both, err);
-    if (rc < 0) goto done;
+    if (rc) {
+        rc = check_memory_kmer(o, p, both, err);
+        if (rc < 0) goto done;
+        rc = ps_kmerset_build(&ks, p, both, err);
+        if (rc < 0) goto done;
+        lv = &ks->leaves;
+    } else {
+        rc = check_memory(o, p, both, err);
+        if (rc < 0) goto done;
+        rc = ps_automaton_build(&a, p, both, err);
+        if (rc < 0) goto done;
+        lv = &a->leaves;
+    }
     tm.build = ps_now() - t;
-    if (o->verbose)
-        fprintf(stderr, "probescan: automaton: %u states, %u leaves, %.1f MB table, built in %.3f s\n", a->n_states,
-                a->n_leaves, ps_automaton_table_bytes(a) / 1e6, tm.build);
+    if (o->verbose && ks)
+        fprintf(stderr, "probescan: k-mer set (%s): %u leaves, %.1f MB table, built in %.3f s\n", why,
+                lv->n_leaves, (double)(ks->n_slots * sizeof *ks->slot) / 1e6, tm.build);
+    else if (o->verbose)
+        fprintf(stderr, "probescan: automaton (%s): %u states, %u leaves, %.1f MB table, built in %.3f s\n", why,
+                a->n_states, a->n_leaves, ps_automaton_table_bytes(a) / 1e6, tm.build);
 
     /* One thread budget: -t pool threads parse, scan and inflate; the
      * calling thread reads. */
@@ -494,11 +584,11 @@ static int run_count(const opts_t *o, ps_err_t *err)
     ps_engine_info_t info = {.kind = o->engine == ENGINE_CPU || o->by_record ? PS_ENGINE_CPU
                                      : o->engine == ENGINE_GPU ? PS_ENGINE_GPU : PS_ENGINE_AUTO};
     ps_scan_opts_init(&so, &info, o->threads);
-    rc = make_engine(&e, o, a, ps_scan_workers(&so), err);
+    rc = make_engine(&e, o, a, ks, ps_scan_workers(&so), err);
     if (rc < 0) goto done;
     ps_engine_info(e, &info);
     ps_scan_opts_init(&so, &info, o->threads);
-    rc = ps_scanner_new(&sc, e, a, &so, err);
+    rc = ps_scanner_new(&sc, e, lv, &so, err);
     if (rc < 0) goto done;
     tm.engine = ps_now() - t;
     char device[512];
@@ -510,14 +600,14 @@ static int run_count(const opts_t *o, ps_err_t *err)
     if (rc < 0) goto done;
 
     size_t sets = o->samples ? o->samples->n_samples : o->by_file ? (size_t)o->n_inputs : 1;
-    counts = calloc(sets * a->n_leaves, sizeof *counts);
+    counts = calloc(sets * lv->n_leaves, sizeof *counts);
     if (!counts) {
         rc = ps_fail(err, PS_E_NOMEM, "out of memory for counts");
         goto done;
     }
     ps_record_sink_t sink;
     if (o->by_record) {
-        rc = ps_record_writer_new(&rw, ps_output_stream(out), p, a, err);
+        rc = ps_record_writer_new(&rw, ps_output_stream(out), p, lv, err);
         if (rc < 0) goto done;
         sink = (ps_record_sink_t){ps_record_writer_emit, rw};
     }
@@ -529,7 +619,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
         pg.start = pg.last = ps_now();
         if (rw) ps_record_writer_input(rw, o->names[i]);
         size_t col = o->samples ? (size_t)o->samples->sample[i] : o->by_file ? (size_t)i : 0;
-        rc = ps_scanner_run(sc, o->inputs[i], counts + col * a->n_leaves,
+        rc = ps_scanner_run(sc, o->inputs[i], counts + col * lv->n_leaves,
                             rw ? &sink : NULL, &st[i], pg.enabled ? show_progress : NULL, &pg, err);
         if (pg.enabled) fputs("\r\033[K", stderr);
         if (rc == PS_OK && rw) rc = ps_record_writer_flush(rw, err);
@@ -554,17 +644,17 @@ static int run_count(const opts_t *o, ps_err_t *err)
     t = ps_now();
     FILE *f = ps_output_stream(out);
     if (!o->by_record)
-        rc = o->samples ? ps_write_matrix(f, p, a, counts, (const char *const *)o->samples->name,
+        rc = o->samples ? ps_write_matrix(f, p, lv, counts, (const char *const *)o->samples->name,
                                           (int)o->samples->n_samples, err)
-             : o->by_file ? ps_write_matrix(f, p, a, counts, (const char *const *)o->names, o->n_inputs, err)
-                          : ps_write_counts(f, p, a, counts, err);
+             : o->by_file ? ps_write_matrix(f, p, lv, counts, (const char *const *)o->names, o->n_inputs, err)
+                          : ps_write_counts(f, p, lv, counts, err);
     if (rc < 0) goto done;
     rc = ps_output_commit(out, err);
     out = NULL;
     if (rc < 0) goto done;
     tm.output = ps_now() - t;
     tm.total = ps_now() - t0;
-    if (o->stats) rc = write_stats(o, p, a, e, st, &tm, err);
+    if (o->stats) rc = write_stats(o, p, lv, e, st, &tm, err);
     if (o->verbose) {
         t = ps_now();
         ps_scanner_free(sc);
@@ -572,7 +662,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
         ps_engine_destroy(e);
         e = NULL;
         fprintf(stderr,
-                "probescan: seconds: probes %.3f, automaton %.3f, engine start %.3f, scan %.3f, output %.3f, "
+                "probescan: seconds: probes %.3f, index %.3f, engine start %.3f, scan %.3f, output %.3f, "
                 "engine stop %.3f\n",
                 tm.probes, tm.build, tm.engine, tm.scan, tm.output, ps_now() - t);
     }
@@ -585,6 +675,7 @@ done:
     ps_scanner_free(sc);
     ps_engine_destroy(e);
     ps_automaton_free(a);
+    ps_kmerset_free(ks);
     ps_probes_free(p);
     return rc;
 }

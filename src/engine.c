@@ -16,7 +16,7 @@ void ps_engine_describe(const ps_engine_info_t *in, int threads, char *buf, size
              in->gpu_mem_gib, in->kernel, in->kmer_path ? " (k-mer lookups)" : "");
     switch (in->kind) {
     case PS_ENGINE_CPU:
-        snprintf(buf, len, "CPU, %d thread%s", threads, threads == 1 ? "" : "s");
+        snprintf(buf, len, "CPU, %d thread%s%s", threads, threads == 1 ? "" : "s", in->kmer_set ? ", k-mer set" : "");
         break;
     case PS_ENGINE_GPU:
         snprintf(buf, len, "%s", gpu);

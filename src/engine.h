@@ -29,7 +29,7 @@ extern "C" {
 typedef struct ps_engine ps_engine_t;
 
 typedef enum {
-    PS_ENGINE_CPU,   /* the automaton walked on CPU threads */
+    PS_ENGINE_CPU,   /* CPU threads: the automaton walked, or the k-mer set looked up */
     PS_ENGINE_GPU,   /* the GPU alone */
     PS_ENGINE_AUTO   /* the GPU, with CPU threads scanning while it starts */
 } ps_engine_kind_t;
@@ -45,6 +45,7 @@ typedef struct {
     double gpu_mem_gib;     /* its memory */
     char kernel[16];        /* the GPU kernel variant ("best", ...); "" on the CPU */
     int kmer_path;          /* the GPU kernel takes the direct k-mer path, not the DFA walk */
+    int kmer_set;           /* probes are looked up in the k-mer set (kmerset.h), not walked in the automaton */
     uint64_t chunks_cpu;    /* chunks scanned on CPU threads */
     uint64_t chunks_gpu;    /* chunks scanned on the GPU */
     char gpu_error[256];    /* AUTO: why the GPU did not start ("" while it may still) */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "automaton.h"
+#include "leaves.h"
 #include "pack.h"
 #include "error.h"
 #include "outfile.h"
@@ -20,13 +20,13 @@ extern "C" {
 #endif
 
 /* Writes the totals table from leaf counts. */
-int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_automaton_t *a,
+int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv,
                     const uint64_t *leaf_counts, ps_err_t *err);
 
 /* --by-file: `name  sequence` and one column per input, named cols[c], with
  * that input's count (forward + reverse); leaf_counts holds n_cols arrays of
- * a->n_leaves counts, one per input. */
-int ps_write_matrix(FILE *f, const ps_probes_t *p, const ps_automaton_t *a, const uint64_t *leaf_counts,
+ * lv->n_leaves counts, one per input. */
+int ps_write_matrix(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv, const uint64_t *leaf_counts,
                     const char *const *cols, int n_cols, ps_err_t *err);
 
 /* --by-record: the long table `record  name  sequence  count [forward
@@ -36,7 +36,7 @@ int ps_write_matrix(FILE *f, const ps_probes_t *p, const ps_automaton_t *a, cons
 typedef struct ps_record_writer ps_record_writer_t;
 
 int ps_record_writer_new(ps_record_writer_t **out, FILE *f, const ps_probes_t *p,
-                         const ps_automaton_t *a, ps_err_t *err);
+                         const ps_leaves_t *lv, ps_err_t *err);
 /* Names the input whose records follow (the table's `input` column); the
  * name must outlive the writer's use of it. */
 void ps_record_writer_input(ps_record_writer_t *w, const char *input);

@@ -74,7 +74,7 @@ typedef struct slot {
 
 struct ps_scanner {
     ps_engine_t *e;
-    const ps_automaton_t *a;
+    const ps_leaves_t *lv;
     ps_scan_opts_t o;
     hts_tpool *pool;
     pthread_mutex_t lane_lock;
@@ -208,7 +208,7 @@ static int take_result(ps_scanner_t *s, int wait)
              * starts, so that the message names the line and the record. */
             ps_err_t e2 = sl->err;
             ps_chunk_t scratch;
-            if (ps_chunk_init_lists(&scratch, s->a->alpha, s->junction.cap, s->junction.cap_restart, 0, NULL,
+            if (ps_chunk_init_lists(&scratch, s->lv->alpha, s->junction.cap, s->junction.cap_restart, 0, NULL,
                                     &e2) == PS_OK) {
                 ps_blocks_reparse(s->bl, &s->reparser, &sl->b, &scratch, &sl->err, &e2);
                 ps_chunk_free(&scratch, NULL);
@@ -280,7 +280,7 @@ static int make_chunk_slots(ps_scanner_t *s, int lists, ps_err_t *err)
     s->free_chunks = NULL;
     size_t n = s->o.ring > 0 ? (size_t)s->o.ring : 1;
     uint64_t cap = s->o.chunk_syms;
-    if (cap < (uint64_t)s->a->k * 2) cap = (uint64_t)s->a->k * 2;
+    if (cap < (uint64_t)s->lv->k * 2) cap = (uint64_t)s->lv->k * 2;
     uint32_t rst = s->o.chunk_restarts ? s->o.chunk_restarts : 1;
     if (!(s->chunks = calloc(n, sizeof *s->chunks))) return ps_fail(err, PS_E_NOMEM, "out of memory");
     s->n_chunks = n;
@@ -288,7 +288,7 @@ static int make_chunk_slots(ps_scanner_t *s, int lists, ps_err_t *err)
     for (size_t i = 0; i < n; i++) {
         slot_t *sl = &s->chunks[i];
         sl->s = s;
-        int rc = ps_chunk_init_lists(&sl->c, s->a->alpha, cap, rst, lists ? rst : 0, &s->e->chunk_alloc, err);
+        int rc = ps_chunk_init_lists(&sl->c, s->lv->alpha, cap, rst, lists ? rst : 0, &s->e->chunk_alloc, err);
         if (rc < 0) return rc;
         sl->next = s->free_chunks;
         s->free_chunks = sl;
@@ -315,19 +315,19 @@ static int make_block_slots(ps_scanner_t *s, ps_err_t *err)
      * need no more; their restart lists are sized to match (a chunk that
      * runs out of room simply closes early). */
     uint64_t cap = s->o.chunk_syms < bmax ? s->o.chunk_syms : bmax;
-    if (cap < (uint64_t)s->a->k * 2) cap = (uint64_t)s->a->k * 2;
+    if (cap < (uint64_t)s->lv->k * 2) cap = (uint64_t)s->lv->k * 2;
     uint32_t rst = s->o.chunk_restarts ? s->o.chunk_restarts : 1;
     if (rst > cap / 64 + 1024) rst = (uint32_t)(cap / 64 + 1024);
     for (int i = 0; i < s->o.threads; i++) {
-        int rc = ps_chunk_init_lists(&s->lanes[i].chunk, s->a->alpha, cap, rst, 0, &s->e->chunk_alloc, err);
+        int rc = ps_chunk_init_lists(&s->lanes[i].chunk, s->lv->alpha, cap, rst, 0, &s->e->chunk_alloc, err);
         if (rc < 0) return rc;
     }
-    int rc = ps_chunk_init_lists(&s->junction, s->a->alpha, cap, rst, 0, &s->e->chunk_alloc, err);
+    int rc = ps_chunk_init_lists(&s->junction, s->lv->alpha, cap, rst, 0, &s->e->chunk_alloc, err);
     if (rc < 0) return rc;
     return PS_OK;
 }
 
-int ps_scanner_new(ps_scanner_t **out, ps_engine_t *e, const ps_automaton_t *a, const ps_scan_opts_t *o,
+int ps_scanner_new(ps_scanner_t **out, ps_engine_t *e, const ps_leaves_t *lv, const ps_scan_opts_t *o,
                    ps_err_t *err)
 {
     *out = NULL;
@@ -340,7 +340,7 @@ int ps_scanner_new(ps_scanner_t **out, ps_engine_t *e, const ps_automaton_t *a, 
     ps_scanner_t *s = calloc(1, sizeof *s);
     if (!s) return ps_fail(err, PS_E_NOMEM, "out of memory");
     s->e = e;
-    s->a = a;
+    s->lv = lv;
     s->o = *o;
     if (s->o.block_bytes && s->o.block_bytes < 64) s->o.block_bytes = 64;
     if (pthread_mutex_init(&s->lane_lock, NULL)) {
@@ -407,9 +407,9 @@ static int read_blocks(ps_scanner_t *s, ps_reader_t *r, size_t block_bytes, ps_p
     int rc = make_block_slots(s, err);
     if (rc < 0) return rc;
     size_t cap = s->o.block_bytes ? s->o.block_bytes : BLOCK_BYTES_MAX;
-    if ((rc = ps_blocks_new(&s->bl, r, s->a->k, cap, err)) < 0) return rc;
-    for (int i = 0; i < s->o.threads; i++) ps_parser_init(&s->lanes[i].parser, ps_reader_path(r), s->a->alpha, s->a->k);
-    ps_parser_init(&s->reparser, ps_reader_path(r), s->a->alpha, s->a->k);
+    if ((rc = ps_blocks_new(&s->bl, r, s->lv->k, cap, err)) < 0) return rc;
+    for (int i = 0; i < s->o.threads; i++) ps_parser_init(&s->lanes[i].parser, ps_reader_path(r), s->lv->alpha, s->lv->k);
+    ps_parser_init(&s->reparser, ps_reader_path(r), s->lv->alpha, s->lv->k);
     ps_chunk_clear(&s->junction);
     while (!s->failed) {
         slot_t *sl = get_slot(s, &s->free_blocks);
@@ -450,7 +450,7 @@ int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, con
     }
     double t0 = ps_now();
     ps_reader_t *r = NULL;
-    int rc = ps_reader_open(&r, path, s->a->alpha, s->a->k, s->o.threads > 1 ? s->pool : NULL, err);
+    int rc = ps_reader_open(&r, path, s->lv->alpha, s->lv->k, s->o.threads > 1 ? s->pool : NULL, err);
     if (rc < 0) return rc;
     int blocks = 0;
     if (!sink && s->o.threads > 1) {
@@ -485,7 +485,7 @@ int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, con
     if (rc != PS_OK && !sink) {
         /* Drain what the failed scan counted, so that a later scan with the
          * same engine starts from zero. */
-        uint64_t *scratch = calloc(s->a->n_leaves, sizeof *scratch);
+        uint64_t *scratch = calloc(s->lv->n_leaves, sizeof *scratch);
         ps_err_t ignored;
         if (scratch) s->e->collect(s->e, scratch, &ignored);
         free(scratch);
@@ -503,12 +503,12 @@ int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, con
     return rc;
 }
 
-int ps_scan_file(ps_engine_t *e, const ps_automaton_t *a, const char *path, const ps_scan_opts_t *o,
+int ps_scan_file(ps_engine_t *e, const ps_leaves_t *lv, const char *path, const ps_scan_opts_t *o,
                  uint64_t *leaf_counts, const ps_record_sink_t *sink, ps_scan_stats_t *st, ps_progress_fn progress,
                  void *progress_ctx, ps_err_t *err)
 {
     ps_scanner_t *s;
-    int rc = ps_scanner_new(&s, e, a, o, err);
+    int rc = ps_scanner_new(&s, e, lv, o, err);
     if (rc < 0) return rc;
     rc = ps_scanner_run(s, path, leaf_counts, sink, st, progress, progress_ctx, err);
     ps_scanner_free(s);

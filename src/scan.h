@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "automaton.h"
+#include "leaves.h"
 #include "engine.h"
 #include "error.h"
 #include "seqio.h"
@@ -68,10 +68,10 @@ static inline int ps_scan_workers(const ps_scan_opts_t *o) { return o->threads +
 
 typedef struct ps_scanner ps_scanner_t;
 
-int ps_scanner_new(ps_scanner_t **out, ps_engine_t *e, const ps_automaton_t *a, const ps_scan_opts_t *o,
+int ps_scanner_new(ps_scanner_t **out, ps_engine_t *e, const ps_leaves_t *lv, const ps_scan_opts_t *o,
                    ps_err_t *err);
 
-/* Scans path and adds its leaf counts into leaf_counts[0..a->n_leaves); or,
+/* Scans path and adds its leaf counts into leaf_counts[0..lv->n_leaves); or,
  * with a sink (and an engine with scan_records), hands the hits per record
  * to the sink in input order instead. After a failure the engine holds no
  * counts of the failed input. */
@@ -81,7 +81,7 @@ int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, con
 void ps_scanner_free(ps_scanner_t *s);
 
 /* One input with a scanner of its own (tests, one-off scans). */
-int ps_scan_file(ps_engine_t *e, const ps_automaton_t *a, const char *path, const ps_scan_opts_t *o,
+int ps_scan_file(ps_engine_t *e, const ps_leaves_t *lv, const char *path, const ps_scan_opts_t *o,
                  uint64_t *leaf_counts, const ps_record_sink_t *sink, ps_scan_stats_t *st, ps_progress_fn progress,
                  void *progress_ctx, ps_err_t *err);
 

@@ -83,6 +83,7 @@ part "tests/cli.sh" env PROBESCAN="$bin" bash "$here/cli.sh"
 part "tests/manpage.sh" bash "$here/manpage.sh" "$bin"
 part "tests/merge.sh" bash "$here/merge.sh" "$bin"
 part "tests/summary.sh" bash "$here/summary.sh" "$bin"
+part "tests/kmerset.sh" bash "$here/kmerset.sh" "$bin"
 
 reasons="gpu: ${why[gpu]:-none skipped}; data: ${why[data]:-none skipped}"
 for k in "${kinds[@]}"; do

@@ -256,7 +256,7 @@ static void gpu_agrees(const char *path, const ps_automaton_t *am, const uint64_
         ps_scan_opts_t so;
         ps_scan_opts_init(&so, &in, threads);
         so.block_bytes = block_bytes;
-        rc = ps_scan_file(e, am, path, &so, got, NULL, NULL, NULL, NULL, &err);
+        rc = ps_scan_file(e, &am->leaves, path, &so, got, NULL, NULL, NULL, NULL, &err);
         ck_assert_msg(rc == PS_OK, "GPU %s scanning %s: %s", kn ? kn : "mixed", path, err.msg);
         for (uint32_t l = 0; l < am->n_leaves; l++)
             ck_assert_msg(got[l] == want[l], "%s, GPU %s: leaf %u: %llu, CPU %llu", path, kn ? kn : "mixed", l,
@@ -291,7 +291,7 @@ static scan_result_t core_counts(int gpu, const char *path, ps_alpha_t a, char *
     ck_assert_ptr_nonnull(leaf);
     scan_result_t res;
     memset(&res, 0, sizeof res);
-    int rc = ps_scan_file(e, am, path, &so, leaf, NULL, &res.st, NULL, NULL, &err);
+    int rc = ps_scan_file(e, &am->leaves, path, &so, leaf, NULL, &res.st, NULL, NULL, &err);
     ck_assert_msg(rc == PS_OK, "scanning %s: %s", path, err.msg);
     if (gpu) gpu_agrees(path, am, leaf, threads, block_bytes);
     res.fwd = calloc(n, sizeof *res.fwd);

@@ -50,7 +50,7 @@ static char *table(const built_t *b, const uint64_t *leaf_counts)
     FILE *f = open_memstream(&text, &len);
     ck_assert_ptr_nonnull(f);
     ps_err_t err = {0};
-    int rc = ps_write_counts(f, b->p, b->a, leaf_counts, &err);
+    int rc = ps_write_counts(f, b->p, &b->a->leaves, leaf_counts, &err);
     ck_assert_msg(rc == PS_OK, "ps_write_counts: %s", err.msg);
     ck_assert_int_eq(fclose(f), 0);
     return text;
@@ -138,7 +138,7 @@ START_TEST(test_matrix_by_hand)
         FILE *f = open_memstream(&text, &len);
         ck_assert_ptr_nonnull(f);
         ps_err_t err = {0};
-        ck_assert_msg(ps_write_matrix(f, b.p, b.a, counts, cols, 3, &err) == PS_OK, "%s", err.msg);
+        ck_assert_msg(ps_write_matrix(f, b.p, &b.a->leaves, counts, cols, 3, &err) == PS_OK, "%s", err.msg);
         ck_assert_int_eq(fclose(f), 0);
         ck_assert_str_eq(text, both ? "name\tsequence\treads\tgenome\tont\n"
                                       "a\tACG\t1\t12\t23\n"

@@ -1,5 +1,6 @@
 /* test_random.c - the whole core (probes -> automaton -> CPU engine ->
- * ps_scan_file on a file) against a brute-force counter written here, on many
+ * ps_scan_file on a file, and for DNA of k <= 32 the same through the k-mer
+ * set engine) against a brute-force counter written here, on many
  * random cases: both alphabets, k from 1 to PS_MAX_K, probes taken from the
  * text and absent ones, duplicates, palindromes, N runs, lowercase, U, many
  * short records, line wrapping, FASTA and FASTQ, plain/gzip/BGZF, and chunks
@@ -15,6 +16,8 @@
 #include "automaton.h"
 #include "engine.h"
 #include "engine_cpu.h"
+#include "engine_kmer.h"
+#include "kmerset.h"
 #include "probes.h"
 #include "scan.h"
 #include "seqio.h"
@@ -395,7 +398,7 @@ static void scan_ok(core_t *core, const char *path, uint64_t *leaf,
 {
     ps_err_t err = {0};
     g_progress_calls = g_progress_bad = 0;
-    int rc = ps_scan_file(core->e, core->a, path, &core->so, leaf, NULL, st, on_progress, NULL, &err);
+    int rc = ps_scan_file(core->e, &core->a->leaves, path, &core->so, leaf, NULL, st, on_progress, NULL, &err);
     ck_assert_msg(rc == PS_OK, "%s: ps_scan_file: %s", what, err.msg);
     /* Called after each chunk read: at least once when there were symbols. */
     ck_assert_msg(g_progress_calls >= 1 || st->in.symbols == 0, "%s: progress never called", what);
@@ -430,6 +433,32 @@ static void run_case(const case_t *c, const char *dir, tu_rng_t *r, const char *
                       "%s: probe %u %s: forward %llu reverse %llu, brute force %llu %llu", what, i,
                       c->probe[i], (unsigned long long)gf, (unsigned long long)gr,
                       (unsigned long long)fwd[i], (unsigned long long)wr);
+    }
+    /* The k-mer set engine, where the probes fit it, on the same file with
+     * the same pipeline settings: the same counts as the brute force. */
+    if (ps_kmerset_fits(core.p)) {
+        ps_err_t err = {0};
+        ps_kmerset_t *ks = NULL;
+        ps_engine_t *ke = NULL;
+        ck_assert_msg(ps_kmerset_build(&ks, core.p, c->both, &err) == PS_OK, "%s: k-mer set: %s", what, err.msg);
+        ck_assert_msg(ps_kmer_engine_new(&ke, ks, ps_scan_workers(&core.so), &err) == PS_OK, "%s: %s", what, err.msg);
+        uint64_t *kl = calloc(ks->leaves.n_leaves + 1, sizeof *kl);
+        ck_assert(kl);
+        ps_scan_stats_t kst;
+        int rc = ps_scan_file(ke, &ks->leaves, path, &core.so, kl, NULL, &kst, NULL, NULL, &err);
+        ck_assert_msg(rc == PS_OK, "%s: k-mer set scan: %s", what, err.msg);
+        for (uint32_t i = 0; i < c->n_probes; i++) {
+            uint64_t gf = kl[ks->leaves.probe_leaf[0][i]];
+            uint64_t gr = c->both ? kl[ks->leaves.probe_leaf[1][i]] : 0;
+            uint64_t wr = c->both ? rev[i] : 0;
+            ck_assert_msg(gf == fwd[i] && gr == wr,
+                          "%s: k-mer set: probe %u %s: forward %llu reverse %llu, brute force %llu %llu", what, i,
+                          c->probe[i], (unsigned long long)gf, (unsigned long long)gr,
+                          (unsigned long long)fwd[i], (unsigned long long)wr);
+        }
+        free(kl);
+        ps_engine_destroy(ke);
+        ps_kmerset_free(ks);
     }
     if (getenv("PS_TEST_VERBOSE")) {
         uint64_t total = 0, hit = 0;
@@ -605,7 +634,7 @@ START_TEST(test_scan_errors)
         ck_assert_ptr_nonnull(leaf);
         ps_scan_stats_t st;
         for (int io = 0; io < 2; io++) {
-            int rc = ps_scan_file(e, a, bad, &so[io], leaf, NULL, &st, NULL, NULL, &err);
+            int rc = ps_scan_file(e, &a->leaves, bad, &so[io], leaf, NULL, &st, NULL, NULL, &err);
             ck_assert_int_lt(rc, 0);
             ck_assert_msg(strstr(err.msg, bad) != NULL, "message does not name %s: %s", bad, err.msg);
             ck_assert_msg(tu_msg_has_number(err.msg, bad_line), "io=%d tiny=%d: message does not give line %lu: %s",
@@ -614,18 +643,18 @@ START_TEST(test_scan_errors)
                           err.msg);
         }
         int rc;
-        rc = ps_scan_file(e, a, missing, &so[0], leaf, NULL, &st, NULL, NULL, &err);
+        rc = ps_scan_file(e, &a->leaves, missing, &so[0], leaf, NULL, &st, NULL, NULL, &err);
         ck_assert_int_lt(rc, 0);
         ck_assert_msg(strstr(err.msg, missing) != NULL, "message does not name %s: %s", missing,
                       err.msg);
         /* The engine still works after a failed scan (its counts from the
          * failed scan are not defined), and a fresh one counts exactly. */
-        rc = ps_scan_file(e, a, good, &so[0], leaf, NULL, &st, NULL, NULL, &err);
+        rc = ps_scan_file(e, &a->leaves, good, &so[0], leaf, NULL, &st, NULL, NULL, &err);
         ck_assert_msg(rc == PS_OK, "after errors: %s", err.msg);
         ps_engine_destroy(e);
         ck_assert_int_eq(ps_cpu_engine_new(&e, a, 4, &err), PS_OK);
         memset(leaf, 0, a->n_leaves * sizeof *leaf);
-        rc = ps_scan_file(e, a, good, &so[0], leaf, NULL, &st, NULL, NULL, &err);
+        rc = ps_scan_file(e, &a->leaves, good, &so[0], leaf, NULL, &st, NULL, NULL, &err);
         ck_assert_msg(rc == PS_OK, "fresh engine: %s", err.msg);
         /* ACGTACGTACGT: ACG 3, CGT 3, GTA 2, TAC 2. */
         ck_assert_uint_eq(leaf[a->probe_leaf[0][0]], 3);

@@ -102,7 +102,7 @@ START_TEST(test_thread_budget)
     ps_scan_opts_init(&so, &in, threads);
     ck_assert_int_eq(ps_cpu_engine_new(&e, pr.a, ps_scan_workers(&so), &err), PS_OK);
     ps_scanner_t *s = NULL;
-    ck_assert_int_eq(ps_scanner_new(&s, e, pr.a, &so, &err), PS_OK);
+    ck_assert_int_eq(ps_scanner_new(&s, e, &pr.a->leaves, &so, &err), PS_OK);
     uint64_t *leaf = calloc(pr.a->n_leaves, sizeof *leaf);
     ck_assert_ptr_nonnull(leaf);
     const char *inputs[] = {bgz, fq, bgz};
@@ -182,13 +182,13 @@ START_TEST(test_record_order)
         so.chunk_restarts = 4;
         ck_assert_int_eq(ps_cpu_engine_new(&e, pr.a, ps_scan_workers(&so), &err), PS_OK);
         if (threads == 1) {
-            ck_assert_int_eq(ps_scan_file(e, pr.a, path, &so, leaf, NULL, NULL, NULL, NULL, &err), PS_OK);
+            ck_assert_int_eq(ps_scan_file(e, &pr.a->leaves, path, &so, leaf, NULL, NULL, NULL, NULL, &err), PS_OK);
             for (uint32_t l = 0; l < pr.a->n_leaves; l++) total += leaf[l];
             ck_assert_uint_gt(total, 0);
         }
         order_t o = {-1, 0, 0, 0};
         ps_record_sink_t sink = {check_order, &o};
-        ck_assert_int_eq(ps_scan_file(e, pr.a, path, &so, NULL, &sink, NULL, NULL, NULL, &err), PS_OK);
+        ck_assert_int_eq(ps_scan_file(e, &pr.a->leaves, path, &so, NULL, &sink, NULL, NULL, NULL, &err), PS_OK);
         ck_assert_msg(!o.out_of_order, "threads %d: records out of order", threads);
         ck_assert_uint_gt(o.chunks, 100);
         ck_assert_msg(o.hits == total, "threads %d: %llu hits by record, %llu in total", threads,
@@ -242,7 +242,7 @@ START_TEST(test_long_headers)
             uint64_t *into = threads == 1 && !small ? want : got;
             memset(into, 0, pr.a->n_leaves * sizeof *into);
             ps_scan_stats_t st;
-            int rc = ps_scan_file(e, pr.a, path, &so, into, NULL, &st, NULL, NULL, &err);
+            int rc = ps_scan_file(e, &pr.a->leaves, path, &so, into, NULL, &st, NULL, NULL, &err);
             ck_assert_msg(rc == PS_OK, "threads %d, block %zu: %s", threads, so.block_bytes, err.msg);
             ck_assert_uint_eq(st.in.records, 6);
             if (into == got)
@@ -273,7 +273,7 @@ START_TEST(test_workers_checked)
     ps_scan_opts_init(&so, &in, 3);
     ck_assert_int_eq(ps_cpu_engine_new(&e, pr.a, 3, &err), PS_OK);
     ps_scanner_t *s = NULL;
-    ck_assert_int_lt(ps_scanner_new(&s, e, pr.a, &so, &err), 0);
+    ck_assert_int_lt(ps_scanner_new(&s, e, &pr.a->leaves, &so, &err), 0);
     ck_assert_ptr_null(s);
     ck_assert_msg(strstr(err.msg, "workers") != NULL, "%s", err.msg);
     ps_engine_destroy(e);

@@ -24,6 +24,8 @@ printf '@r1\nACGT\n+\nIII\n' > "$work/bad.fq"
 vg 0 count -t 2 -p "$work/p.txt" "$work/a.fa"
 vg 0 count -t 2 --by-record -p "$work/p.txt" "$work/a.fa" "$work/b.fq"
 vg 0 count -t 3 --by-file --stats "$work/s.json" -o "$work/o.tsv" -p "$work/p.txt" "$work/a.fa" "$work/b.fq"
+vg 0 count -t 2 --index kmer-set -p "$work/p.txt" "$work/a.fa" "$work/b.fq"
+vg 0 count -t 2 --index kmer-set --by-record -p "$work/p.txt" "$work/a.fa" "$work/b.fq"
 vg 1 count -p "$work/p.txt" "$work/bad.fq"
 vg 1 count -p "$work/missing.txt" "$work/a.fa"
 if [ -f "$data/ecoli_K12_MG1655.fa.gz" ]; then

@@ -1,0 +1,232 @@
+#include "engine_kmer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Lookups in flight at once: enough to cover a memory latency with the
+ * time a window takes to roll, few enough to stay in registers and L1. */
+#define BATCH 32
+#define LOCAL_COUNTS_MAX (64u << 20)
+
+typedef struct {
+    uint32_t *leaf;
+    size_t n, cap;
+} hits_t;
+
+typedef struct {
+    const ps_kmerset_t *ks;
+    int threads;
+    int local;        /* counts per worker (else shared, atomic) */
+    uint64_t chunks;  /* scanned, for info (atomic) */
+    uint64_t *counts; /* local: threads * n_leaves; else n_leaves */
+    hits_t *rec;      /* per worker, for scan_records */
+} kmer_t;
+
+/* Where a batch's hits go: counted (atomically or not) or listed. */
+typedef enum { TO_LOCAL, TO_SHARED, TO_LIST } sink_kind_t;
+
+/* Looks up a batch of keys that passed the filter, whose home slots were
+ * prefetched as they were added. */
+static inline __attribute__((always_inline)) int flush(const ps_kmerset_t *ks, const uint64_t *key,
+                                                       const uint64_t *home, int n, sink_kind_t kind,
+                                                       uint64_t *counts, hits_t *list)
+{
+    if (kind == TO_LIST && list->n + (size_t)n > list->cap) {
+        size_t cap = list->cap ? list->cap * 2 : 4096;
+        while (cap < list->n + (size_t)n) cap *= 2;
+        uint32_t *l = realloc(list->leaf, cap * sizeof *l);
+        if (!l) return -1;
+        list->leaf = l;
+        list->cap = cap;
+    }
+    for (int i = 0; i < n; i++) {
+        uint32_t leaf = ps_kmerset_find(ks, key[i], home[i]);
+        if (leaf == PS_KMERSET_EMPTY) continue;
+        if (kind == TO_LOCAL) counts[leaf]++;
+        else if (kind == TO_SHARED) __atomic_fetch_add(&counts[leaf], 1, __ATOMIC_RELAXED);
+        else list->leaf[list->n++] = leaf;
+    }
+    return 0;
+}
+
+/* Looks up every countable window ending in [from, to) of c, from a
+ * segment start (a restart, a record start or 0): the k-mer rolls from
+ * empty there. Returns 0, or -1 when the hit list cannot grow. */
+static inline __attribute__((always_inline)) int walk(const ps_kmerset_t *ks, const ps_chunk_t *c, uint64_t from,
+                                                      uint64_t to, sink_kind_t kind, uint64_t *counts,
+                                                      hits_t *list)
+{
+    uint32_t r = 0, hi = c->n_restart; /* first restart > from */
+    while (r < hi) {
+        uint32_t mid = r + (hi - r) / 2;
+        if (c->restart[mid] <= from) r = mid + 1;
+        else hi = mid;
+    }
+    uint64_t next_restart = r < c->n_restart ? c->restart[r] : UINT64_MAX;
+    const uint64_t mask = ks->mask, n_ctx = c->n_ctx;
+    const uint32_t k = (uint32_t)ks->k;
+    const uint32_t *text = c->text;
+    uint64_t key = 0, keys[BATCH], homes[BATCH];
+    uint32_t filled = 0;
+    int nb = 0;
+    for (uint64_t p = from; p < to; p++) {
+        if (p == next_restart) {
+            filled = 0;
+            r++;
+            next_restart = r < c->n_restart ? c->restart[r] : UINT64_MAX;
+        }
+        key = (key << 2 | ((text[p >> 4] >> ((p & 15u) << 1)) & 3u)) & mask;
+        if (++filled < k || p < n_ctx) continue;
+        filled = k; /* no overflow on long segments */
+        /* The filter word is loaded in the loop itself: the branch on it is
+         * predicted, so the loads of later windows issue while it is in
+         * flight; only the few keys that pass wait for the table. */
+        if (__builtin_expect(!ps_kmerset_maybe(ks, ps_kmerset_fhash(key)), 1)) continue;
+        uint64_t h = ps_kmerset_home(ks, key);
+        __builtin_prefetch(&ks->slot[h]);
+        keys[nb] = key;
+        homes[nb++] = h;
+        if (nb == BATCH) {
+            if (flush(ks, keys, homes, nb, kind, counts, list)) return -1;
+            nb = 0;
+        }
+    }
+    return flush(ks, keys, homes, nb, kind, counts, list);
+}
+
+static int kmer_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err)
+{
+    kmer_t *km = e->impl;
+    if (worker < 0 || worker >= km->threads) return ps_fail(err, PS_E_INTERNAL, "k-mer engine: bad worker %d", worker);
+    if (c->bits != 2) return ps_fail(err, PS_E_INTERNAL, "k-mer engine: a chunk of %d-bit symbols", c->bits);
+    if (km->local)
+        walk(km->ks, c, 0, c->n, TO_LOCAL, km->counts + (size_t)worker * km->ks->leaves.n_leaves, NULL);
+    else
+        walk(km->ks, c, 0, c->n, TO_SHARED, km->counts, NULL);
+    __atomic_add_fetch(&km->chunks, 1, __ATOMIC_RELAXED);
+    return PS_OK;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+static int grow_hits(ps_rec_hits_t *h, uint64_t want, ps_err_t *err)
+{
+    if (h->n_span == h->cap_span) {
+        uint32_t cap = h->cap_span ? h->cap_span * 2 : 64;
+        ps_rec_span_t *sp = realloc(h->span, cap * sizeof *sp);
+        if (!sp) return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
+        h->span = sp;
+        h->cap_span = cap;
+    }
+    if (want > h->cap_hit) {
+        uint64_t cap = h->cap_hit ? h->cap_hit : 1024;
+        while (cap < want) cap *= 2;
+        uint32_t *lf = realloc(h->leaf, cap * sizeof *lf);
+        if (lf) h->leaf = lf;
+        uint64_t *ct = realloc(h->count, cap * sizeof *ct);
+        if (ct) h->count = ct;
+        if (!lf || !ct) return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
+        h->cap_hit = cap;
+    }
+    return PS_OK;
+}
+
+/* Per record: the hits listed, sorted, and counted by runs; no per-leaf
+ * array, so memory follows the hits, not the probes. */
+static int kmer_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_rec_hits_t *h, ps_err_t *err)
+{
+    kmer_t *km = e->impl;
+    if (worker < 0 || worker >= km->threads) return ps_fail(err, PS_E_INTERNAL, "k-mer engine: bad worker %d", worker);
+    hits_t *list = &km->rec[worker];
+    h->n_span = 0;
+    h->n_hit = 0;
+    for (uint32_t j = 0; j < c->n_rec; j++) {
+        uint64_t to = j + 1 < c->n_rec ? c->rec_pos[j + 1] : c->n;
+        list->n = 0;
+        if (walk(km->ks, c, c->rec_pos[j], to, TO_LIST, NULL, list))
+            return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
+        if (!list->n) continue;
+        qsort(list->leaf, list->n, sizeof *list->leaf, cmp_u32);
+        uint32_t distinct = 1;
+        for (size_t i = 1; i < list->n; i++) distinct += list->leaf[i] != list->leaf[i - 1];
+        int rc = grow_hits(h, h->n_hit + distinct, err);
+        if (rc < 0) return rc;
+        h->span[h->n_span++] = (ps_rec_span_t){j, (uint32_t)h->n_hit, distinct};
+        for (size_t i = 0; i < list->n;) {
+            size_t run = i + 1;
+            while (run < list->n && list->leaf[run] == list->leaf[i]) run++;
+            h->leaf[h->n_hit] = list->leaf[i];
+            h->count[h->n_hit++] = run - i;
+            i = run;
+        }
+    }
+    return PS_OK;
+}
+
+static int kmer_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
+{
+    (void)err;
+    kmer_t *km = e->impl;
+    size_t nl = km->ks->leaves.n_leaves;
+    for (int t = 0; t < (km->local ? km->threads : 1); t++) {
+        uint64_t *mine = km->counts + (size_t)t * nl;
+        for (size_t i = 0; i < nl; i++) leaf_counts[i] += mine[i];
+        memset(mine, 0, nl * sizeof *mine);
+    }
+    return PS_OK;
+}
+
+static void kmer_info(const ps_engine_t *e, ps_engine_info_t *out)
+{
+    const kmer_t *km = e->impl;
+    memset(out, 0, sizeof *out);
+    out->kind = PS_ENGINE_CPU;
+    out->workers = km->threads;
+    out->gpu_id = -1;
+    out->kmer_set = 1;
+    out->chunks_cpu = __atomic_load_n(&km->chunks, __ATOMIC_RELAXED);
+}
+
+static void kmer_destroy(ps_engine_t *e)
+{
+    kmer_t *km = e->impl;
+    if (km) {
+        for (int t = 0; t < km->threads && km->rec; t++) free(km->rec[t].leaf);
+        free(km->rec);
+        free(km->counts);
+    }
+    free(km);
+    free(e);
+}
+
+int ps_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, int threads, ps_err_t *err)
+{
+    *out = NULL;
+    if (threads < 1) threads = 1;
+    const size_t nl = ks->leaves.n_leaves ? ks->leaves.n_leaves : 1;
+    ps_engine_t *e = calloc(1, sizeof *e);
+    kmer_t *km = calloc(1, sizeof *km);
+    if (e) e->impl = km;
+    if (km) {
+        km->ks = ks;
+        km->threads = threads;
+        km->local = (uint64_t)threads * nl * sizeof(uint64_t) <= LOCAL_COUNTS_MAX;
+    }
+    if (!e || !km || !(km->counts = calloc(km->local ? (size_t)threads * nl : nl, sizeof(uint64_t))) ||
+        !(km->rec = calloc((size_t)threads, sizeof *km->rec))) {
+        if (e) kmer_destroy(e);
+        else free(km);
+        return ps_fail(err, PS_E_NOMEM, "out of memory for the k-mer engine's counts (%d threads)", threads);
+    }
+    e->scan = kmer_scan;
+    e->collect = kmer_collect;
+    e->scan_records = kmer_scan_records;
+    e->info = kmer_info;
+    e->destroy = kmer_destroy;
+    *out = e;
+    return PS_OK;
+}

@@ -1,0 +1,110 @@
+/* kmerset.h - the k-mer set: DNA probes of one length k <= 32 as 2-bit
+ * integers in an open-addressing hash table, for probe sets too large for
+ * the automaton to be worth building.
+ *
+ * A k-mer is read first base in the high bits: ACGT = 0123, so "AC" is
+ * 0b0001. Every probe (and, with both strands, its reverse complement) is
+ * a key; equal keys share a leaf, numbered 0.. in order of first insertion
+ * (probe order, then reverse complements), so the leaves view says the
+ * same as the automaton's would up to the numbering. Text is walked with a
+ * rolling k-mer: one lookup per window, no state beyond the last k bases.
+ *
+ * In front of the table sits a blocked Bloom filter: two bits of one 64-bit
+ * word per key, at least 16 bits a key. Most windows of a real text are no
+ * probe; the filter answers them from a few MB that stay in cache, with a
+ * branch that is nearly always predicted, where the table alone would cost
+ * a cache miss and, when it is small and full, a mispredicted branch.
+ *
+ * Memory: 16 bytes a slot, a power of two of slots at least twice the keys
+ * (at most 4 x 16 = 64 bytes a probe with both strands, 32 forward only),
+ * at most 4 bytes a key of filter, plus the leaves view's 4 bytes a probe
+ * and strand. Building is linear in the probes. */
+#ifndef PS_KMERSET_H
+#define PS_KMERSET_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "leaves.h"
+#include "probes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PS_KMERSET_MAX_K 32
+#define PS_KMERSET_EMPTY UINT32_MAX
+
+typedef struct {
+    uint64_t key;  /* the k-mer */
+    uint32_t leaf; /* its leaf; PS_KMERSET_EMPTY in an empty slot */
+    uint32_t pad;
+} ps_kmer_slot_t;
+
+typedef struct {
+    int k;
+    uint64_t mask;         /* the low 2k bits */
+    ps_kmer_slot_t *slot;  /* 1 << bits slots */
+    int bits;
+    uint64_t n_slots;
+    uint64_t *filter;      /* 1 << filter_bits words */
+    int filter_bits;
+    ps_leaves_t leaves;
+} ps_kmerset_t;
+
+/* Whether p can go into a k-mer set: DNA, k <= PS_KMERSET_MAX_K. */
+int ps_kmerset_fits(const ps_probes_t *p);
+
+/* Bytes a k-mer set of p takes (table and leaves view). */
+uint64_t ps_kmerset_bytes(const ps_probes_t *p, int both_strands);
+
+int ps_kmerset_build(ps_kmerset_t **out, const ps_probes_t *p, int both_strands, ps_err_t *err);
+void ps_kmerset_free(ps_kmerset_t *ks);
+
+/* The home slot of key: Fibonacci hashing, so that k-mers that differ only
+ * in their last bases (the low bits) land far apart. */
+static inline uint64_t ps_kmerset_home(const ps_kmerset_t *ks, uint64_t key)
+{
+    return (key * 0x9E3779B97F4A7C15ull) >> (64 - ks->bits);
+}
+
+/* The filter's hash of key: a second mixing, independent of the home slot's. */
+static inline uint64_t ps_kmerset_fhash(uint64_t key)
+{
+    key ^= key >> 31;
+    return key * 0xD6E8FEB86659FD93ull;
+}
+
+static inline const uint64_t *ps_kmerset_fword(const ps_kmerset_t *ks, uint64_t fh)
+{
+    return &ks->filter[fh >> (64 - ks->filter_bits)];
+}
+
+static inline uint64_t ps_kmerset_fmask(uint64_t fh)
+{
+    return (1ull << (fh & 63)) | (1ull << ((fh >> 6) & 63));
+}
+
+/* Whether key may be in the set (never 0 for a key that is). */
+static inline int ps_kmerset_maybe(const ps_kmerset_t *ks, uint64_t fh)
+{
+    const uint64_t m = ps_kmerset_fmask(fh);
+    return (*ps_kmerset_fword(ks, fh) & m) == m;
+}
+
+/* The leaf of key, or PS_KMERSET_EMPTY when no probe is key. */
+static inline uint32_t ps_kmerset_find(const ps_kmerset_t *ks, uint64_t key, uint64_t home)
+{
+    const uint64_t m = ks->n_slots - 1;
+    for (uint64_t i = home;; i = (i + 1) & m) {
+        const ps_kmer_slot_t *s = &ks->slot[i];
+        if (s->leaf == PS_KMERSET_EMPTY) return PS_KMERSET_EMPTY;
+        if (s->key == key) return s->leaf;
+    }
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

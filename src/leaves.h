@@ -1,0 +1,36 @@
+/* leaves.h - what the stages after the index need to know of it: the leaves.
+ *
+ * An index (the Aho-Corasick automaton, automaton.h, or the k-mer set,
+ * kmerset.h) numbers the distinct strings it finds: its leaves, 0 to
+ * n_leaves - 1. Engines count leaves; the output turns leaf counts into
+ * probe rows through probe_leaf: probe_leaf[0][i] is the leaf of probe i's
+ * sequence and, with both strands, probe_leaf[1][i] the leaf of its reverse
+ * complement. Identical sequences share a leaf, so duplicate probes get
+ * equal counts and a palindromic probe's two columns read the same leaf.
+ *
+ * The pipeline and the output read this view only; it belongs to the index
+ * that filled it and lives as long as the index. */
+#ifndef PS_LEAVES_H
+#define PS_LEAVES_H
+
+#include <stdint.h>
+
+#include "alphabet.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    ps_alpha_t alpha;
+    int k;                   /* probe length */
+    int both_strands;        /* reverse complements counted too */
+    uint32_t n_leaves;
+    uint32_t *probe_leaf[2]; /* per probe: leaf of its sequence, of its reverse complement */
+} ps_leaves_t;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
