@@ -1,5 +1,7 @@
 #include "seqio.h"
 
+#include "gunzip.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +20,13 @@
 struct ps_reader {
     char *path;
     uint64_t file_size;
-    /* Exactly one source: BGZF (htslib's, which also reads plain text and
-     * single-kind gzip), zlib (a file of BGZF and plain gzip members mixed),
-     * or SAM/BAM/CRAM records turned into FASTA text. */
+    /* Exactly one source: ISA-L for plain gzip where the build has it,
+     * BGZF (htslib's, which also reads plain text, and plain gzip without
+     * ISA-L), zlib (a file of BGZF and plain gzip members mixed), or
+     * SAM/BAM/CRAM records turned into FASTA text. */
     BGZF *fp;
     gzFile gz;
+    ps_gunzip_t *gunzip;   /* plain gzip, with ISA-L (gunzip.h) */
     htsFile *hts;
     sam_hdr_t *hdr;
     bam1_t *rec;
@@ -169,6 +173,16 @@ int ps_reader_open(ps_reader_t **out, const char *path, ps_alpha_t a, int k, hts
         *out = r;
         return PS_OK;
     }
+    if (fmt.compression == gzip && ps_gunzip_available()) {
+        rc = ps_gunzip_open(&r->gunzip, hf, r->path, err);
+        if (rc < 0) {
+            ps_reader_close(r);
+            return rc;
+        }
+        ps_parser_init(&r->p, r->path, a, k);
+        *out = r;
+        return PS_OK;
+    }
     r->fp = bgzf_hopen(hf, "r");
     if (!r->fp) {
         hclose_abruptly(hf);
@@ -214,6 +228,7 @@ void ps_reader_close(ps_reader_t *r)
     if (!r) return;
     if (r->fp) bgzf_close(r->fp);
     if (r->gz) gzclose(r->gz);
+    ps_gunzip_close(r->gunzip);
     sam_hdr_destroy(r->hdr);
     if (r->hts) hts_close(r->hts);
     bam_destroy1(r->rec);
@@ -232,6 +247,7 @@ static int64_t consumed(const ps_reader_t *r)
 {
     if (r->fp && r->fp->fp) return htell(r->fp->fp);
     if (r->gz) return gzoffset(r->gz);
+    if (r->gunzip) return ps_gunzip_consumed(r->gunzip);
     if (r->hts && r->hts->is_bgzf && r->hts->fp.bgzf->fp) return htell(r->hts->fp.bgzf->fp);
     return -1;
 }
@@ -328,6 +344,7 @@ static const char *near_line(ps_reader_t *r)
 static ssize_t read_source(ps_reader_t *r, unsigned char *dst, size_t len, ps_err_t *err)
 {
     if (r->hts) return read_records(r, dst, len, err);
+    if (r->gunzip) return ps_gunzip_read(r->gunzip, dst, len, near_line(r), err);
     ssize_t got;
     if (r->gz) {
         unsigned want = len > (1u << 30) ? 1u << 30 : (unsigned)len;

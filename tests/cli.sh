@@ -355,6 +355,27 @@ else
     fi
 fi
 
+# Plain gzip in three members cut at random points (`cat a.gz b.gz c.gz`),
+# more compressed bytes than one read of the input buffer: the same table as
+# the plain file, from a path and from standard input.
+ecoli=$DATA/ecoli_K12_MG1655.fa.gz
+if [ -n "$DATA" ] && [ -f "$ecoli" ]; then
+    gzip -dc "$ecoli" >ecoli.fa
+    n=$(wc -c <ecoli.fa)
+    c1=$(((RANDOM * 32768 + RANDOM) % n))
+    c2=$(((RANDOM * 32768 + RANDOM) % n))
+    [ "$c1" -le "$c2" ] || { t=$c1; c1=$c2; c2=$t; }
+    { head -c "$c1" ecoli.fa | gzip -c; tail -c +$((c1 + 1)) ecoli.fa | head -c $((c2 - c1)) | gzip -c
+      tail -c +$((c2 + 1)) ecoli.fa | gzip -c; } >members.fa.gz
+    "$PROBESCAN" count -q -p probes.tsv -o plain.tsv ecoli.fa 2>err.txt
+    expect_ok "three gzip members cut at $c1 and $c2" plain.tsv count -q -p probes.tsv members.fa.gz
+    "$PROBESCAN" count -q -p probes.tsv - <members.fa.gz >out.txt 2>err.txt
+    if cmp -s out.txt plain.tsv && [ "$(wc -c <members.fa.gz)" -gt 1048576 ]; then ok
+    else bad "three gzip members on standard input (cut at $c1 and $c2): $(head -2 err.txt)"; fi
+else
+    skip 2 data "PS_DATA has no $(basename "$ecoli"): gzip members"
+fi
+
 printf '@r1\nACGT\n+\nIIII\n@r2\nACGTA\n+\nIIII\n' >mismatch.fq
 expect_fail "FASTQ quality shorter than sequence" mismatch.fq count -p probes.tsv mismatch.fq
 printf '@r1\nACGT\n+\nIIIII\n' >longqual.fq

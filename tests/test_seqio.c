@@ -628,6 +628,70 @@ START_TEST(test_bad_truncated_gzip)
 }
 END_TEST
 
+/* Plain gzip as several members (`cat a.gz b.gz c.gz`), cut at random
+ * points: read as the same text, plain (cli.sh does the same on a genome
+ * larger than the reader's input buffer). Then bytes after the last member,
+ * a damaged CRC-32 and zeros appended: refused. */
+START_TEST(test_gzip_members)
+{
+    tu_rng_t rng;
+    tu_rng_seed(&rng, tu_seed() ^ 0x6a);
+    tu_buf_t b = {0};
+    for (int r = 0; r < 3; r++) {
+        tu_buf_printf(&b, ">m%d\n", r);
+        for (int line = 0; line < 2000; line++) {
+            for (int i = 0; i < 70; i++) tu_buf_putc(&b, "ACGT"[tu_rng_below(&rng, 4)]);
+            tu_buf_putc(&b, '\n');
+        }
+    }
+    char *plain = tu_path(g_dir, "members.fa"), *gz = tu_path(g_dir, "members.fa.gz");
+    tu_write_file(plain, b.p, b.n);
+    size_t cut[2] = {tu_rng_below(&rng, b.n), tu_rng_below(&rng, b.n)};
+    if (cut[0] > cut[1]) {
+        size_t t = cut[0];
+        cut[0] = cut[1];
+        cut[1] = t;
+    }
+    tu_write_gzip(gz, b.p, cut[0]);
+    for (int m = 0; m < 2; m++) {
+        gzFile g = gzopen(gz, "ab"); /* zlib appends a new member */
+        ck_assert(g != NULL);
+        size_t to = m == 0 ? cut[1] : b.n;
+        if (to > cut[m]) ck_assert_int_eq(gzwrite(g, b.p + cut[m], (unsigned)(to - cut[m])), (int)(to - cut[m]));
+        ck_assert_int_eq(gzclose(g), Z_OK);
+    }
+    result_t want, got;
+    read_all(plain, PS_DNA, 5, 1, 1u << 16, 64, &want);
+    read_all(gz, PS_DNA, 5, 1, 1u << 16, 64, &got);
+    ck_assert_msg(got.rc == 0, "members cut at %zu and %zu (seed %llu): %s", cut[0], cut[1],
+                  (unsigned long long)tu_seed(), got.err.msg);
+    same_text("symbols by record", got.syms.p, want.syms.p);
+    same_text("windows", got.wins.p, want.wins.p);
+    ck_assert_uint_eq(got.st.records, 3);
+    ck_assert_uint_eq(got.st.bytes, b.n);
+    result_free(&want);
+    result_free(&got);
+
+    uint64_t size = tu_file_size(gz);
+    FILE *f = fopen(gz, "ab");
+    ck_assert(f && fputs("not gzip", f) >= 0 && fclose(f) == 0);
+    read_fails(gz, PS_DNA, 0);
+    tu_truncate(gz, size);
+    f = fopen(gz, "ab");
+    ck_assert(f && fwrite("\0\0\0\0\0\0\0\0", 1, 8, f) == 8 && fclose(f) == 0);
+    read_fails(gz, PS_DNA, 0);
+    tu_truncate(gz, size);
+    f = fopen(gz, "r+b"); /* the last member's CRC-32: 8 bytes before the end */
+    ck_assert(f && fseek(f, (long)size - 8, SEEK_SET) == 0);
+    int c = fgetc(f);
+    ck_assert(c != EOF && fseek(f, (long)size - 8, SEEK_SET) == 0 && fputc(c ^ 0x5a, f) != EOF && fclose(f) == 0);
+    read_fails(gz, PS_DNA, 0);
+    free(plain);
+    free(gz);
+    tu_buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_bad_truncated_bgzf)
 {
     tu_buf_t b = {0};
@@ -1028,6 +1092,7 @@ Suite *suite_seqio(void)
     tcase_add_test(bad, test_bad_truncated_gzip);
     tcase_add_test(bad, test_bad_truncated_bgzf);
     tcase_add_test(bad, test_bad_fastq);
+    tcase_add_test(bad, test_gzip_members);
     tcase_add_test(bad, test_bad_binary);
     tcase_add_test(bad, test_bad_bytes_in_sequence);
     suite_add_tcase(s, bad);
