@@ -92,7 +92,8 @@ static void usage_count(FILE *f)
 "  -s, --strand STR       both or forward (DNA; default both). Protein: forward only\n"
 "  -o, --output FILE      write the table to FILE (default or '-': standard output);\n"
 "                         a name ending in .gz or .bgz is written compressed (BGZF)\n"
-"  -t, --threads N        threads (default: the %d CPUs this process may use)\n"
+"  -t, --threads N        threads (default: the %d CPUs this process may use); several\n"
+"                         inputs are read N/2 at a time, each on a reading thread\n"
 "      --by-file          one count column per input file (a probe x sample matrix)\n"
 "      --samples FILE     one count column per sample: FILE has 'sample<TAB>file' lines,\n"
 "                         several files per sample summed (R1 and R2, lanes)\n"
@@ -321,8 +322,8 @@ typedef struct {
     double probes, build, engine, scan, output, total;
 } timing_t;
 
-static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t *lv, const ps_engine_t *e,
-                       const ps_scan_stats_t *st, const timing_t *tm, ps_err_t *err)
+static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t *lv, const ps_engine_t *const *es,
+                       int n_engines, const ps_scan_stats_t *st, const timing_t *tm, ps_err_t *err)
 {
     ps_output_t *out;
     int rc = ps_output_open(&out, o->stats, o->cleanup, err);
@@ -340,7 +341,13 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     fprintf(f, "{\n  \"version\": ");
     json_str(f, PS_VERSION);
     ps_engine_info_t in;
-    ps_engine_info(e, &in);
+    ps_engine_info(es[0], &in);
+    for (int j = 1; j < n_engines; j++) {
+        ps_engine_info_t more_in;
+        ps_engine_info(es[j], &more_in);
+        in.chunks_cpu += more_in.chunks_cpu;
+        in.chunks_gpu += more_in.chunks_gpu;
+    }
     char device[512];
     ps_engine_describe(&in, o->threads, device, sizeof device);
     static const char *const asked[] = {"cpu", "gpu", "auto"};
@@ -354,8 +361,8 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     else fputs("null", f);
     fprintf(f, ",\n  \"index\": \"%s\",\n  \"kmer_path\": %s,\n  \"chunks\": {\"cpu\": %" PRIu64 ", \"gpu\": %" PRIu64 "}",
             in.kmer_set ? "kmer_set" : "automaton", in.kmer_path ? "true" : "false", in.chunks_cpu, in.chunks_gpu);
-    fprintf(f, ",\n  \"threads\": %d,\n  \"probes\": %u,\n  \"k\": %d,\n  \"alphabet\": \"%s\",\n  \"strands\": \"%s\",\n",
-            o->threads, p->n, p->k, ps_alpha_name(p->alpha), lv->both_strands ? "both" : "forward");
+    fprintf(f, ",\n  \"readers\": %d,\n  \"threads\": %d,\n  \"probes\": %u,\n  \"k\": %d,\n  \"alphabet\": \"%s\",\n  \"strands\": \"%s\",\n",
+            n_engines, o->threads, p->n, p->k, ps_alpha_name(p->alpha), lv->both_strands ? "both" : "forward");
     fprintf(f, "  \"inputs\": [");
     for (int i = 0; i < o->n_inputs; i++) {
         fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
@@ -516,6 +523,28 @@ static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a
     return rc;
 }
 
+/* Reading threads for several inputs at once: with CPU engines only (one
+ * GPU serves one stream), not --by-record (its rows follow input order),
+ * up to half the thread budget, and no more engines than 512 MB of their
+ * per-thread counts allow. 1 means one input after another. */
+#define PARALLEL_COUNTS_MAX (512ull << 20)
+static int parallel_readers(const opts_t *o, const ps_engine_info_t *in, const ps_leaves_t *lv)
+{
+    if (o->n_inputs < 2 || o->by_record || in->kind != PS_ENGINE_CPU) return 1;
+    int r = o->threads / 2 < o->n_inputs ? o->threads / 2 : o->n_inputs;
+    uint64_t per = (uint64_t)in->workers * (lv->n_leaves ? lv->n_leaves : 1) * sizeof(uint64_t);
+    if ((uint64_t)r * per > PARALLEL_COUNTS_MAX) r = (int)(PARALLEL_COUNTS_MAX / per);
+    return r < 1 ? 1 : r;
+}
+
+/* One more engine like the first, for another reading thread (the first
+ * was chosen by make_engine and is a CPU engine: parallel_readers). */
+static int make_engine_like(ps_engine_t **e, const ps_automaton_t *a, const ps_kmerset_t *ks, int workers,
+                            ps_err_t *err)
+{
+    return ks ? ps_kmer_engine_new(e, ks, workers, err) : ps_cpu_engine_new(e, a, workers, err);
+}
+
 static int run_count(const opts_t *o, ps_err_t *err)
 {
     timing_t tm = {0};
@@ -525,6 +554,9 @@ static int run_count(const opts_t *o, ps_err_t *err)
     ps_kmerset_t *ks = NULL;
     const ps_leaves_t *lv = NULL;
     ps_engine_t *e = NULL;
+    ps_engine_t **more = NULL; /* engines of the other reading threads */
+    int readers = 1;
+    size_t *cols = NULL;
     ps_scanner_t *sc = NULL;
     ps_output_t *out = NULL;
     ps_record_writer_t *rw = NULL;
@@ -588,8 +620,22 @@ static int run_count(const opts_t *o, ps_err_t *err)
     if (rc < 0) goto done;
     ps_engine_info(e, &info);
     ps_scan_opts_init(&so, &info, o->threads);
-    rc = ps_scanner_new(&sc, e, lv, &so, err);
-    if (rc < 0) goto done;
+    readers = parallel_readers(o, &info, lv);
+    if (readers > 1) {
+        if (!(more = calloc((size_t)readers, sizeof *more))) {
+            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+            goto done;
+        }
+        more[0] = e;
+        for (int j = 1; j < readers; j++)
+            if ((rc = make_engine_like(&more[j], a, ks, ps_scan_workers(&so), err)) < 0) goto done;
+        if (o->verbose)
+            fprintf(stderr, "probescan: %d inputs, %d at a time (a reading thread each, %d pool threads)\n",
+                    o->n_inputs, readers, o->threads);
+    } else {
+        rc = ps_scanner_new(&sc, e, lv, &so, err);
+        if (rc < 0) goto done;
+    }
     tm.engine = ps_now() - t;
     char device[512];
     ps_engine_describe(&info, o->threads, device, sizeof device);
@@ -612,18 +658,29 @@ static int run_count(const opts_t *o, ps_err_t *err)
         sink = (ps_record_sink_t){ps_record_writer_emit, rw};
     }
     progress_t pg = {.enabled = !o->quiet && isatty(STDERR_FILENO), .total_files = o->n_inputs};
+    if (!(cols = calloc((size_t)o->n_inputs, sizeof *cols))) {
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < o->n_inputs; i++) cols[i] = o->samples ? (size_t)o->samples->sample[i] : o->by_file ? (size_t)i : 0;
     t = ps_now();
-    for (int i = 0; i < o->n_inputs; i++) {
-        pg.path = o->inputs[i];
-        pg.index = i + 1;
-        pg.start = pg.last = ps_now();
-        if (rw) ps_record_writer_input(rw, o->names[i]);
-        size_t col = o->samples ? (size_t)o->samples->sample[i] : o->by_file ? (size_t)i : 0;
-        rc = ps_scanner_run(sc, o->inputs[i], counts + col * lv->n_leaves,
-                            rw ? &sink : NULL, &st[i], pg.enabled ? show_progress : NULL, &pg, err);
-        if (pg.enabled) fputs("\r\033[K", stderr);
-        if (rc == PS_OK && rw) rc = ps_record_writer_flush(rw, err);
+    if (readers > 1) {
+        rc = ps_scan_inputs(more, readers, lv, &so, (const char *const *)o->inputs, o->n_inputs, cols, counts, st,
+                            err);
         if (rc < 0) goto done;
+    }
+    for (int i = 0; i < o->n_inputs; i++) {
+        if (readers == 1) {
+            pg.path = o->inputs[i];
+            pg.index = i + 1;
+            pg.start = pg.last = ps_now();
+            if (rw) ps_record_writer_input(rw, o->names[i]);
+            rc = ps_scanner_run(sc, o->inputs[i], counts + cols[i] * lv->n_leaves,
+                                rw ? &sink : NULL, &st[i], pg.enabled ? show_progress : NULL, &pg, err);
+            if (pg.enabled) fputs("\r\033[K", stderr);
+            if (rc == PS_OK && rw) rc = ps_record_writer_flush(rw, err);
+            if (rc < 0) goto done;
+        }
         /* One empty sample must not stop a workflow: it counts zero. */
         if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
         if (o->by_record && st[i].in.names_cut)
@@ -639,7 +696,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     if (o->verbose) {
         ps_engine_info(e, &info);
         ps_engine_describe(&info, o->threads, device, sizeof device);
-        fprintf(stderr, "probescan: scanned on %s\n", device);
+        fprintf(stderr, "probescan: scanned on %s%s\n", device, readers > 1 ? ", per reading thread" : "");
     }
     t = ps_now();
     FILE *f = ps_output_stream(out);
@@ -654,7 +711,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     if (rc < 0) goto done;
     tm.output = ps_now() - t;
     tm.total = ps_now() - t0;
-    if (o->stats) rc = write_stats(o, p, lv, e, st, &tm, err);
+    if (o->stats) rc = write_stats(o, p, lv, (const ps_engine_t *const *)(more ? more : &e), readers, st, &tm, err);
     if (o->verbose) {
         t = ps_now();
         ps_scanner_free(sc);
@@ -674,6 +731,9 @@ done:
     free(st);
     ps_scanner_free(sc);
     ps_engine_destroy(e);
+    for (int j = 1; more && j < readers; j++) ps_engine_destroy(more[j]);
+    free(more);
+    free(cols);
     ps_automaton_free(a);
     ps_kmerset_free(ks);
     ps_probes_free(p);

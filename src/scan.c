@@ -77,6 +77,7 @@ struct ps_scanner {
     const ps_leaves_t *lv;
     ps_scan_opts_t o;
     hts_tpool *pool;
+    int owns_pool;             /* made here (else borrowed: ps_scanner_new_on) */
     pthread_mutex_t lane_lock;
     lane_t *lanes, *free_lanes;
     slot_t *chunks, *blocks;   /* slot arrays, made on first use */
@@ -330,6 +331,12 @@ static int make_block_slots(ps_scanner_t *s, ps_err_t *err)
 int ps_scanner_new(ps_scanner_t **out, ps_engine_t *e, const ps_leaves_t *lv, const ps_scan_opts_t *o,
                    ps_err_t *err)
 {
+    return ps_scanner_new_on(out, e, lv, o, NULL, err);
+}
+
+int ps_scanner_new_on(ps_scanner_t **out, ps_engine_t *e, const ps_leaves_t *lv, const ps_scan_opts_t *o,
+                      hts_tpool *pool, ps_err_t *err)
+{
     *out = NULL;
     ps_engine_info_t in;
     ps_engine_info(e, &in);
@@ -356,7 +363,13 @@ int ps_scanner_new(ps_scanner_t **out, ps_engine_t *e, const ps_leaves_t *lv, co
         s->lanes[i].next = s->free_lanes;
         s->free_lanes = &s->lanes[i];
     }
-    if (!(s->pool = hts_tpool_init(o->threads))) {
+    if (pool && hts_tpool_size(pool) != o->threads) {
+        ps_scanner_free(s);
+        return ps_fail(err, PS_E_INTERNAL, "a pool of %d threads for a scan of %d", hts_tpool_size(pool),
+                       o->threads);
+    }
+    s->owns_pool = !pool;
+    if (!(s->pool = pool ? pool : hts_tpool_init(o->threads))) {
         ps_scanner_free(s);
         return ps_fail(err, PS_E_INTERNAL, "cannot start %d threads", o->threads);
     }
@@ -367,7 +380,7 @@ int ps_scanner_new(ps_scanner_t **out, ps_engine_t *e, const ps_leaves_t *lv, co
 void ps_scanner_free(ps_scanner_t *s)
 {
     if (!s) return;
-    if (s->pool) hts_tpool_destroy(s->pool);
+    if (s->pool && s->owns_pool) hts_tpool_destroy(s->pool);
     free_slots(s, s->chunks, s->n_chunks);
     free_slots(s, s->blocks, s->n_blocks);
     if (s->lanes)
@@ -512,5 +525,115 @@ int ps_scan_file(ps_engine_t *e, const ps_leaves_t *lv, const char *path, const 
     if (rc < 0) return rc;
     rc = ps_scanner_run(s, path, leaf_counts, sink, st, progress, progress_ctx, err);
     ps_scanner_free(s);
+    return rc;
+}
+
+/* ---- several inputs at once --------------------------------------------- */
+
+typedef struct {
+    hts_tpool *pool;
+    const ps_leaves_t *lv;
+    const ps_scan_opts_t *o;
+    const char *const *inputs;
+    const size_t *col;
+    uint64_t *leaf_counts;
+    ps_scan_stats_t *st;
+    int n_inputs;
+    pthread_mutex_t lock;     /* guards next, failed_at, err and leaf_counts */
+    int next;                 /* the next input to claim */
+    int failed_at;            /* the first input (in input order) that failed; n_inputs: none */
+    ps_err_t err;
+} inputs_t;
+
+typedef struct {
+    inputs_t *in;
+    ps_engine_t *e;
+    int rc;                   /* set-up failure of this reader */
+    ps_err_t err;
+} reader_arg_t;
+
+/* One reading thread: claims inputs in order, scans each into its own
+ * counts, adds them to the input's column under the lock. An input after
+ * one that failed is not started. */
+static void *reader_main(void *arg)
+{
+    reader_arg_t *ra = arg;
+    inputs_t *in = ra->in;
+    ps_scanner_t *s = NULL;
+    uint64_t *mine = calloc(in->lv->n_leaves ? in->lv->n_leaves : 1, sizeof *mine);
+    if (!mine) ra->rc = ps_fail(&ra->err, PS_E_NOMEM, "out of memory for counts");
+    else ra->rc = ps_scanner_new_on(&s, ra->e, in->lv, in->o, in->pool, &ra->err);
+    for (;;) {
+        pthread_mutex_lock(&in->lock);
+        int i = in->next < in->failed_at ? in->next++ : in->n_inputs;
+        if (ra->rc < 0 && i < in->n_inputs) {
+            /* A reader that could not start fails the input it would read. */
+            if (i < in->failed_at) {
+                in->failed_at = i;
+                in->err = ra->err;
+            }
+            i = in->n_inputs;
+        }
+        pthread_mutex_unlock(&in->lock);
+        if (i >= in->n_inputs) break;
+        ps_err_t err = {0};
+        memset(mine, 0, in->lv->n_leaves * sizeof *mine);
+        int rc = ps_scanner_run(s, in->inputs[i], mine, NULL, &in->st[i], NULL, NULL, &err);
+        pthread_mutex_lock(&in->lock);
+        if (rc < 0) {
+            if (i < in->failed_at) {
+                in->failed_at = i;
+                in->err = err;
+            }
+        } else {
+            uint64_t *to = in->leaf_counts + in->col[i] * in->lv->n_leaves;
+            for (uint32_t l = 0; l < in->lv->n_leaves; l++) to[l] += mine[l];
+        }
+        pthread_mutex_unlock(&in->lock);
+    }
+    ps_scanner_free(s);
+    free(mine);
+    return NULL;
+}
+
+int ps_scan_inputs(ps_engine_t *const *engines, int readers, const ps_leaves_t *lv, const ps_scan_opts_t *o,
+                   const char *const *inputs, int n_inputs, const size_t *col, uint64_t *leaf_counts,
+                   ps_scan_stats_t *st, ps_err_t *err)
+{
+    if (readers < 1 || o->threads < 1) return ps_fail(err, PS_E_INTERNAL, "a scan needs a reader and a thread");
+    inputs_t in = {.lv = lv, .o = o, .inputs = inputs, .col = col, .leaf_counts = leaf_counts, .st = st,
+                   .n_inputs = n_inputs, .failed_at = n_inputs};
+    reader_arg_t *ra = calloc((size_t)readers, sizeof *ra);
+    pthread_t *tid = calloc((size_t)readers, sizeof *tid);
+    if (!ra || !tid) {
+        free(ra);
+        free(tid);
+        return ps_fail(err, PS_E_NOMEM, "out of memory");
+    }
+    if (pthread_mutex_init(&in.lock, NULL)) {
+        free(ra);
+        free(tid);
+        return ps_fail(err, PS_E_INTERNAL, "cannot create a mutex");
+    }
+    int rc = PS_OK, started = 0;
+    if (!(in.pool = hts_tpool_init(o->threads))) rc = ps_fail(err, PS_E_INTERNAL, "cannot start %d threads", o->threads);
+    for (int j = 0; rc == PS_OK && j < readers; j++) {
+        ra[j] = (reader_arg_t){.in = &in, .e = engines[j]};
+        if (pthread_create(&tid[j], NULL, reader_main, &ra[j])) {
+            /* The readers already started read every input between them. */
+            if (!started) rc = ps_fail(err, PS_E_INTERNAL, "cannot start a reading thread");
+            break;
+        }
+        started++;
+    }
+    for (int j = 0; j < started; j++) pthread_join(tid[j], NULL);
+    if (rc == PS_OK && in.failed_at < n_inputs) {
+        *err = in.err;
+        rc = in.err.code;
+    }
+    if (in.pool) hts_tpool_destroy(in.pool);
+    pthread_mutex_destroy(&in.lock);
+    free(ra);
+    free(tid);
     return rc;
 }

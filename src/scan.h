@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <htslib/thread_pool.h>
+
 #include "leaves.h"
 #include "engine.h"
 #include "error.h"
@@ -78,7 +80,25 @@ int ps_scanner_new(ps_scanner_t **out, ps_engine_t *e, const ps_leaves_t *lv, co
 int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, const ps_record_sink_t *sink,
                    ps_scan_stats_t *st, ps_progress_fn progress, void *progress_ctx, ps_err_t *err);
 
+/* The same on a pool of o->threads threads that the caller owns and
+ * destroys after the scanner; several scanners may share it. */
+int ps_scanner_new_on(ps_scanner_t **out, ps_engine_t *e, const ps_leaves_t *lv, const ps_scan_opts_t *o,
+                      hts_tpool *pool, ps_err_t *err);
+
 void ps_scanner_free(ps_scanner_t *s);
+
+/* Several inputs at once: `readers` reading threads, each with its own
+ * scanner and engine (engines[0..readers)), share one pool of o->threads
+ * threads. They claim inputs in input order; input i's counts are added to
+ * leaf_counts + col[i] * lv->n_leaves (columns may repeat: a sample of
+ * several files) and its statistics go to st[i]. Each input's counts are
+ * exactly those of scanning it alone. On failure: the error of the first
+ * failed input in input order; inputs after it are not started (those
+ * under way finish). Memory: each reader's scanner buffers (above) and one
+ * array of counts. */
+int ps_scan_inputs(ps_engine_t *const *engines, int readers, const ps_leaves_t *lv, const ps_scan_opts_t *o,
+                   const char *const *inputs, int n_inputs, const size_t *col, uint64_t *leaf_counts,
+                   ps_scan_stats_t *st, ps_err_t *err);
 
 /* One input with a scanner of its own (tests, one-off scans). */
 int ps_scan_file(ps_engine_t *e, const ps_leaves_t *lv, const char *path, const ps_scan_opts_t *o,

@@ -376,6 +376,39 @@ else
     skip 2 data "PS_DATA has no $(basename "$ecoli"): gzip members"
 fi
 
+# Several inputs at once (-t 6: three reading threads): the same tables as
+# one input after another, for totals, --by-file and --samples; a failed
+# input is reported as the first failure in input order.
+awk -v seed=$RANDOM 'BEGIN { srand(seed); split("ACGTN", b, "")
+    for (f = 1; f <= 7; f++) {
+        out = "multi" f (f % 3 == 0 ? ".fq" : ".fa")
+        for (r = 1; r <= 1 + int(rand() * 30); r++) {
+            len = int(rand() * 20000); s = ""
+            for (i = 0; i < len; i++) s = s b[1 + int(rand() * (rand() < 0.01 ? 5 : 4))]
+            if (f % 3 == 0) { q = s; gsub(/./, "I", q); print "@m" f "_" r "\n" s "\n+\n" q > out }
+            else print ">m" f "_" r "\n" s > out
+        }
+        close(out)
+    }
+}'
+gzip multi2.fa
+multi="multi1.fa multi2.fa.gz multi3.fq multi4.fa multi5.fa multi6.fq multi7.fa"
+printf 'a\tmulti1.fa\nb\tmulti2.fa.gz\na\tmulti3.fq\nc\tmulti4.fa\nb\tmulti5.fa\nc\tmulti6.fq\nc\tmulti7.fa\n' >multi.samples
+for args in "" "--by-file" "--samples multi.samples" "-s forward --by-file"; do
+    # shellcheck disable=SC2086
+    case $args in --samples*) ins= ;; *) ins=$multi ;; esac
+    # shellcheck disable=SC2086
+    "$PROBESCAN" count -q -t 1 $args -p probes.tsv -o one.tsv $ins 2>err.txt
+    # shellcheck disable=SC2086
+    expect_ok "seven inputs three at a time${args:+ ($args)}" one.tsv count -q -t 6 --stats multi.json $args -p probes.tsv $ins
+    if grep -q '"readers": 3' multi.json; then ok; else bad "seven inputs at -t 6: --stats does not say 3 readers"; fi
+done
+cp cut.fa.gz multi_cut.fa.gz # big.fa, gzip, cut in half (above)
+expect_fail "a truncated input among seven, three at a time" multi_cut.fa.gz count -q -t 6 -p probes.tsv \
+    multi1.fa multi2.fa.gz multi3.fq multi_cut.fa.gz multi5.fa multi6.fq multi7.fa
+expect_fail "two failed inputs: the first in input order" multi_missing.fa count -q -t 6 -p probes.tsv \
+    multi1.fa multi_missing.fa multi3.fq multi4.fa multi_cut.fa.gz multi6.fq multi7.fa
+
 printf '@r1\nACGT\n+\nIIII\n@r2\nACGTA\n+\nIIII\n' >mismatch.fq
 expect_fail "FASTQ quality shorter than sequence" mismatch.fq count -p probes.tsv mismatch.fq
 printf '@r1\nACGT\n+\nIIIII\n' >longqual.fq

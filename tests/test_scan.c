@@ -123,6 +123,33 @@ START_TEST(test_thread_budget)
     ck_assert_ptr_nonnull(fq_only);
     ck_assert_int_eq(ps_scanner_run(s, fq, fq_only, NULL, NULL, NULL, NULL, &err), PS_OK);
     for (uint32_t l = 0; l < pr.a->n_leaves; l++) ck_assert_uint_eq(leaf[l], 2 * once[l] + fq_only[l]);
+
+    /* Several inputs at once, two reading threads on one pool, a column
+     * that two inputs share: each column what its inputs give alone. */
+    ps_engine_t *e2 = NULL;
+    ck_assert_int_eq(ps_cpu_engine_new(&e2, pr.a, ps_scan_workers(&so), &err), PS_OK);
+    ps_engine_t *engines[2] = {e, e2};
+    const char *four[] = {bgz, fq, bgz, fq};
+    const size_t col[] = {0, 1, 0, 2};
+    uint64_t *cols = calloc(3 * (size_t)pr.a->n_leaves, sizeof *cols);
+    ps_scan_stats_t st4[4];
+    ck_assert_ptr_nonnull(cols);
+    int rc = ps_scan_inputs(engines, 2, &pr.a->leaves, &so, four, 4, col, cols, st4, &err);
+    ck_assert_msg(rc == PS_OK, "ps_scan_inputs: %s", err.msg);
+    for (uint32_t l = 0; l < pr.a->n_leaves; l++) {
+        ck_assert_uint_eq(cols[l], 2 * once[l]);
+        ck_assert_uint_eq(cols[pr.a->n_leaves + l], fq_only[l]);
+        ck_assert_uint_eq(cols[2 * pr.a->n_leaves + l], fq_only[l]);
+    }
+    ck_assert_uint_eq(st4[0].in.symbols, st4[2].in.symbols);
+    ck_assert_uint_eq(st4[1].in.records, 20000);
+    /* A missing input: its error, the first in input order. */
+    const char *bad[] = {bgz, "no/such/first.fa", fq, "no/such/second.fa"};
+    rc = ps_scan_inputs(engines, 2, &pr.a->leaves, &so, bad, 4, col, cols, st4, &err);
+    ck_assert_int_lt(rc, 0);
+    ck_assert_msg(strstr(err.msg, "no/such/first.fa") != NULL, "%s", err.msg);
+    free(cols);
+    ps_engine_destroy(e2);
     ps_scanner_free(s);
     ps_engine_destroy(e);
     free(leaf);
