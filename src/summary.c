@@ -3,6 +3,9 @@
  * files through outfile.h. */
 #include "summary.h"
 
+#include <htslib/bgzf.h>
+#include <htslib/kstring.h>
+
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -137,21 +140,56 @@ static int read_table(summary_t *sm, const char *path, ps_err_t *err)
 
 /* Adds records and bases from a --stats file, per input named as --by-file
  * names its column (the file name without compression and format). */
+/* Decodes the JSON string starting just past its opening quote at s into
+ * out (count --stats escapes '"', '\\' and control bytes as \u00XX);
+ * returns the byte past its closing quote, or NULL when malformed. */
+static const char *json_string(const char *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && *s != '"'; s++) {
+        int ch = (unsigned char)*s;
+        if (ch == '\\') {
+            s++;
+            if (*s == 'u') {
+                unsigned v;
+                if (sscanf(s + 1, "%4x", &v) != 1 || v > 0xFF) return NULL;
+                ch = (int)v;
+                s += 4;
+            } else if (*s == 'n') ch = '\n';
+            else if (*s == 't') ch = '\t';
+            else if (*s == 'r') ch = '\r';
+            else if (*s == '"' || *s == '\\' || *s == '/') ch = (unsigned char)*s;
+            else return NULL;
+        }
+        if (n + 1 < cap) out[n++] = (char)ch;
+    }
+    out[n] = '\0';
+    return *s == '"' ? s + 1 : NULL;
+}
+
 static int read_stats(summary_t *sm, const char *path, ps_err_t *err)
 {
-    FILE *fp = fopen(path, "r");
+    /* Plain or compressed, lines of any length. */
+    BGZF *fp = bgzf_open(path, "r");
     if (!fp) return ps_fail(err, PS_E_IO, "%s: cannot open", path);
-    char line[8192];
-    while (fgets(line, sizeof line, fp)) {
+    kstring_t line = {0, 0, NULL};
+    char *file = NULL;
+    int rc = PS_OK, got;
+    while ((got = bgzf_getline(fp, '\n', &line)) >= 0) {
         /* count --stats writes one input per line: {"path": "...", ..., "records": N, "bases": N, ...} */
-        char *p = strstr(line, "{\"path\": \""), *r = strstr(line, "\"records\": "), *b = strstr(line, "\"bases\": ");
-        if (!p || !r || !b) continue;
-        p += 10;
-        char *q = strchr(p, '"');
-        if (!q) continue;
-        *q = '\0';
+        const char *p = strstr(line.s, "{\"path\": \"");
+        if (!p) continue;
+        char *grown = realloc(file, line.l + 1);
+        if (!grown) {
+            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+            break;
+        }
+        file = grown;
+        const char *rest = json_string(p + 10, file, line.l + 1);
+        const char *r = rest ? strstr(rest, "\"records\": ") : NULL, *b = rest ? strstr(rest, "\"bases\": ") : NULL;
+        if (!r || !b) continue;
         char name[PS_SAMPLE_NAME_MAX];
-        ps_sample_name(p, name, sizeof name);
+        ps_sample_name(file, name, sizeof name);
         for (size_t i = 0; i < sm->n_s; i++)
             if (!strcmp(sm->s[i].name, name)) {
                 sm->s[i].records += strtoull(r + 11, NULL, 10);
@@ -159,9 +197,11 @@ static int read_stats(summary_t *sm, const char *path, ps_err_t *err)
                 sm->s[i].have_stats = 1;
             }
     }
-    int bad = ferror(fp);
-    fclose(fp);
-    return bad ? ps_fail(err, PS_E_IO, "%s: read error", path) : PS_OK;
+    if (rc == PS_OK && got < -1) rc = ps_fail(err, PS_E_IO, "%s: read error", path);
+    free(file);
+    free(line.s);
+    if (bgzf_close(fp) < 0 && rc == PS_OK) rc = ps_fail(err, PS_E_IO, "%s: read error", path);
+    return rc;
 }
 
 /* Probes found, hits and the top probes of each sample; a count enters the

@@ -102,6 +102,16 @@ mkdir c d
 "$bin" summary -o c -s run.json m2.tsv
 if cmp -s a/probescan_samples_mqc.tsv c/probescan_samples_mqc.tsv; then ok "one --stats file of the matrix run"
 else bad "one --stats file: samples differ"; diff a/probescan_samples_mqc.tsv c/probescan_samples_mqc.tsv | head -5 >&2 || true; fi
+# The --stats file compressed, and inputs whose names JSON escapes (a quote
+# and a backslash): the same records and bases.
+cp brain.fa 'br"a\in.fa'
+"$bin" count -q -p probes.fa --by-file -o m3.tsv --stats run3.json liver.fa.gz 'br"a\in.fa' kidney.fa
+gzip run3.json
+mkdir e
+"$bin" summary -o e -s run3.json.gz m3.tsv
+if [ "$(grep -v '^#' e/probescan_samples_mqc.tsv | sed 's/^br"a\\in\t/brain\t/')" = "$(grep -v '^#' a/probescan_samples_mqc.tsv)" ]; then
+    ok "a gzip --stats file, a quote and a backslash in an input's name"
+else bad "a gzip --stats file with escaped names: $(grep -v '^#' e/probescan_samples_mqc.tsv | head -3)"; fi
 "$bin" summary -o d -s liver.json m2.tsv 2> warn
 if grep -q "warning: no input of the --stats files is named 'brain'" warn && [ "$(wc -l < warn)" = 1 ] &&
     [ "$(grep -v '^#' d/probescan_samples_mqc.tsv | head -1)" = "$(printf 'Sample\tProbes found\tProbes\tHits')" ]; then
