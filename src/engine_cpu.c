@@ -169,23 +169,8 @@ static int cpu_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_
         uint64_t to = j + 1 < c->n_rec ? c->rec_pos[j + 1] : c->n;
         uint32_t nt = walk_touch(a, c, c->rec_pos[j], to, dense, touched, 0);
         if (!nt) continue;
-        if (h->n_span == h->cap_span) {
-            uint32_t cap = h->cap_span ? h->cap_span * 2 : 64;
-            ps_rec_span_t *sp = realloc(h->span, cap * sizeof *sp);
-            if (!sp) return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
-            h->span = sp;
-            h->cap_span = cap;
-        }
-        if (h->n_hit + nt > h->cap_hit) {
-            uint64_t cap = h->cap_hit ? h->cap_hit : 1024;
-            while (cap < h->n_hit + nt) cap *= 2;
-            uint32_t *lf = realloc(h->leaf, cap * sizeof *lf);
-            if (lf) h->leaf = lf;
-            uint64_t *ct = realloc(h->count, cap * sizeof *ct);
-            if (ct) h->count = ct;
-            if (!lf || !ct) return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
-            h->cap_hit = cap;
-        }
+        int rc = ps_rec_hits_reserve(h, nt, err);
+        if (rc < 0) return rc;
         h->span[h->n_span++] = (ps_rec_span_t){j, (uint32_t)h->n_hit, nt};
         for (uint32_t i = 0; i < nt; i++) {
             h->leaf[h->n_hit] = touched[i];

@@ -113,28 +113,6 @@ static int cmp_u32(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-static int grow_hits(ps_rec_hits_t *h, uint64_t want, ps_err_t *err)
-{
-    if (h->n_span == h->cap_span) {
-        uint32_t cap = h->cap_span ? h->cap_span * 2 : 64;
-        ps_rec_span_t *sp = realloc(h->span, cap * sizeof *sp);
-        if (!sp) return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
-        h->span = sp;
-        h->cap_span = cap;
-    }
-    if (want > h->cap_hit) {
-        uint64_t cap = h->cap_hit ? h->cap_hit : 1024;
-        while (cap < want) cap *= 2;
-        uint32_t *lf = realloc(h->leaf, cap * sizeof *lf);
-        if (lf) h->leaf = lf;
-        uint64_t *ct = realloc(h->count, cap * sizeof *ct);
-        if (ct) h->count = ct;
-        if (!lf || !ct) return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
-        h->cap_hit = cap;
-    }
-    return PS_OK;
-}
-
 /* Per record: the hits listed, sorted, and counted by runs; no per-leaf
  * array, so memory follows the hits, not the probes. */
 static int kmer_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_rec_hits_t *h, ps_err_t *err)
@@ -153,7 +131,7 @@ static int kmer_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps
         qsort(list->leaf, list->n, sizeof *list->leaf, cmp_u32);
         uint32_t distinct = 1;
         for (size_t i = 1; i < list->n; i++) distinct += list->leaf[i] != list->leaf[i - 1];
-        int rc = grow_hits(h, h->n_hit + distinct, err);
+        int rc = ps_rec_hits_reserve(h, distinct, err);
         if (rc < 0) return rc;
         h->span[h->n_span++] = (ps_rec_span_t){j, (uint32_t)h->n_hit, distinct};
         for (size_t i = 0; i < list->n;) {

@@ -117,6 +117,28 @@ int ps_chunk_record(ps_chunk_t *c, uint64_t ordinal, const char *name, uint32_t 
     return ps_chunk_restart(c);
 }
 
+int ps_rec_hits_reserve(ps_rec_hits_t *h, uint64_t hits, ps_err_t *err)
+{
+    if (h->n_span == h->cap_span) {
+        uint32_t cap = h->cap_span ? h->cap_span * 2 : 64;
+        ps_rec_span_t *sp = realloc(h->span, cap * sizeof *sp);
+        if (!sp) return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
+        h->span = sp;
+        h->cap_span = cap;
+    }
+    if (h->n_hit + hits > h->cap_hit) {
+        uint64_t cap = h->cap_hit ? h->cap_hit : 1024;
+        while (cap < h->n_hit + hits) cap *= 2;
+        uint32_t *lf = realloc(h->leaf, cap * sizeof *lf);
+        if (lf) h->leaf = lf;
+        uint64_t *ct = realloc(h->count, cap * sizeof *ct);
+        if (ct) h->count = ct;
+        if (!lf || !ct) return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
+        h->cap_hit = cap;
+    }
+    return PS_OK;
+}
+
 void ps_rec_hits_free(ps_rec_hits_t *h)
 {
     free(h->span);

@@ -136,6 +136,8 @@ typedef struct {
     uint64_t n_hit, cap_hit;
 } ps_rec_hits_t;
 
+/* Room for one more span and `hits` more hits. */
+int ps_rec_hits_reserve(ps_rec_hits_t *h, uint64_t hits, ps_err_t *err);
 void ps_rec_hits_free(ps_rec_hits_t *h);
 
 #ifdef __cplusplus
