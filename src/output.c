@@ -1,7 +1,6 @@
 #include "output.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,35 +20,162 @@ static int write_error(FILE *f, ps_err_t *err)
     return PS_OK;
 }
 
+/* Rows are put together in a buffer and written a large piece at a time:
+ * an fprintf for each field was most of the time a million rows took. */
+#define ROWS_BUF (256 * 1024)
+
+typedef struct {
+    FILE *f;
+    char *buf;
+    size_t len, cap;
+    int failed;  /* a write failed (ferror(f) says so too) */
+} rows_t;
+
+static int rows_init(rows_t *o, FILE *f)
+{
+    *o = (rows_t){.f = f, .cap = ROWS_BUF};
+    o->buf = malloc(o->cap);
+    return o->buf ? 0 : -1;
+}
+
+static void rows_flush(rows_t *o)
+{
+    if (o->len && !o->failed && fwrite(o->buf, 1, o->len, o->f) != o->len) o->failed = 1;
+    o->len = 0;
+}
+
+/* Room for n more bytes, where the next row goes: what the buffer holds is
+ * written out first when needed, and a row longer than the buffer grows
+ * it. NULL when out of memory. */
+static char *rows_room(rows_t *o, size_t n)
+{
+    if (n <= o->cap - o->len) return o->buf + o->len;
+    rows_flush(o);
+    if (n > o->cap) {
+        char *b = realloc(o->buf, n);
+        if (!b) return NULL;
+        o->buf = b;
+        o->cap = n;
+    }
+    return o->buf;
+}
+
+/* The row that ends at end is complete. */
+static void rows_done(rows_t *o, const char *end) { o->len = (size_t)(end - o->buf); }
+
+/* Room a row needs for a count: 20 digits at most, and its tab. */
+#define COUNT_ROOM 21
+
+static char *put_str(char *d, const char *s, size_t n)
+{
+    memcpy(d, s, n);
+    return d + n;
+}
+
+/* "00" to "99": put_u64 writes two digits a division. */
+static const char digit_pairs[201] =
+    "0001020304050607080910111213141516171819"
+    "2021222324252627282930313233343536373839"
+    "4041424344454647484950515253545556575859"
+    "6061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* v in decimal, as "%" PRIu64 writes it. */
+static char *put_u64(char *d, uint64_t v)
+{
+    if (v < 10) {
+        *d = (char)('0' + v);
+        return d + 1;
+    }
+    char tmp[20], *end = tmp + sizeof tmp, *q = end;
+    while (v >= 100) {
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10) {
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * v, 2);
+    } else {
+        *--q = (char)('0' + v);
+    }
+    return put_str(d, q, (size_t)(end - q));
+}
+
+/* Name, tab, sequence: the start of every row. */
+static char *put_probe(char *d, const ps_probes_t *p, uint32_t i, size_t name_len)
+{
+    d = put_str(d, p->name[i], name_len);
+    *d++ = '\t';
+    return put_str(d, p->seq[i], (size_t)p->k);
+}
+
+/* Writes out what is left and frees the buffer; then rc when it is an
+ * error, else what the stream's error flag says (every failed write sets
+ * it). */
+static int rows_end(rows_t *o, int rc, ps_err_t *err)
+{
+    rows_flush(o);
+    free(o->buf);
+    if (rc < 0) return rc;
+    return write_error(o->f, err);
+}
+
 int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv,
                     const uint64_t *leaf_counts, ps_err_t *err)
 {
     int strands = lv->both_strands;
-    ps_table_write_header(f, PS_TABLE_TOTALS, strands, NULL, 0);
-    for (uint32_t i = 0; i < p->n; i++) {
+    rows_t o;
+    if (rows_init(&o, f)) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    if (ps_table_write_header(f, PS_TABLE_TOTALS, strands, NULL, 0) < 0) o.failed = 1;
+    int rc = PS_OK;
+    for (uint32_t i = 0; i < p->n && !o.failed; i++) {
         uint64_t rv, fw = probe_counts(lv, leaf_counts, i, &rv);
-        if (strands) {
-            fprintf(f, "%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", p->name[i], p->seq[i], fw + rv, fw, rv);
-        } else {
-            fprintf(f, "%s\t%s\t%" PRIu64 "\n", p->name[i], p->seq[i], fw);
+        size_t name_len = strlen(p->name[i]);
+        char *d = rows_room(&o, name_len + (size_t)p->k + 2 + 3 * COUNT_ROOM);
+        if (!d) {
+            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+            break;
         }
+        d = put_probe(d, p, i, name_len);
+        *d++ = '\t';
+        d = put_u64(d, fw + rv);
+        if (strands) {
+            *d++ = '\t';
+            d = put_u64(d, fw);
+            *d++ = '\t';
+            d = put_u64(d, rv);
+        }
+        *d++ = '\n';
+        rows_done(&o, d);
     }
-    return write_error(f, err);
+    return rows_end(&o, rc, err);
 }
 
 int ps_write_matrix(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv, const uint64_t *leaf_counts,
                     const char *const *cols, int n_cols, ps_err_t *err)
 {
-    ps_table_write_header(f, PS_TABLE_BYFILE, 0, cols, (size_t)n_cols);
-    for (uint32_t i = 0; i < p->n; i++) {
-        fprintf(f, "%s\t%s", p->name[i], p->seq[i]);
+    rows_t o;
+    if (rows_init(&o, f)) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    if (ps_table_write_header(f, PS_TABLE_BYFILE, 0, cols, (size_t)n_cols) < 0) o.failed = 1;
+    int rc = PS_OK;
+    for (uint32_t i = 0; i < p->n && !o.failed; i++) {
+        size_t name_len = strlen(p->name[i]);
+        char *d = rows_room(&o, name_len + (size_t)p->k + 2 + (size_t)n_cols * COUNT_ROOM);
+        if (!d) {
+            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+            break;
+        }
+        d = put_probe(d, p, i, name_len);
         for (int c = 0; c < n_cols; c++) {
             uint64_t rv, fw = probe_counts(lv, leaf_counts + (size_t)c * lv->n_leaves, i, &rv);
-            fprintf(f, "\t%" PRIu64, fw + rv);
+            *d++ = '\t';
+            d = put_u64(d, fw + rv);
         }
-        fputc('\n', f);
+        *d++ = '\n';
+        rows_done(&o, d);
     }
-    return write_error(f, err);
+    return rows_end(&o, rc, err);
 }
 
 struct ps_record_writer {
@@ -66,6 +192,7 @@ struct ps_record_writer {
     char *name;
     size_t name_cap;
     const char *input;
+    rows_t out;            /* the rows of the record being written */
 };
 
 void ps_record_writer_input(ps_record_writer_t *w, const char *input) { w->input = input; }
@@ -79,6 +206,7 @@ void ps_record_writer_free(ps_record_writer_t *w)
     free(w->touched);
     free(w->rows);
     free(w->name);
+    free(w->out.buf);
     free(w);
 }
 
@@ -98,7 +226,8 @@ int ps_record_writer_new(ps_record_writer_t **out, FILE *f, const ps_probes_t *p
     w->acc = calloc(lv->n_leaves, sizeof(uint64_t));
     w->touched = malloc((size_t)lv->n_leaves * sizeof(uint32_t));
     w->rows = malloc((size_t)p->n * strands * sizeof(uint32_t));
-    if (!w->leaf_start || !w->leaf_probe || !w->acc || !w->touched || !w->rows) {
+    int no_out = rows_init(&w->out, f);
+    if (!w->leaf_start || !w->leaf_probe || !w->acc || !w->touched || !w->rows || no_out) {
         ps_record_writer_free(w);
         return ps_fail(err, PS_E_NOMEM, "out of memory for the per-record table");
     }
@@ -137,20 +266,42 @@ int ps_record_writer_flush(ps_record_writer_t *w, ps_err_t *err)
         for (uint32_t j = w->leaf_start[l]; j < w->leaf_start[l + 1]; j++) w->rows[n++] = w->leaf_probe[j];
     }
     qsort(w->rows, n, sizeof *w->rows, cmp_u32);
-    for (uint32_t j = 0; j < n; j++) {
+    rows_t *o = &w->out;
+    size_t input_len = strlen(w->input), rec_len = strlen(w->name);
+    int rc = PS_OK;
+    for (uint32_t j = 0; j < n && !o->failed; j++) {
         uint32_t i = w->rows[j];
         if (j && i == w->rows[j - 1]) continue; /* hit on both strands */
         uint64_t rv, fw = probe_counts(lv, w->acc, i, &rv);
-        if (lv->both_strands) {
-            fprintf(w->f, "%s\t%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", w->input, w->name, w->p->name[i], w->p->seq[i],
-                    fw + rv, fw, rv);
-        } else {
-            fprintf(w->f, "%s\t%s\t%s\t%s\t%" PRIu64 "\n", w->input, w->name, w->p->name[i], w->p->seq[i], fw);
+        size_t name_len = strlen(w->p->name[i]);
+        char *d = rows_room(o, input_len + rec_len + name_len + (size_t)w->p->k + 4 + 3 * COUNT_ROOM);
+        if (!d) {
+            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+            break;
         }
+        d = put_str(d, w->input, input_len);
+        *d++ = '\t';
+        d = put_str(d, w->name, rec_len);
+        *d++ = '\t';
+        d = put_probe(d, w->p, i, name_len);
+        *d++ = '\t';
+        d = put_u64(d, fw + rv);
+        if (lv->both_strands) {
+            *d++ = '\t';
+            d = put_u64(d, fw);
+            *d++ = '\t';
+            d = put_u64(d, rv);
+        }
+        *d++ = '\n';
+        rows_done(o, d);
     }
     for (uint32_t t = 0; t < w->n_touched; t++) w->acc[w->touched[t]] = 0;
     w->n_touched = 0;
     w->have = 0;
+    /* The record's rows go to the stream now, so that it is complete
+     * whenever the caller commits or stops. */
+    rows_flush(o);
+    if (rc < 0) return rc;
     return write_error(w->f, err);
 }
 

@@ -2,67 +2,250 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <htslib/bgzf.h>
-#include <htslib/kstring.h>
 
-/* Raw probes as read, before the alphabet is known. */
+/* encode() turns arrays of offsets into arrays of pointers in place. */
+_Static_assert(sizeof(size_t) == sizeof(char *), "an offset and a pointer take the same room");
+
+/* A growing block of NUL-terminated strings, back to back. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+} text_t;
+
+/* Room for extra more bytes. */
+static int text_reserve(text_t *t, size_t extra)
+{
+    if (extra <= t->cap - t->len) return 0;
+    size_t cap = t->cap ? t->cap : 1 << 16;
+    while (cap - t->len < extra) {
+        if (cap > SIZE_MAX / 2) return -1;
+        cap *= 2;
+    }
+    char *s = realloc(t->s, cap);
+    if (!s) return -1;
+    t->s = s;
+    t->cap = cap;
+    return 0;
+}
+
+/* Raw probes as read, before the alphabet is known. Names and sequences
+ * live in two blocks, not a malloc each (which was most of the time a
+ * million probes took to load); the sequences alone in theirs, so that the
+ * checks below run over one block. Offsets, not pointers: the blocks move
+ * as they grow. */
 typedef struct {
     uint32_t n, cap;
-    char **name, **seq;
+    size_t *name_at, *seq_at;
     uint64_t *line;
+    text_t names, seqs;
 } raw_t;
 
 static void raw_free(raw_t *r)
 {
-    for (uint32_t i = 0; i < r->n; i++) {
-        free(r->name[i]);
-        free(r->seq[i]);
-    }
-    free(r->name);
-    free(r->seq);
+    free(r->name_at);
+    free(r->seq_at);
     free(r->line);
+    free(r->names.s);
+    free(r->seqs.s);
 }
 
+/* Sequences follow each other in seqs, so each ends where the next starts. */
+static size_t raw_seq_len(const raw_t *r, uint32_t i)
+{
+    size_t end = i + 1 < r->n ? r->seq_at[i + 1] : r->seqs.len;
+    return end - r->seq_at[i] - 1;
+}
+
+/* A slot for one more probe. */
+static int raw_grow(raw_t *r)
+{
+    if (r->n < r->cap) return 0;
+    if (r->cap > UINT32_MAX / 2) return -1;
+    uint32_t cap = r->cap ? r->cap * 2 : 256;
+    size_t *na = realloc(r->name_at, cap * sizeof *na);
+    if (na) r->name_at = na;
+    size_t *sa = realloc(r->seq_at, cap * sizeof *sa);
+    if (sa) r->seq_at = sa;
+    uint64_t *nl = realloc(r->line, cap * sizeof *nl);
+    if (nl) r->line = nl;
+    if (!na || !sa || !nl) return -1;
+    r->cap = cap;
+    return 0;
+}
+
+/* isspace() of the C locale, the one this program runs in. */
+static inline int space_byte(unsigned char c) { return c == ' ' || (unsigned char)(c - '\t') < 5; }
+
+/* Copies the bytes of s that are not whitespace to d; returns how many.
+ * Sequences rarely hold any: a scan the compiler vectorises, and memcpy. */
+static size_t copy_nonspace(char *d, const char *s, size_t len)
+{
+    int any = 0;
+    for (size_t j = 0; j < len; j++) any |= space_byte((unsigned char)s[j]);
+    if (!any) {
+        memmove(d, s, len);
+        return len;
+    }
+    size_t o = 0;
+    for (size_t j = 0; j < len; j++)
+        if (!space_byte((unsigned char)s[j])) d[o++] = s[j];
+    return o;
+}
+
+/* Appends s[0 .. len) and a NUL to t; the offset where it starts. */
+static size_t text_put(text_t *t, const char *s, size_t len)
+{
+    size_t at = t->len;
+    memcpy(t->s + at, s, len);
+    t->s[at + len] = '\0';
+    t->len += len + 1;
+    return at;
+}
+
+/* A new probe with this name and an empty sequence, which raw_append can
+ * extend: it ends seqs. */
 static int raw_add(raw_t *r, const char *name, size_t name_len, uint64_t line)
 {
-    if (r->n == r->cap) {
-        uint32_t cap = r->cap ? r->cap * 2 : 256;
-        char **nn = realloc(r->name, cap * sizeof *nn);
-        if (nn) r->name = nn;
-        char **ns = realloc(r->seq, cap * sizeof *ns);
-        if (ns) r->seq = ns;
-        uint64_t *nl = realloc(r->line, cap * sizeof *nl);
-        if (nl) r->line = nl;
-        if (!nn || !ns || !nl) return -1;
-        r->cap = cap;
-    }
-    r->name[r->n] = strndup(name, name_len);
-    r->seq[r->n] = strdup("");
-    r->line[r->n] = line;
-    if (!r->name[r->n] || !r->seq[r->n]) {
-        free(r->name[r->n]);
-        free(r->seq[r->n]);
+    if (raw_grow(r) || name_len == SIZE_MAX || text_reserve(&r->names, name_len + 1) || text_reserve(&r->seqs, 1))
         return -1;
-    }
-    r->n++;
+    uint32_t i = r->n++;
+    r->name_at[i] = text_put(&r->names, name, name_len);
+    r->seq_at[i] = text_put(&r->seqs, "", 0);
+    r->line[i] = line;
     return 0;
 }
 
-/* Appends the non-whitespace bytes of s to probe i. */
-static int raw_append(raw_t *r, uint32_t i, const char *s, size_t len)
+/* Appends s to the last probe's sequence as it is: drop_spaces() takes out
+ * whitespace later, in one pass over all sequences, and only when there is
+ * any. */
+static int raw_append(raw_t *r, const char *s, size_t len)
 {
-    size_t old = strlen(r->seq[i]);
-    char *p = realloc(r->seq[i], old + len + 1);
-    if (!p) return -1;
-    size_t o = old;
-    for (size_t j = 0; j < len; j++)
-        if (!isspace((unsigned char)s[j])) p[o++] = s[j];
-    p[o] = '\0';
-    r->seq[i] = p;
+    if (text_reserve(&r->seqs, len)) return -1;
+    /* Write over the sequence's NUL, the last byte of seqs, and end it again. */
+    char *d = r->seqs.s + r->seqs.len - 1;
+    memcpy(d, s, len);
+    d[len] = '\0';
+    r->seqs.len += len;
     return 0;
+}
+
+/* Takes whitespace out of every sequence. */
+static void drop_spaces(raw_t *r)
+{
+    char *t = r->seqs.s;
+    size_t w = 0;
+    for (uint32_t i = 0; i < r->n; i++) {
+        size_t from = r->seq_at[i], end = i + 1 < r->n ? r->seq_at[i + 1] : r->seqs.len;
+        r->seq_at[i] = w;
+        w += copy_nonspace(t + w, t + from, end - from - 1);
+        t[w++] = '\0';
+    }
+    r->seqs.len = w;
+}
+
+/* A probe named by its own sequence (a line without a tab): the sequence
+ * without whitespace, and that as its name. */
+static int raw_add_unnamed(raw_t *r, const char *s, size_t len, uint64_t line)
+{
+    if (raw_grow(r) || len == SIZE_MAX || text_reserve(&r->seqs, len + 1) || text_reserve(&r->names, len + 1))
+        return -1;
+    uint32_t i = r->n++;
+    char *seq = r->seqs.s + r->seqs.len;
+    size_t o = copy_nonspace(seq, s, len);
+    seq[o] = '\0';
+    r->seq_at[i] = r->seqs.len;
+    r->seqs.len += o + 1;
+    r->name_at[i] = text_put(&r->names, seq, o);
+    r->line[i] = line;
+    return 0;
+}
+
+/* The lines of a probe file. bgzf_getline looks for the line end a byte at
+ * a time; this takes each block htslib decompresses whole and splits it
+ * with memchr. The blocks are the same, and are taken only once the lines
+ * before them are handled, so a damaged file fails after the same line. */
+typedef struct {
+    BGZF *fp;
+    char *buf;        /* read, not yet handed out: buf[at .. len) */
+    size_t at, len, cap;
+    size_t scanned;   /* buf[at .. scanned) holds no '\n' */
+    int eof;
+    int nul;          /* a NUL byte was read: lines must be checked for one */
+} lines_t;
+
+/* The next line, without its '\n', at *s (*n bytes; valid until the next
+ * call): 1; 0 at the end; -1 on a read error; -2 out of memory. */
+static int next_line(lines_t *L, char **s, size_t *n)
+{
+    for (;;) {
+        char *nl = L->scanned < L->len ? memchr(L->buf + L->scanned, '\n', L->len - L->scanned) : NULL;
+        if (nl) {
+            *s = L->buf + L->at;
+            *n = (size_t)(nl - *s);
+            L->at = L->scanned = (size_t)(nl - L->buf) + 1;
+            return 1;
+        }
+        L->scanned = L->len;
+        if (L->eof) {
+            /* A last line without '\n'. */
+            if (L->at == L->len) return 0;
+            *s = L->buf + L->at;
+            *n = L->len - L->at;
+            L->at = L->len;
+            return 1;
+        }
+        int avail = L->fp->block_length - L->fp->block_offset;
+        if (avail <= 0) {
+            if (bgzf_read_block(L->fp) != 0) {
+                /* What was read of a line before a block that fails is a
+                 * line, and the failure comes with the next call: so does
+                 * bgzf_getline in htslib 1.16 (later versions fail at once),
+                 * and the message names the line it named. */
+                if (L->at == L->len) return -1;
+                *s = L->buf + L->at;
+                *n = L->len - L->at;
+                L->at = L->scanned = L->len;
+                return 1;
+            }
+            if (L->fp->block_length == 0) L->eof = 1;
+            continue;
+        }
+        /* Keep only the unfinished line, then add the block. */
+        if (L->at) {
+            memmove(L->buf, L->buf + L->at, L->len - L->at);
+            L->len -= L->at;
+            L->scanned -= L->at;
+            L->at = 0;
+        }
+        if ((size_t)avail > L->cap - L->len) {
+            size_t cap = L->cap ? L->cap : 1 << 17;
+            while (cap - L->len < (size_t)avail) {
+                if (cap > SIZE_MAX / 2) return -2;
+                cap *= 2;
+            }
+            char *b = realloc(L->buf, cap);
+            if (!b) return -2;
+            L->buf = b;
+            L->cap = cap;
+        }
+        /* Within the current block: a copy, never a read that could fail. */
+        if (bgzf_read(L->fp, L->buf + L->len, (size_t)avail) != avail) return -1;
+        if (!L->nul && memchr(L->buf + L->len, '\0', (size_t)avail)) L->nul = 1;
+        L->len += (size_t)avail;
+    }
+}
+
+/* Bytes up to the first space or tab, as strcspn(s, " \t") on a string of n. */
+static size_t word_len(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && s[i] != ' ' && s[i] != '\t') i++;
+    return i;
 }
 
 static int read_raw(raw_t *r, const char *path, ps_err_t *err)
@@ -71,146 +254,240 @@ static int read_raw(raw_t *r, const char *path, ps_err_t *err)
     if (!fp)
         return ps_fail(err, PS_E_IO, "%s: cannot open probe file: %s", path,
                        errno ? strerror(errno) : "unknown error");
-    kstring_t ks = {0, 0, NULL};
+    lines_t L = {.fp = fp};
     int fasta = -1, rc = PS_OK, got;
     uint64_t line = 0;
-    while ((got = bgzf_getline(fp, '\n', &ks)) >= 0) {
+    char *s;
+    size_t len;
+    while ((got = next_line(&L, &s, &len)) > 0) {
         line++;
         /* A UTF-8 byte-order mark (editors on Windows write one) is not text. */
-        if (line == 1 && ks.l >= 3 && !memcmp(ks.s, "\xef\xbb\xbf", 3)) {
-            memmove(ks.s, ks.s + 3, ks.l - 2);
-            ks.l -= 3;
+        if (line == 1 && len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) {
+            s += 3;
+            len -= 3;
         }
-        size_t len = ks.l;
-        while (len && (ks.s[len - 1] == '\r' || ks.s[len - 1] == ' ')) len--;
-        ks.s[len] = '\0';
-        if (memchr(ks.s, '\0', len)) {
+        while (len && (s[len - 1] == '\r' || s[len - 1] == ' ')) len--;
+        if (L.nul && memchr(s, '\0', len)) {
             rc = ps_fail(err, PS_E_FORMAT, "%s: line %llu: binary data in probe file", path,
                          (unsigned long long)line);
             break;
         }
         if (fasta < 0) {
-            if (len == 0 || ks.s[0] == '#') continue;
-            fasta = ks.s[0] == '>';
+            if (len == 0 || s[0] == '#') continue;
+            fasta = s[0] == '>';
         }
         if (fasta) {
-            if (ks.s[0] == '>') {
-                const char *name = ks.s + 1;
-                size_t nl = strcspn(name, " \t");
-                if (raw_add(r, name, nl, line)) { rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes"); break; }
+            if (len && s[0] == '>') {
+                if (raw_add(r, s + 1, word_len(s + 1, len - 1), line)) { rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes"); break; }
             } else if (len) {
                 if (r->n == 0) { rc = ps_fail(err, PS_E_FORMAT, "%s: line %llu: sequence before the first '>' header", path, (unsigned long long)line); break; }
-                if (raw_append(r, r->n - 1, ks.s, len)) { rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes"); break; }
+                if (raw_append(r, s, len)) { rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes"); break; }
             }
         } else {
-            if (len == 0 || ks.s[0] == '#') continue;
-            char *tab = memchr(ks.s, '\t', len);
-            const char *name = ks.s, *seq = ks.s;
-            size_t name_len = len, seq_len = len;
+            if (len == 0 || s[0] == '#') continue;
+            const char *tab = memchr(s, '\t', len);
+            int bad;
             if (tab) {
-                name_len = (size_t)(tab - ks.s);
-                seq = tab + 1;
-                seq_len = strcspn(seq, "\t");
+                /* name<TAB>seq; a further tab ends the sequence. */
+                const char *seq = tab + 1;
+                const char *end = memchr(seq, '\t', len - (size_t)(seq - s));
+                size_t seq_len = end ? (size_t)(end - seq) : len - (size_t)(seq - s);
+                bad = raw_add(r, s, (size_t)(tab - s), line) || raw_append(r, seq, seq_len);
+            } else {
+                /* The name is the sequence, without surrounding blanks. */
+                bad = raw_add_unnamed(r, s, len, line);
             }
-            if (raw_add(r, name, name_len, line) || raw_append(r, r->n - 1, seq, seq_len)) {
+            if (bad) {
                 rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes");
                 break;
             }
-            if (!tab) { /* the name is the sequence, without surrounding blanks */
-                free(r->name[r->n - 1]);
-                r->name[r->n - 1] = strdup(r->seq[r->n - 1]);
-                if (!r->name[r->n - 1]) { rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes"); break; }
-            }
         }
     }
-    if (rc == PS_OK && got < -1)
+    if (rc == PS_OK && got == -1)
         rc = ps_fail(err, PS_E_IO, "%s: read error or truncated file after line %llu", path,
                      (unsigned long long)line);
-    free(ks.s);
+    if (rc == PS_OK && got == -2) rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes");
+    free(L.buf);
     if (bgzf_close(fp) < 0 && rc == PS_OK) rc = ps_fail(err, PS_E_IO, "%s: error closing probe file", path);
     return rc;
 }
 
-/* IUPAC codes for more than one base. */
-static int iupac_degenerate(int c) { return c && strchr("RYSWKMBDHVNryswkmbdhvn", c) != NULL; }
+/* 1 when every byte of text is A, C, G, T or U in either case, or a NUL
+ * (the ends of the strings in a text_t); so also when there is no
+ * whitespace. Only letters turn into one of those under & 0xDF. The byte is
+ * one of them when one of its XORs with them is 0: a minimum, which the
+ * compiler vectorises (comparisons it turns into a bit test), so that a
+ * million probes are checked in a few milliseconds. */
+static int only_acgtu(const char *text, size_t n)
+{
+    static const unsigned char want[5] = {'A', 'C', 'G', 'T', 'U'};
+    const unsigned char *s = (const unsigned char *)text;
+    unsigned char bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char u = s[i] & 0xDF, m = s[i];
+        for (int w = 0; w < 5; w++) {
+            unsigned char x = u ^ want[w];
+            m = x < m ? x : m;
+        }
+        bad |= m;
+    }
+    return !bad;
+}
+
+/* How infer_alphabet sees a byte: one of A C G T U, a degenerate IUPAC code
+ * (more than one base), or anything else (0). */
+enum { CLS_ACGTU = 1, CLS_IUPAC = 2 };
 
 /* -a auto: DNA when every probe looks like DNA, that is when at least 90%
  * of its letters are A, C, G, T or U and the rest IUPAC codes; else
  * protein. A choice the probes do not agree on is described in note, for
  * the user; a degenerate DNA probe is an error until such probes are
- * counted, rather than silently turning the whole set into peptides. */
-static int infer_alphabet(const raw_t *r, const char *src, ps_alpha_t *alpha, char *note, size_t note_len,
-                          ps_err_t *err)
+ * counted, rather than silently turning the whole set into peptides.
+ * acgtu: only_acgtu() of all sequences. */
+static int infer_alphabet(const raw_t *r, int acgtu, const char *src, ps_alpha_t *alpha, char *note,
+                          size_t note_len, ps_err_t *err)
 {
+    /* The usual case, at the speed of one pass: nothing but ACGTU, and no
+     * probe empty (that one would not look like DNA). */
+    uint32_t i = 0;
+    while (acgtu && i < r->n && raw_seq_len(r, i) > 0) i++;
+    if (acgtu && i == r->n) {
+        *alpha = PS_DNA;
+        return PS_OK;
+    }
+    uint8_t cls[256] = {0};
+    for (const char *c = "ACGTUacgtu"; *c; c++) cls[(unsigned char)*c] = CLS_ACGTU;
+    for (const char *c = "RYSWKMBDHVNryswkmbdhvn"; *c; c++) cls[(unsigned char)*c] = CLS_IUPAC;
     uint32_t n_dna = 0, first_dna = UINT32_MAX, first_other = UINT32_MAX, first_degenerate = UINT32_MAX;
     char degenerate_letter = 0;
-    for (uint32_t i = 0; i < r->n; i++) {
-        size_t acgt = 0, iupac = 0, other = 0;
-        char first_iupac = 0;
-        for (const char *s = r->seq[i]; *s; s++) {
-            if (strchr("ACGTUacgtu", *s)) acgt++;
-            else if (iupac_degenerate(*s)) {
-                if (!iupac++) first_iupac = *s;
-            } else other++;
+    for (i = 0; i < r->n; i++) {
+        const unsigned char *s = (const unsigned char *)r->seqs.s + r->seq_at[i];
+        size_t len = raw_seq_len(r, i), acgt = 0, iupac = 0;
+        for (size_t j = 0; j < len; j++) {
+            acgt += cls[s[j]] & CLS_ACGTU;
+            iupac += cls[s[j]] >> 1;
         }
-        size_t len = acgt + iupac + other;
+        size_t other = len - acgt - iupac;
         if (!other && len && acgt * 10 >= len * 9) {
             n_dna++;
             if (first_dna == UINT32_MAX) first_dna = i;
             if (iupac && first_degenerate == UINT32_MAX) {
                 first_degenerate = i;
-                degenerate_letter = first_iupac;
+                size_t j = 0;
+                while (cls[s[j]] != CLS_IUPAC) j++;
+                degenerate_letter = (char)s[j];
             }
         } else if (first_other == UINT32_MAX) {
             first_other = i;
         }
     }
+    const char *names = r->names.s;
     *alpha = n_dna == r->n ? PS_DNA : PS_PROTEIN;
     if (*alpha == PS_DNA && first_degenerate != UINT32_MAX)
         return ps_fail(err, PS_E_FORMAT,
                        "%s: line %llu: probe '%s' is DNA with the IUPAC code '%c'; degenerate probes are not "
                        "counted yet: list its expansions as probes (or give -a protein to count letters as peptides)",
-                       src, (unsigned long long)r->line[first_degenerate], r->name[first_degenerate],
+                       src, (unsigned long long)r->line[first_degenerate], names + r->name_at[first_degenerate],
                        degenerate_letter);
     if (*alpha == PS_PROTEIN && n_dna)
         snprintf(note, note_len,
                  "%u of %u probes look like DNA (such as '%.60s', line %llu) but '%.60s' (line %llu) does not: "
                  "all are counted as protein; give -a dna or -a protein to choose",
-                 n_dna, r->n, r->name[first_dna], (unsigned long long)r->line[first_dna], r->name[first_other],
-                 (unsigned long long)r->line[first_other]);
+                 n_dna, r->n, names + r->name_at[first_dna], (unsigned long long)r->line[first_dna],
+                 names + r->name_at[first_other], (unsigned long long)r->line[first_other]);
     return PS_OK;
 }
 
-/* Encodes the raw set, checking alphabet and lengths. where(i) names a probe in messages. */
+/* Codes and upper-cases probe i's k letters; PS_OK, or the message for the
+ * first letter outside the alphabet. */
+static int encode_probe(raw_t *r, uint32_t i, size_t k, ps_alpha_t alpha, const uint8_t *tab,
+                        uint8_t *code, const char *src, ps_err_t *err)
+{
+    unsigned char *s = (unsigned char *)r->seqs.s + r->seq_at[i];
+    const uint8_t sigma = (uint8_t)ps_alpha_sigma(alpha);
+    for (size_t j = 0; j < k; j++) {
+        unsigned char ch = s[j];
+        uint8_t c = tab[ch];
+        if (c >= sigma) {
+            const char *name = r->names.s + r->name_at[i];
+            if (isprint(ch))
+                return ps_fail(err, PS_E_FORMAT, "%s: line %llu: probe '%s' has '%c', not a %s letter%s", src,
+                               (unsigned long long)r->line[i], name, ch, ps_alpha_name(alpha),
+                               alpha == PS_DNA ? " (A, C, G, T or U)" : "");
+            return ps_fail(err, PS_E_FORMAT, "%s: line %llu: probe '%s' has byte 0x%02x, not a %s letter", src,
+                           (unsigned long long)r->line[i], name, ch, ps_alpha_name(alpha));
+        }
+        code[j] = c;
+        s[j] = (unsigned char)toupper(ch);
+    }
+    return PS_OK;
+}
+
+/* The same for DNA known to be only ACGTU, without a table, so that the
+ * compiler vectorises it: A C G T U (any case) are 0 1 2 3 3 in the low
+ * bits of (c >> 1) ^ (c >> 2), and & 0xDF upper-cases a letter. */
+static void encode_acgtu16(unsigned char *s, uint8_t *code)
+{
+    for (int j = 0; j < 16; j++) {
+        code[j] = (uint8_t)(((s[j] >> 1) ^ (s[j] >> 2)) & 3);
+        s[j] &= 0xDF;
+    }
+}
+
+static void encode_acgtu(char *seq, size_t k, uint8_t *code)
+{
+    unsigned char *s = (unsigned char *)seq;
+    if (k < 16) {
+        for (size_t j = 0; j < k; j++) {
+            code[j] = (uint8_t)(((s[j] >> 1) ^ (s[j] >> 2)) & 3);
+            s[j] &= 0xDF;
+        }
+        return;
+    }
+    /* Whole vectors; the last one overlaps the one before it rather than
+     * leaving a tail byte by byte (coding a letter twice changes nothing). */
+    size_t j = 0;
+    for (; j + 16 <= k; j += 16) encode_acgtu16(s + j, code + j);
+    if (j < k) encode_acgtu16(s + k - 16, code + k - 16);
+}
+
+/* Encodes the raw set, checking alphabet and lengths; on success its
+ * names and sequences move to *out. */
 static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t req, ps_err_t *err)
 {
     const char *src = path ? path : "probes";
     if (r->n == 0) return ps_fail(err, PS_E_FORMAT, "%s: no probes found (empty probe file?)", src);
 
+    int acgtu = only_acgtu(r->seqs.s, r->seqs.len);
+    if (!acgtu) {
+        drop_spaces(r);
+        acgtu = only_acgtu(r->seqs.s, r->seqs.len);
+    }
     ps_alpha_t alpha;
     int inferred = 0;
     char note[PS_NOTE_MAX] = "";
     if (req == PS_ALPHA_AUTO) {
         inferred = 1;
-        int rc = infer_alphabet(r, src, &alpha, note, sizeof note, err);
+        int rc = infer_alphabet(r, acgtu, src, &alpha, note, sizeof note, err);
         if (rc < 0) return rc;
     } else {
         alpha = (ps_alpha_t)req;
     }
 
-    size_t k = strlen(r->seq[0]);
+    size_t k = raw_seq_len(r, 0);
     for (uint32_t i = 0; i < r->n; i++) {
-        size_t len = strlen(r->seq[i]);
+        size_t len = raw_seq_len(r, i);
+        const char *name = r->names.s + r->name_at[i];
         if (len == 0)
             return ps_fail(err, PS_E_FORMAT, "%s: line %llu: probe '%s' is empty", src,
-                           (unsigned long long)r->line[i], r->name[i]);
+                           (unsigned long long)r->line[i], name);
         if (len > PS_MAX_K)
             return ps_fail(err, PS_E_FORMAT, "%s: line %llu: probe '%s' is %zu long; the limit is %d",
-                           src, (unsigned long long)r->line[i], r->name[i], len, PS_MAX_K);
+                           src, (unsigned long long)r->line[i], name, len, PS_MAX_K);
         if (len != k)
             return ps_fail(err, PS_E_FORMAT,
                            "%s: line %llu: probe '%s' has length %zu but the first probe has %zu; all probes must have one length",
-                           src, (unsigned long long)r->line[i], r->name[i], len, k);
+                           src, (unsigned long long)r->line[i], name, len, k);
     }
 
     ps_probes_t *p = calloc(1, sizeof *p);
@@ -222,34 +499,44 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
     snprintf(p->alpha_note, sizeof p->alpha_note, "%s", note);
     p->code = malloc((size_t)r->n * k);
     if (!p->code) {
-        free(p);
+        ps_probes_free(p);
         return ps_fail(err, PS_E_NOMEM, "out of memory for %u probes", r->n);
     }
     uint8_t tab[256];
     ps_alpha_table(alpha, tab);
     for (uint32_t i = 0; i < r->n; i++) {
-        for (size_t j = 0; j < k; j++) {
-            unsigned char ch = (unsigned char)r->seq[i][j];
-            uint8_t c = tab[ch];
-            if (c >= ps_alpha_sigma(alpha)) {
-                free(p->code);
-                free(p);
-                if (isprint(ch))
-                    return ps_fail(err, PS_E_FORMAT, "%s: line %llu: probe '%s' has '%c', not a %s letter%s",
-                                   src, (unsigned long long)r->line[i], r->name[i], ch, ps_alpha_name(alpha),
-                                   alpha == PS_DNA ? " (A, C, G, T or U)" : "");
-                return ps_fail(err, PS_E_FORMAT, "%s: line %llu: probe '%s' has byte 0x%02x, not a %s letter",
-                               src, (unsigned long long)r->line[i], r->name[i], ch, ps_alpha_name(alpha));
+        uint8_t *code = p->code + (size_t)i * k;
+        if (alpha == PS_DNA && acgtu) {
+            encode_acgtu(r->seqs.s + r->seq_at[i], k, code);
+        } else {
+            int rc = encode_probe(r, i, k, alpha, tab, code, src, err);
+            if (rc < 0) {
+                ps_probes_free(p);
+                return rc;
             }
-            p->code[(size_t)i * k + j] = c;
-            r->seq[i][j] = (char)toupper(ch);
         }
     }
-    /* Ownership of names and sequences moves to p. */
-    p->name = r->name;
-    p->seq = r->seq;
-    free(r->line);
-    memset(r, 0, sizeof *r);
+    /* The text moves to p, given back the room it had to grow (large
+     * blocks shrink in place). */
+    char *t = realloc(r->names.s, r->names.len);
+    p->name_text = t ? t : r->names.s;
+    t = realloc(r->seqs.s, r->seqs.len);
+    p->seq_text = t ? t : r->seqs.s;
+    r->names.s = r->seqs.s = NULL;
+    /* name_at and seq_at become p->name and p->seq where they are: each
+     * offset is read and its slot then written as a pointer of the same size
+     * (allocated memory takes the type it is written with). A million
+     * probes are spared 16 MB of fresh pages, a large part of their time. */
+    char **name = (char **)(void *)r->name_at, **seq = (char **)(void *)r->seq_at;
+    for (uint32_t i = 0; i < r->n; i++) {
+        size_t at = r->name_at[i];
+        name[i] = p->name_text + at;
+        at = r->seq_at[i];
+        seq[i] = p->seq_text + at;
+    }
+    p->name = name;
+    p->seq = seq;
+    r->name_at = r->seq_at = NULL;
     *out = p;
     return PS_OK;
 }
@@ -272,7 +559,7 @@ int ps_probes_from_strings(ps_probes_t **out, uint32_t n, const char *const *seq
     int rc = PS_OK;
     for (uint32_t i = 0; i < n && rc == PS_OK; i++) {
         const char *name = names ? names[i] : seqs[i];
-        if (raw_add(&r, name, strlen(name), i + 1) || raw_append(&r, i, seqs[i], strlen(seqs[i])))
+        if (raw_add(&r, name, strlen(name), i + 1) || raw_append(&r, seqs[i], strlen(seqs[i])))
             rc = ps_fail(err, PS_E_NOMEM, "out of memory");
     }
     if (rc == PS_OK) rc = encode(out, &r, NULL, req, err);
@@ -283,12 +570,10 @@ int ps_probes_from_strings(ps_probes_t **out, uint32_t n, const char *const *seq
 void ps_probes_free(ps_probes_t *p)
 {
     if (!p) return;
-    for (uint32_t i = 0; i < p->n; i++) {
-        free(p->name[i]);
-        free(p->seq[i]);
-    }
     free(p->name);
     free(p->seq);
+    free(p->name_text);
+    free(p->seq_text);
     free(p->code);
     free(p);
 }

@@ -34,6 +34,9 @@ typedef struct {
     char **name;       /* n names */
     char **seq;        /* n sequences as upper-case letters (U kept as written) */
     uint8_t *code;     /* n * k symbol codes, probe i at code + i*k */
+    char *name_text;   /* all names back to back, where name[i] points */
+    char *seq_text;    /* all sequences back to back, where seq[i] points (ps_probes_free
+                        * frees the two blocks; a name or sequence is never freed alone) */
 } ps_probes_t;
 
 /* Loads probes from path. With PS_ALPHA_AUTO the alphabet is DNA when every

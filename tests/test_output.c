@@ -1,5 +1,6 @@
 /* test_output.c - the TSV table and the safe output file of output.h. */
 #include <check.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,87 @@ START_TEST(test_table_random)
 }
 END_TEST
 
+/* Counts of every number of digits, and a name longer than the buffer in
+ * which rows are put together: the rows printf would write. */
+START_TEST(test_table_digits_and_long_names)
+{
+    uint64_t edge[3 * 19 + 4];
+    size_t ne = 0;
+    edge[ne++] = 0;
+    edge[ne++] = 7;
+    for (uint64_t p10 = 10, j = 1; j <= 19; j++, p10 *= 10) {
+        edge[ne++] = p10 - 1;
+        edge[ne++] = p10;
+        edge[ne++] = p10 + 1;
+    }
+    edge[ne++] = UINT64_MAX - 1;
+    edge[ne++] = UINT64_MAX;
+    const uint32_t n = 64;
+    char seqs[64][9], *names[64];
+    const size_t long_len = 300000;
+    for (uint32_t i = 0; i < n; i++) {
+        for (int j = 0; j < 8; j++) seqs[i][j] = "ACGT"[(i >> (2 * j)) & 3];
+        seqs[i][8] = '\0';
+        names[i] = malloc(i == 5 ? long_len + 1 : 16);
+        ck_assert_ptr_nonnull(names[i]);
+        if (i == 5) {
+            memset(names[i], 'n', long_len);
+            names[i][long_len] = '\0';
+        } else {
+            snprintf(names[i], 16, "p%u", i);
+        }
+    }
+    const char *seq_ptrs[64];
+    for (uint32_t i = 0; i < n; i++) seq_ptrs[i] = seqs[i];
+    for (int both = 0; both <= 1; both++) {
+        built_t b = build(n, seq_ptrs, (const char *const *)names, PS_ALPHA_DNA, both);
+        uint32_t nl = b.a->n_leaves;
+        uint64_t *counts = malloc(2 * (size_t)nl * sizeof *counts);
+        ck_assert_ptr_nonnull(counts);
+        for (uint32_t l = 0; l < 2 * nl; l++) counts[l] = edge[l % ne];
+
+        char *t = table(&b, counts);
+        tu_buf_t want = {0};
+        tu_buf_puts(&want, both ? "name\tsequence\tcount\tforward\treverse\n" : "name\tsequence\tcount\n");
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t f = counts[b.a->probe_leaf[0][i]], r = both ? counts[b.a->probe_leaf[1][i]] : 0;
+            tu_buf_printf(&want, "%s\t%s\t%" PRIu64, names[i], seqs[i], f + r);
+            if (both) tu_buf_printf(&want, "\t%" PRIu64 "\t%" PRIu64, f, r);
+            tu_buf_putc(&want, '\n');
+        }
+        ck_assert_msg(!strcmp(t, want.p), "the totals table differs from printf's (strands %d)", both + 1);
+        tu_buf_free(&want);
+        free(t);
+
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        ck_assert_ptr_nonnull(f);
+        ps_err_t err = {0};
+        const char *cols[2] = {"one", "two"};
+        ck_assert_msg(ps_write_matrix(f, b.p, &b.a->leaves, counts, cols, 2, &err) == PS_OK, "%s", err.msg);
+        ck_assert_int_eq(fclose(f), 0);
+        tu_buf_t wm = {0};
+        tu_buf_puts(&wm, "name\tsequence\tone\ttwo\n");
+        for (uint32_t i = 0; i < n; i++) {
+            tu_buf_printf(&wm, "%s\t%s", names[i], seqs[i]);
+            for (uint32_t c = 0; c < 2; c++) {
+                const uint64_t *cc = counts + (size_t)c * nl;
+                uint64_t sum = cc[b.a->probe_leaf[0][i]] + (both ? cc[b.a->probe_leaf[1][i]] : 0);
+                tu_buf_printf(&wm, "\t%" PRIu64, sum);
+            }
+            tu_buf_putc(&wm, '\n');
+        }
+        ck_assert_msg(!strcmp(text, wm.p), "the matrix differs from printf's (strands %d)", both + 1);
+        tu_buf_free(&wm);
+        free(text);
+        free(counts);
+        built_free(&b);
+    }
+    for (uint32_t i = 0; i < n; i++) free(names[i]);
+}
+END_TEST
+
 START_TEST(test_output_commit)
 {
     char *target = tu_path(g_dir, "out.tsv");
@@ -348,6 +430,7 @@ Suite *suite_output(void)
     tcase_add_test(tc, test_matrix_by_hand);
     tcase_add_test(tc, test_palindrome_and_duplicates);
     tcase_add_test(tc, test_table_random);
+    tcase_add_test(tc, test_table_digits_and_long_names);
     tcase_add_test(tc, test_output_commit);
     tcase_add_test(tc, test_output_abort);
     tcase_add_test(tc, test_output_bad_path);

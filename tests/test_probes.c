@@ -423,6 +423,116 @@ START_TEST(test_many)
 }
 END_TEST
 
+/* Whitespace inside a sequence is not part of it, in every format; a line
+ * without a tab is named by its sequence so cleaned. */
+START_TEST(test_spaces_in_sequences)
+{
+    char *path = write_probes("sp.tsv", "a\tAC GT\nb\tT\vT\fT T\nc\t  gg gg\tAA\n");
+    ps_probes_t *p = load_ok(path, PS_ALPHA_AUTO);
+    const char *names[3] = {"a", "b", "c"};
+    const char *seqs[3] = {"ACGT", "TTTT", "GGGG"};
+    check_probes(p, PS_DNA, 3, names, seqs);
+    ps_probes_free(p);
+    free(path);
+    /* Lengths count letters only. */
+    path = write_probes("sp2.tsv", "a\tAC GT\nb\tAC G \t\n");
+    load_fails(path, PS_ALPHA_AUTO, 2);
+    free(path);
+
+    path = write_probes("sp.txt", "AC GT\n t t\vT T\n");
+    p = load_ok(path, PS_ALPHA_AUTO);
+    ck_assert_str_eq(p->name[0], "ACGT");
+    ck_assert_str_eq(p->name[1], "ttTT");
+    ck_assert_str_eq(p->seq[1], "TTTT");
+    ps_probes_free(p);
+    free(path);
+
+    path = write_probes("sp.fa", ">a\nAC GT\n>b\n\tTT\nT T\n>c\nMK VL\n");
+    p = load_ok(path, PS_ALPHA_AUTO);
+    const char *fnames[3] = {"a", "b", "c"};
+    const char *fseqs[3] = {"ACGT", "TTTT", "MKVL"};
+    check_probes(p, PS_PROTEIN, 3, fnames, fseqs);
+    ck_assert_msg(strstr(p->alpha_note, "'a'") && strstr(p->alpha_note, "'c'"), "%s", p->alpha_note);
+    ps_probes_free(p);
+    free(path);
+}
+END_TEST
+
+/* A file of many of htslib's blocks, lines running across them: every
+ * probe and line number right, plain and gzip; a NUL deep in the file names
+ * its line; a gzip file cut short fails as a read error. */
+START_TEST(test_across_blocks)
+{
+    tu_rng_t rng;
+    tu_rng_seed(&rng, tu_seed() ^ 0xb2);
+    const uint32_t n = 3000;
+    const int k = 25;
+    tu_buf_t b = {0};
+    char (*seqs)[26] = malloc(n * sizeof *seqs);
+    ck_assert_ptr_nonnull(seqs);
+    for (uint32_t i = 0; i < n; i++) {
+        for (int j = 0; j < k; j++) seqs[i][j] = "ACGT"[tu_rng_below(&rng, 4)];
+        seqs[i][k] = '\0';
+        /* Names up to 200 bytes long, so that lines end anywhere in a block. */
+        tu_buf_printf(&b, "p%u_", i);
+        for (uint64_t j = tu_rng_below(&rng, 200); j > 0; j--) tu_buf_putc(&b, 'x');
+        tu_buf_printf(&b, "\t%s\n", seqs[i]);
+    }
+    ck_assert_uint_gt(b.n, 4 * 65536);
+    char *plain = write_probes("blocks.tsv", b.p);
+    char *gz = tu_path(g_dir, "blocks.tsv.gz");
+    tu_write_gzip(gz, b.p, b.n);
+    uint8_t table[256];
+    ps_alpha_table(PS_DNA, table);
+    for (int z = 0; z < 2; z++) {
+        ps_probes_t *p = load_ok(z ? gz : plain, PS_ALPHA_AUTO);
+        ck_assert_uint_eq(p->n, n);
+        ck_assert_int_eq(p->k, k);
+        for (uint32_t i = 0; i < n; i++) {
+            ck_assert_str_eq(p->seq[i], seqs[i]);
+            char want[16];
+            snprintf(want, sizeof want, "p%u_", i);
+            ck_assert_msg(!strncmp(p->name[i], want, strlen(want)), "probe %u is %s", i, p->name[i]);
+            for (int j = 0; j < k; j++)
+                ck_assert_uint_eq(p->code[(size_t)i * k + (size_t)j], table[(unsigned char)seqs[i][j]]);
+        }
+        ps_probes_free(p);
+    }
+    free(gz);
+
+    /* A NUL on line 2500, far past the first block. */
+    char *line = b.p;
+    for (int i = 1; i < 2500; i++) line = strchr(line, '\n') + 1;
+    char saved = line[1];
+    line[1] = '\0';
+    char *bin = tu_path(g_dir, "nul.tsv");
+    tu_write_file(bin, b.p, b.n);
+    load_fails(bin, PS_ALPHA_AUTO, 2500);
+    free(bin);
+
+    /* Cut short: a read error that names the file. */
+    line[1] = saved;
+    char *cut = tu_path(g_dir, "cut.tsv.gz");
+    tu_write_gzip(cut, b.p, b.n);
+    FILE *f = fopen(cut, "rb");
+    ck_assert_ptr_nonnull(f);
+    char *z = malloc(b.n + 1024);
+    ck_assert_ptr_nonnull(z);
+    size_t zlen = fread(z, 1, b.n + 1024, f);
+    ck_assert_int_eq(fclose(f), 0);
+    tu_write_file(cut, z, zlen / 2);
+    ps_probes_t *p = NULL;
+    ps_err_t err = {0};
+    ck_assert_int_eq(ps_probes_load(&p, cut, PS_ALPHA_AUTO, &err), PS_E_IO);
+    ck_assert_msg(strstr(err.msg, cut) && strstr(err.msg, "truncated"), "%s", err.msg);
+    free(z);
+    free(cut);
+    free(plain);
+    free(seqs);
+    tu_buf_free(&b);
+}
+END_TEST
+
 Suite *suite_probes(void)
 {
     Suite *s = suite_create("probes");
@@ -439,6 +549,8 @@ Suite *suite_probes(void)
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_from_strings);
     tcase_add_test(tc, test_many);
+    tcase_add_test(tc, test_spaces_in_sequences);
+    tcase_add_test(tc, test_across_blocks);
     suite_add_tcase(s, tc);
     return s;
 }
