@@ -93,7 +93,7 @@ static void usage_count(FILE *f)
 "  -o, --output FILE      write the table to FILE (default or '-': standard output);\n"
 "                         a name ending in .gz or .bgz is written compressed (BGZF)\n"
 "  -t, --threads N        threads (default: the %d CPUs this process may use); several\n"
-"                         inputs are read N/2 at a time, each on a reading thread\n"
+"                         inputs are read up to N at a time, each on a reading thread\n"
 "      --by-file          one count column per input file (a probe x sample matrix)\n"
 "      --samples FILE     one count column per sample: FILE has 'sample<TAB>file' lines,\n"
 "                         several files per sample summed (R1 and R2, lanes)\n"
@@ -525,13 +525,16 @@ static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a
 
 /* Reading threads for several inputs at once: with CPU engines only (one
  * GPU serves one stream), not --by-record (its rows follow input order),
- * up to half the thread budget, and no more engines than 512 MB of their
- * per-thread counts allow. 1 means one input after another. */
+ * up to the thread budget (a reader inflates plain gzip and otherwise
+ * sleeps while the pool works: 48 FASTQ.gz samples on 2 cores took 0.38 s
+ * with one reader, 0.18 s with two, plain FASTA 0.10 and 0.09 s), and no
+ * more engines than 512 MB of their per-thread counts allow. 1 means one
+ * input after another. */
 #define PARALLEL_COUNTS_MAX (512ull << 20)
 static int parallel_readers(const opts_t *o, const ps_engine_info_t *in, const ps_leaves_t *lv)
 {
     if (o->n_inputs < 2 || o->by_record || in->kind != PS_ENGINE_CPU) return 1;
-    int r = o->threads / 2 < o->n_inputs ? o->threads / 2 : o->n_inputs;
+    int r = o->threads < o->n_inputs ? o->threads : o->n_inputs;
     uint64_t per = (uint64_t)in->workers * (lv->n_leaves ? lv->n_leaves : 1) * sizeof(uint64_t);
     if ((uint64_t)r * per > PARALLEL_COUNTS_MAX) r = (int)(PARALLEL_COUNTS_MAX / per);
     return r < 1 ? 1 : r;

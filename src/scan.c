@@ -601,7 +601,15 @@ int ps_scan_inputs(ps_engine_t *const *engines, int readers, const ps_leaves_t *
                    ps_scan_stats_t *st, ps_err_t *err)
 {
     if (readers < 1 || o->threads < 1) return ps_fail(err, PS_E_INTERNAL, "a scan needs a reader and a thread");
-    inputs_t in = {.lv = lv, .o = o, .inputs = inputs, .col = col, .leaf_counts = leaf_counts, .st = st,
+    /* Each reader's buffers a readers-th of one scanner's, so that all of
+     * them together stay within the bound of one (scan.h). */
+    ps_scan_opts_t shared = *o;
+    size_t bb = BLOCK_BYTES_MAX / (size_t)readers;
+    if (!shared.block_bytes || shared.block_bytes > bb) shared.block_bytes = bb < BLOCK_BYTES_MIN ? BLOCK_BYTES_MIN : bb;
+    uint64_t cs = shared.chunk_syms / (uint64_t)readers, cs_min = 1u << 16;
+    if (cs_min < 2 * (uint64_t)lv->k) cs_min = 2 * (uint64_t)lv->k;
+    shared.chunk_syms = cs > cs_min ? cs : shared.chunk_syms < cs_min ? shared.chunk_syms : cs_min;
+    inputs_t in = {.lv = lv, .o = &shared, .inputs = inputs, .col = col, .leaf_counts = leaf_counts, .st = st,
                    .n_inputs = n_inputs, .failed_at = n_inputs};
     reader_arg_t *ra = calloc((size_t)readers, sizeof *ra);
     pthread_t *tid = calloc((size_t)readers, sizeof *tid);

@@ -94,8 +94,10 @@ void ps_scanner_free(ps_scanner_t *s);
  * several files) and its statistics go to st[i]. Each input's counts are
  * exactly those of scanning it alone. On failure: the error of the first
  * failed input in input order; inputs after it are not started (those
- * under way finish). Memory: each reader's scanner buffers (above) and one
- * array of counts. */
+ * under way finish). Memory: each reader's blocks and chunks are a
+ * readers-th of one scanner's (blocks of at least 64 KiB, chunks of at
+ * least 64 Ki symbols), so all together stay near the bound above; plus
+ * one array of counts a reader. */
 int ps_scan_inputs(ps_engine_t *const *engines, int readers, const ps_leaves_t *lv, const ps_scan_opts_t *o,
                    const char *const *inputs, int n_inputs, const size_t *col, uint64_t *leaf_counts,
                    ps_scan_stats_t *st, ps_err_t *err);

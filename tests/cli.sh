@@ -376,7 +376,7 @@ else
     skip 2 data "PS_DATA has no $(basename "$ecoli"): gzip members"
 fi
 
-# Several inputs at once (-t 6: three reading threads): the same tables as
+# Several inputs at once (-t 3: three reading threads): the same tables as
 # one input after another, for totals, --by-file and --samples; a failed
 # input is reported as the first failure in input order.
 awk -v seed=$RANDOM 'BEGIN { srand(seed); split("ACGTN", b, "")
@@ -400,13 +400,13 @@ for args in "" "--by-file" "--samples multi.samples" "-s forward --by-file"; do
     # shellcheck disable=SC2086
     "$PROBESCAN" count -q -t 1 $args -p probes.tsv -o one.tsv $ins 2>err.txt
     # shellcheck disable=SC2086
-    expect_ok "seven inputs three at a time${args:+ ($args)}" one.tsv count -q -t 6 --stats multi.json $args -p probes.tsv $ins
-    if grep -q '"readers": 3' multi.json; then ok; else bad "seven inputs at -t 6: --stats does not say 3 readers"; fi
+    expect_ok "seven inputs three at a time${args:+ ($args)}" one.tsv count -q -t 3 --stats multi.json $args -p probes.tsv $ins
+    if grep -q '"readers": 3' multi.json; then ok; else bad "seven inputs at -t 3: --stats does not say 3 readers"; fi
 done
 cp cut.fa.gz multi_cut.fa.gz # big.fa, gzip, cut in half (above)
-expect_fail "a truncated input among seven, three at a time" multi_cut.fa.gz count -q -t 6 -p probes.tsv \
+expect_fail "a truncated input among seven, three at a time" multi_cut.fa.gz count -q -t 3 -p probes.tsv \
     multi1.fa multi2.fa.gz multi3.fq multi_cut.fa.gz multi5.fa multi6.fq multi7.fa
-expect_fail "two failed inputs: the first in input order" multi_missing.fa count -q -t 6 -p probes.tsv \
+expect_fail "two failed inputs: the first in input order" multi_missing.fa count -q -t 3 -p probes.tsv \
     multi1.fa multi_missing.fa multi3.fq multi4.fa multi_cut.fa.gz multi6.fq multi7.fa
 
 printf '@r1\nACGT\n+\nIIII\n@r2\nACGTA\n+\nIIII\n' >mismatch.fq
