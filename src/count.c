@@ -499,7 +499,7 @@ static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a
         /* The k-mer set's lookups outrun reading the input on the CPU, and
          * the GPU kernels walk the automaton: no GPU to start. */
         if (o->verbose) fprintf(stderr, "probescan: engine: cpu, %d threads, k-mer set\n", o->threads);
-        return ps_kmer_engine_new(e, ks, workers, err);
+        return ps_kmer_engine_new(e, ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err);
     }
     if (o->engine == ENGINE_GPU) {
         if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
@@ -545,7 +545,7 @@ static int parallel_readers(const opts_t *o, const ps_engine_info_t *in, const p
 static int make_engine_like(ps_engine_t **e, const ps_automaton_t *a, const ps_kmerset_t *ks, int workers,
                             ps_err_t *err)
 {
-    return ks ? ps_kmer_engine_new(e, ks, workers, err) : ps_cpu_engine_new(e, a, workers, err);
+    return ks ? ps_kmer_engine_new(e, ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err) : ps_cpu_engine_new(e, a, workers, err);
 }
 
 static int run_count(const opts_t *o, ps_err_t *err)

@@ -6,7 +6,6 @@
 /* Lookups in flight at once: enough to cover a memory latency with the
  * time a window takes to roll, few enough to stay in registers and L1. */
 #define BATCH 32
-#define LOCAL_COUNTS_MAX (64u << 20)
 
 typedef struct {
     uint32_t *leaf;
@@ -181,7 +180,7 @@ static void kmer_destroy(ps_engine_t *e)
     free(e);
 }
 
-int ps_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, int threads, ps_err_t *err)
+int ps_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, int threads, uint64_t local_max, ps_err_t *err)
 {
     *out = NULL;
     if (threads < 1) threads = 1;
@@ -192,7 +191,7 @@ int ps_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, int threads, p
     if (km) {
         km->ks = ks;
         km->threads = threads;
-        km->local = (uint64_t)threads * nl * sizeof(uint64_t) <= LOCAL_COUNTS_MAX;
+        km->local = (uint64_t)threads * nl * sizeof(uint64_t) <= local_max;
     }
     if (!e || !km || !(km->counts = calloc(km->local ? (size_t)threads * nl : nl, sizeof(uint64_t))) ||
         !(km->rec = calloc((size_t)threads, sizeof *km->rec))) {

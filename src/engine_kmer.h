@@ -19,9 +19,13 @@
 extern "C" {
 #endif
 
+/* Per-worker counts up to this many bytes in all, by default. */
+#define PS_KMER_LOCAL_COUNTS_MAX (64ull << 20)
+
 /* Creates the engine for `threads` workers (>= 1) over ks, which must
- * outlive it. */
-int ps_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, int threads, ps_err_t *err);
+ * outlive it; counts per worker while they take at most local_max bytes
+ * in all (PS_KMER_LOCAL_COUNTS_MAX; 0 always shares one array). */
+int ps_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, int threads, uint64_t local_max, ps_err_t *err);
 
 #ifdef __cplusplus
 }

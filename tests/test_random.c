@@ -435,13 +435,16 @@ static void run_case(const case_t *c, const char *dir, tu_rng_t *r, const char *
                       (unsigned long long)fwd[i], (unsigned long long)wr);
     }
     /* The k-mer set engine, where the probes fit it, on the same file with
-     * the same pipeline settings: the same counts as the brute force. */
+     * the same pipeline settings: the same counts as the brute force, with
+     * counts per worker in even cases and one shared array in odd ones. */
     if (ps_kmerset_fits(core.p)) {
         ps_err_t err = {0};
         ps_kmerset_t *ks = NULL;
         ps_engine_t *ke = NULL;
         ck_assert_msg(ps_kmerset_build(&ks, core.p, c->both, &err) == PS_OK, "%s: k-mer set: %s", what, err.msg);
-        ck_assert_msg(ps_kmer_engine_new(&ke, ks, ps_scan_workers(&core.so), &err) == PS_OK, "%s: %s", what, err.msg);
+        ck_assert_msg(ps_kmer_engine_new(&ke, ks, ps_scan_workers(&core.so), idx % 2 ? 0 : PS_KMER_LOCAL_COUNTS_MAX,
+                                         &err) == PS_OK,
+                      "%s: %s", what, err.msg);
         uint64_t *kl = calloc(ks->leaves.n_leaves + 1, sizeof *kl);
         ck_assert(kl);
         ps_scan_stats_t kst;
