@@ -2,6 +2,19 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* Tables of millions of keys are touched at random, a TLB miss a lookup
+ * with 4 KiB pages: ask for huge pages where the kernel gives them on
+ * request (transparent huge pages in "madvise" mode). A hint only. */
+static void *table_alloc(size_t bytes)
+{
+    const size_t huge = 2u << 20;
+    if (bytes < huge) return malloc(bytes);
+    void *p = aligned_alloc(huge, (bytes + huge - 1) / huge * huge);
+    if (p) (void)madvise(p, bytes, MADV_HUGEPAGE);
+    return p;
+}
 
 int ps_kmerset_fits(const ps_probes_t *p)
 {
@@ -72,8 +85,9 @@ int ps_kmerset_build(ps_kmerset_t **out, const ps_probes_t *p, int both_strands,
     ks->n_slots = 1ull << ks->bits;
     ks->leaves = (ps_leaves_t){.alpha = PS_DNA, .k = k, .both_strands = both_strands};
     ks->filter_bits = filter_bits((uint64_t)p->n * (uint64_t)strands);
-    if (!(ks->slot = malloc(ks->n_slots * sizeof *ks->slot))) goto nomem;
-    if (!(ks->filter = calloc((size_t)1 << ks->filter_bits, sizeof *ks->filter))) goto nomem;
+    if (!(ks->slot = table_alloc(ks->n_slots * sizeof *ks->slot))) goto nomem;
+    if (!(ks->filter = table_alloc(sizeof *ks->filter << ks->filter_bits))) goto nomem;
+    memset(ks->filter, 0, sizeof *ks->filter << ks->filter_bits);
     /* All-ones bytes make every leaf PS_KMERSET_EMPTY. */
     memset(ks->slot, 0xFF, ks->n_slots * sizeof *ks->slot);
     for (int s = 0; s < strands; s++)
