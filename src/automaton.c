@@ -32,19 +32,29 @@ static int cmp_str(const void *x, const void *y, void *ctx)
     return memcmp(*(const uint8_t *const *)x, *(const uint8_t *const *)y, ((const sort_ctx_t *)ctx)->k);
 }
 
+/* The inserted strings: the probes' codes, then (strands 2) their reverse
+ * complements, k bytes each. NULL when out of memory. */
+static uint8_t *strand_strings(const ps_probes_t *p, int strands)
+{
+    const size_t k = (size_t)p->k;
+    uint8_t *str = malloc((size_t)p->n * (size_t)strands * k);
+    if (!str) return NULL;
+    memcpy(str, p->code, (size_t)p->n * k);
+    for (size_t i = 0; strands == 2 && i < p->n; i++)
+        for (size_t j = 0; j < k; j++) str[(p->n + i) * k + j] = (uint8_t)(3 - p->code[i * k + k - 1 - j]);
+    return str;
+}
+
 /* Trie nodes (= automaton states) of the strings: 1 + the sum over the
  * sorted strings of the symbols each adds past its common prefix with the
  * one before. Returns 0 when out of memory. */
 static uint64_t exact_states(const ps_probes_t *p, int strands)
 {
     const size_t k = (size_t)p->k, m = (size_t)p->n * (size_t)strands;
-    uint8_t *str = malloc(m * k);
+    uint8_t *str = strand_strings(p, strands);
     const uint8_t **v = malloc(m * sizeof *v);
     uint64_t nodes = 0;
     if (str && v) {
-        memcpy(str, p->code, (size_t)p->n * k);
-        for (size_t i = 0; strands == 2 && i < p->n; i++)
-            for (size_t j = 0; j < k; j++) str[(p->n + i) * k + j] = (uint8_t)(3 - p->code[i * k + k - 1 - j]);
         for (size_t i = 0; i < m; i++) v[i] = str + i * k;
         sort_ctx_t ctx = {str, k};
         qsort_r(v, m, sizeof *v, cmp_str, &ctx);
@@ -122,16 +132,9 @@ int ps_automaton_build(ps_automaton_t **out, const ps_probes_t *p, int both_stra
     a->both_strands = both_strands;
     for (int s = 0; s < strands; s++)
         if (!(a->probe_leaf[s] = malloc((size_t)p->n * sizeof(uint32_t)))) goto nomem;
-    str = malloc((size_t)n_str * k);
+    str = strand_strings(p, strands);
     cur = calloc(n_str, sizeof *cur);
     if (!str || !cur) goto nomem;
-    memcpy(str, p->code, (size_t)p->n * k);
-    if (both_strands)
-        for (uint32_t i = 0; i < p->n; i++) {
-            const uint8_t *fw = p->code + (size_t)i * k;
-            uint8_t *rc = str + ((size_t)p->n + i) * k;
-            for (int j = 0; j < k; j++) rc[j] = (uint8_t)(3 - fw[k - 1 - j]);
-        }
 
     /* Insert all strings one depth at a time: nodes are then numbered in
      * breadth-first order as they are made, so the depth-k nodes (the
