@@ -297,11 +297,14 @@ static int make_chunk_slots(ps_scanner_t *s, int lists, ps_err_t *err)
     return PS_OK;
 }
 
+/* Block slots: 2T + 2, the number scan.h's memory bound counts. */
+static size_t block_slots(const ps_scanner_t *s) { return 2 * (size_t)s->o.threads + 2; }
+
 /* Block slots, the lanes' chunks and the junction chunk. */
 static int make_block_slots(ps_scanner_t *s, ps_err_t *err)
 {
     if (s->blocks) return PS_OK;
-    size_t n = 2 * (size_t)s->o.threads + 2;
+    size_t n = block_slots(s);
     if (!(s->blocks = calloc(n, sizeof *s->blocks))) return ps_fail(err, PS_E_NOMEM, "out of memory");
     s->n_blocks = n;
     size_t bmax = s->o.block_bytes ? s->o.block_bytes : BLOCK_BYTES_MAX;
@@ -480,7 +483,7 @@ int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, con
     /* Room for every slot twice over: htslib's workers take no new job while
      * the output queue is near full, and results wait there for the
      * reading thread. Memory is bounded by the slots, not by this. */
-    size_t qsize = 2 * ((blocks ? 2 * (size_t)s->o.threads + 2 : (size_t)(s->o.ring > 0 ? s->o.ring : 1)) + 1);
+    size_t qsize = 2 * ((blocks ? block_slots(s) : (size_t)(s->o.ring > 0 ? s->o.ring : 1)) + 1);
     if (!(s->q = hts_tpool_process_init(s->pool, (int)qsize, 0))) {
         ps_reader_close(r);
         return ps_fail(err, PS_E_INTERNAL, "cannot create a work queue");
