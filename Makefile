@@ -195,18 +195,21 @@ workflow-test: deps all
 	bash workflows/nextflow/validate.sh
 
 # The same tests built with AddressSanitizer and UBSan (CPU code; the kernels
-# are checked with compute-sanitizer on a GPU machine instead), without ISA-L so that the zlib
-# path for plain gzip is tested too (valgrind runs the ISA-L one).
+# are checked with compute-sanitizer on a GPU machine instead); the command-line tests once more
+# with a build without ISA-L, so that both ways of inflating plain gzip are checked.
 ASAN_DIR := build/asan
+ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check-asan: deps
-	$(MAKE) NO_CUDA=1 NO_ISAL=1 BUILD=$(ASAN_DIR) BIN=$(ASAN_DIR)/probescan TESTBIN=$(ASAN_DIR)/check_probescan \
-	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-	  $(ASAN_DIR)/probescan $(ASAN_DIR)/check_probescan
+	$(MAKE) NO_CUDA=1 BUILD=$(ASAN_DIR) BIN=$(ASAN_DIR)/probescan TESTBIN=$(ASAN_DIR)/check_probescan \
+	  CFLAGS="$(ASAN_CFLAGS)" $(ASAN_DIR)/probescan $(ASAN_DIR)/check_probescan
 	ASAN_OPTIONS=detect_leaks=1 CK_FORK=no ./$(ASAN_DIR)/check_probescan
 	PROBESCAN=./$(ASAN_DIR)/probescan bash tests/cli.sh
 	bash tests/merge.sh ./$(ASAN_DIR)/probescan
 	bash tests/summary.sh ./$(ASAN_DIR)/probescan
 	bash tests/kmerset.sh ./$(ASAN_DIR)/probescan
+	$(MAKE) NO_CUDA=1 NO_ISAL=1 BUILD=$(ASAN_DIR)-zlib BIN=$(ASAN_DIR)-zlib/probescan CFLAGS="$(ASAN_CFLAGS)" \
+	  $(ASAN_DIR)-zlib/probescan
+	PROBESCAN=./$(ASAN_DIR)-zlib/probescan bash tests/cli.sh
 
 # The command line under valgrind's memcheck.
 check-valgrind: deps all

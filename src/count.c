@@ -92,8 +92,9 @@ static void usage_count(FILE *f)
 "  -s, --strand STR       both or forward (DNA; default both). Protein: forward only\n"
 "  -o, --output FILE      write the table to FILE (default or '-': standard output);\n"
 "                         a name ending in .gz or .bgz is written compressed (BGZF)\n"
-"  -t, --threads N        threads (default: the %d CPUs this process may use); several\n"
-"                         inputs are read up to N at a time, each on a reading thread\n"
+"  -t, --threads N        threads that parse and scan (default: the %d CPUs this process\n"
+"                         may use); several inputs are read up to N at a time, each on\n"
+"                         one more thread that inflates gzip or waits for the others\n"
 "      --by-file          one count column per input file (a probe x sample matrix)\n"
 "      --samples FILE     one count column per sample: FILE has 'sample<TAB>file' lines,\n"
 "                         several files per sample summed (R1 and R2, lanes)\n"
@@ -385,6 +386,12 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     return ps_output_commit(out, err);
 }
 
+/* Count columns of the table: samples, inputs (--by-file) or one. */
+static uint64_t count_columns(const opts_t *o)
+{
+    return o->samples ? o->samples->n_samples : o->by_file ? (uint64_t)o->n_inputs : 1;
+}
+
 /* Refuses, before anything large is allocated, a probe set whose
  * automaton (and per-thread counts) cannot fit in the memory this process
  * may use: the cheap bound first, the exact size only when the bound is
@@ -393,7 +400,7 @@ static int check_memory(const opts_t *o, const ps_probes_t *p, int both, ps_err_
 {
     char what[64];
     uint64_t avail = ps_host_memory(what, sizeof what), states, bytes;
-    uint64_t counts = ((uint64_t)o->threads + 1) * (uint64_t)p->n * (both ? 2u : 1u) * sizeof(uint64_t);
+    uint64_t counts = ((uint64_t)o->threads + 1 + count_columns(o)) * (uint64_t)p->n * (both ? 2u : 1u) * sizeof(uint64_t);
     for (int exact = 0; exact < 2; exact++) {
         int rc = ps_automaton_estimate(p, both, exact, &states, &bytes, err);
         if (rc < 0) return rc;
@@ -479,7 +486,7 @@ static int check_memory_kmer(const opts_t *o, const ps_probes_t *p, int both, ps
 {
     char what[64];
     uint64_t avail = ps_host_memory(what, sizeof what);
-    uint64_t bytes = ps_kmerset_bytes(p, both) + 2 * (uint64_t)p->n * (both ? 2u : 1u) * sizeof(uint64_t);
+    uint64_t bytes = ps_kmerset_bytes(p, both) + (1 + count_columns(o)) * (uint64_t)p->n * (both ? 2u : 1u) * sizeof(uint64_t);
     if (bytes <= avail) return PS_OK;
     return ps_fail(err, PS_E_NOMEM,
                    "%s: %u probes make a k-mer set of about %.2f GB with its counts, more than the %.2f GB this "
@@ -536,6 +543,7 @@ static int parallel_readers(const opts_t *o, const ps_engine_info_t *in, const p
     if (o->n_inputs < 2 || o->by_record || in->kind != PS_ENGINE_CPU) return 1;
     int r = o->threads < o->n_inputs ? o->threads : o->n_inputs;
     uint64_t per = (uint64_t)in->workers * (lv->n_leaves ? lv->n_leaves : 1) * sizeof(uint64_t);
+    if (in->kmer_set && per > PS_KMER_LOCAL_COUNTS_MAX) per = (uint64_t)lv->n_leaves * sizeof(uint64_t); /* one shared array */
     if ((uint64_t)r * per > PARALLEL_COUNTS_MAX) r = (int)(PARALLEL_COUNTS_MAX / per);
     return r < 1 ? 1 : r;
 }
@@ -648,7 +656,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     rc = ps_output_open(&out, o->output, o->cleanup, err);
     if (rc < 0) goto done;
 
-    size_t sets = o->samples ? o->samples->n_samples : o->by_file ? (size_t)o->n_inputs : 1;
+    size_t sets = (size_t)count_columns(o);
     counts = calloc(sets * lv->n_leaves, sizeof *counts);
     if (!counts) {
         rc = ps_fail(err, PS_E_NOMEM, "out of memory for counts");

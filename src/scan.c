@@ -307,7 +307,7 @@ static int make_block_slots(ps_scanner_t *s, ps_err_t *err)
     size_t n = block_slots(s);
     if (!(s->blocks = calloc(n, sizeof *s->blocks))) return ps_fail(err, PS_E_NOMEM, "out of memory");
     s->n_blocks = n;
-    size_t bmax = s->o.block_bytes ? s->o.block_bytes : BLOCK_BYTES_MAX;
+    size_t bmax = s->o.block_bytes ? s->o.block_bytes : s->o.block_max;
     for (size_t i = 0; i < n; i++) {
         slot_t *sl = &s->blocks[i];
         sl->s = s;
@@ -353,6 +353,8 @@ int ps_scanner_new_on(ps_scanner_t **out, ps_engine_t *e, const ps_leaves_t *lv,
     s->lv = lv;
     s->o = *o;
     if (s->o.block_bytes && s->o.block_bytes < 64) s->o.block_bytes = 64;
+    if (!s->o.block_max || s->o.block_max > BLOCK_BYTES_MAX) s->o.block_max = BLOCK_BYTES_MAX;
+    if (s->o.block_max < BLOCK_BYTES_MIN) s->o.block_max = BLOCK_BYTES_MIN;
     if (pthread_mutex_init(&s->lane_lock, NULL)) {
         free(s);
         return ps_fail(err, PS_E_INTERNAL, "cannot create a mutex");
@@ -422,7 +424,7 @@ static int read_blocks(ps_scanner_t *s, ps_reader_t *r, size_t block_bytes, ps_p
 {
     int rc = make_block_slots(s, err);
     if (rc < 0) return rc;
-    size_t cap = s->o.block_bytes ? s->o.block_bytes : BLOCK_BYTES_MAX;
+    size_t cap = s->o.block_bytes ? s->o.block_bytes : s->o.block_max;
     if ((rc = ps_blocks_new(&s->bl, r, s->lv->k, cap, err)) < 0) return rc;
     for (int i = 0; i < s->o.threads; i++) ps_parser_init(&s->lanes[i].parser, ps_reader_path(r), s->lv->alpha, s->lv->k);
     ps_parser_init(&s->reparser, ps_reader_path(r), s->lv->alpha, s->lv->k);
@@ -450,7 +452,7 @@ static size_t block_size(const ps_scanner_t *s, const ps_reader_t *r)
     if (s->o.block_bytes) return s->o.block_bytes;
     uint64_t done, total;
     ps_reader_progress(r, &done, &total);
-    size_t b = BLOCK_BYTES_MAX;
+    size_t b = s->o.block_max;
     uint64_t per = 4u * (uint64_t)s->o.threads;
     if (total && total / per < b) b = (size_t)(total / per);
     return b < BLOCK_BYTES_MIN ? BLOCK_BYTES_MIN : b;
@@ -607,8 +609,8 @@ int ps_scan_inputs(ps_engine_t *const *engines, int readers, const ps_leaves_t *
     /* Each reader's buffers a readers-th of one scanner's, so that all of
      * them together stay within the bound of one (scan.h). */
     ps_scan_opts_t shared = *o;
-    size_t bb = BLOCK_BYTES_MAX / (size_t)readers;
-    if (!shared.block_bytes || shared.block_bytes > bb) shared.block_bytes = bb < BLOCK_BYTES_MIN ? BLOCK_BYTES_MIN : bb;
+    shared.block_max = BLOCK_BYTES_MAX / (size_t)readers; /* at least BLOCK_BYTES_MIN: ps_scanner_new_on */
+    if (shared.block_bytes > shared.block_max) shared.block_bytes = shared.block_max;
     uint64_t cs = shared.chunk_syms / (uint64_t)readers, cs_min = 1u << 16;
     if (cs_min < 2 * (uint64_t)lv->k) cs_min = 2 * (uint64_t)lv->k;
     shared.chunk_syms = cs > cs_min ? cs : shared.chunk_syms < cs_min ? shared.chunk_syms : cs_min;

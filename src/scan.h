@@ -58,7 +58,8 @@ typedef struct {
     uint64_t chunk_syms;     /* chunk capacity in symbols, when reading chunks */
     uint32_t chunk_restarts; /* restarts (and listed records) a chunk holds */
     int ring;                /* chunks in flight, when reading chunks */
-    size_t block_bytes;      /* block size for block-parallel FASTA; 0: by input size (at most 1 MiB) */
+    size_t block_bytes;      /* block size for block-parallel FASTA; 0: by input size (at most block_max) */
+    size_t block_max;        /* the largest block chosen by input size; 0: 1 MiB */
 } ps_scan_opts_t;
 
 /* Settings that suit the engine described by `in` (chunk sizes within its

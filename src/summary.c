@@ -6,6 +6,7 @@
 #include <htslib/bgzf.h>
 #include <htslib/kstring.h>
 
+#include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -151,8 +152,12 @@ static const char *json_string(const char *s, char *out, size_t cap)
         if (ch == '\\') {
             s++;
             if (*s == 'u') {
-                unsigned v;
-                if (sscanf(s + 1, "%4x", &v) != 1 || v > 0xFF) return NULL;
+                unsigned v = 0;
+                for (int d = 1; d <= 4; d++) {
+                    if (!isxdigit((unsigned char)s[d])) return NULL;
+                    v = v * 16 + (unsigned)(isdigit((unsigned char)s[d]) ? s[d] - '0' : (s[d] | 0x20) - 'a' + 10);
+                }
+                if (v == 0 || v > 0xFF) return NULL;
                 ch = (int)v;
                 s += 4;
             } else if (*s == 'n') ch = '\n';

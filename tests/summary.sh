@@ -112,6 +112,13 @@ mkdir e
 if [ "$(grep -v '^#' e/probescan_samples_mqc.tsv | sed 's/^br"a\\in\t/brain\t/')" = "$(grep -v '^#' a/probescan_samples_mqc.tsv)" ]; then
     ok "a gzip --stats file, a quote and a backslash in an input's name"
 else bad "a gzip --stats file with escaped names: $(grep -v '^#' e/probescan_samples_mqc.tsv | head -3)"; fi
+# A damaged --stats file (an escape cut at the end of its line): no read
+# past the line, the sample left without records, with the usual warning.
+printf '{"path": "brain.fa\\u4' > cutesc.json
+mkdir f
+if "$bin" summary -o f -s cutesc.json brain.tsv 2> warn && grep -q "warning: no input of the --stats files is named 'brain'" warn; then
+    ok "a --stats line cut inside an escape: skipped, with a warning"
+else bad "a --stats line cut inside an escape: $(cat warn)"; fi
 "$bin" summary -o d -s liver.json m2.tsv 2> warn
 if grep -q "warning: no input of the --stats files is named 'brain'" warn && [ "$(wc -l < warn)" = 1 ] &&
     [ "$(grep -v '^#' d/probescan_samples_mqc.tsv | head -1)" = "$(printf 'Sample\tProbes found\tProbes\tHits')" ]; then
