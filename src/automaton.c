@@ -103,8 +103,8 @@ void ps_automaton_free(ps_automaton_t *a)
 {
     if (!a) return;
     free(a->delta);
-    free(a->probe_leaf[0]);
-    free(a->probe_leaf[1]);
+    free(a->leaves.probe_leaf[0]);
+    free(a->leaves.probe_leaf[1]);
     free(a);
 }
 
@@ -131,7 +131,7 @@ int ps_automaton_build(ps_automaton_t **out, const ps_probes_t *p, int both_stra
     a->k = k;
     a->both_strands = both_strands;
     for (int s = 0; s < strands; s++)
-        if (!(a->probe_leaf[s] = malloc((size_t)p->n * sizeof(uint32_t)))) goto nomem;
+        if (!(a->leaves.probe_leaf[s] = malloc((size_t)p->n * sizeof(uint32_t)))) goto nomem;
     str = strand_strings(p, strands);
     cur = calloc(n_str, sizeof *cur);
     if (!str || !cur) goto nomem;
@@ -183,8 +183,11 @@ int ps_automaton_build(ps_automaton_t **out, const ps_probes_t *p, int both_stra
     a->delta = t.next;
     t.next = NULL;
     for (int s = 0; s < strands; s++)
-        for (uint32_t i = 0; i < p->n; i++) a->probe_leaf[s][i] = cur[(size_t)s * p->n + i] - leaf_base;
-    a->leaves = (ps_leaves_t){a->alpha, k, both_strands, a->n_leaves, {a->probe_leaf[0], a->probe_leaf[1]}};
+        for (uint32_t i = 0; i < p->n; i++) a->leaves.probe_leaf[s][i] = cur[(size_t)s * p->n + i] - leaf_base;
+    a->leaves.alpha = a->alpha;
+    a->leaves.k = k;
+    a->leaves.both_strands = both_strands;
+    a->leaves.n_leaves = a->n_leaves;
     goto done;
 
 nomem:

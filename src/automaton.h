@@ -11,10 +11,9 @@
  * symbol, with failure links already folded in.
  *
  * With both strands, the reverse complement of each DNA probe is inserted
- * too. probe_leaf[0][i] is the leaf of probe i's sequence and, with both
- * strands, probe_leaf[1][i] the leaf of its reverse complement; identical
- * sequences share a leaf, so duplicate probes get equal counts and a
- * palindromic probe's two columns read the same leaf. */
+ * too. `leaves` maps probes to leaves (leaves.h): identical sequences share
+ * a leaf, so duplicate probes get equal counts and a palindromic probe's
+ * two columns read the same leaf. */
 #ifndef PS_AUTOMATON_H
 #define PS_AUTOMATON_H
 
@@ -38,8 +37,7 @@ typedef struct {
     uint32_t leaf_base;   /* first leaf state */
     uint32_t n_leaves;    /* n_states - leaf_base */
     uint32_t *delta;      /* n_states << shift entries */
-    uint32_t *probe_leaf[2]; /* per probe: leaf id of its sequence, of its reverse complement */
-    ps_leaves_t leaves;   /* the same leaves, as the pipeline and output read them */
+    ps_leaves_t leaves;   /* each probe's leaves, as the pipeline and output read them */
 } ps_automaton_t;
 
 /* Builds the automaton. both_strands is only allowed for DNA. */

@@ -494,6 +494,15 @@ static int check_memory_kmer(const opts_t *o, const ps_probes_t *p, int both, ps
                    o->probes, p->n, bytes / 1e9, avail / 1e9, what);
 }
 
+/* The CPU engine over whichever index was built: the k-mer set's lookups
+ * or the automaton's walk. Also the engine of each further reading thread
+ * (parallel_readers takes several only where make_engine chose this). */
+static int make_cpu_engine(ps_engine_t **e, const ps_automaton_t *a, const ps_kmerset_t *ks, int workers,
+                           ps_err_t *err)
+{
+    return ks ? ps_kmer_engine_new(e, ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err) : ps_cpu_engine_new(e, a, workers, err);
+}
+
 /* The one place engines are chosen, for `workers` worker ids. auto: where a
  * GPU may be there, the GPU engine starting in the background with the CPU
  * scanning meanwhile (it checks the GPU off the critical path and falls
@@ -506,7 +515,7 @@ static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a
         /* The k-mer set's lookups outrun reading the input on the CPU, and
          * the GPU kernels walk the automaton: no GPU to start. */
         if (o->verbose) fprintf(stderr, "probescan: engine: cpu, %d threads, k-mer set\n", o->threads);
-        return ps_kmer_engine_new(e, ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err);
+        return make_cpu_engine(e, NULL, ks, workers, err);
     }
     if (o->engine == ENGINE_GPU) {
         if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
@@ -522,7 +531,7 @@ static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a
         }
         snprintf(why, sizeof why, "%s: less than starting the GPU repays", work);
     }
-    int rc = ps_cpu_engine_new(e, a, workers, err);
+    int rc = make_cpu_engine(e, a, NULL, workers, err);
     if (rc == PS_OK && o->verbose)
         fprintf(stderr, "probescan: engine: cpu, %d threads%s%s%s\n", o->threads,
                 o->engine == ENGINE_AUTO ? " (not the GPU: " : "", o->engine == ENGINE_AUTO ? why : "",
@@ -546,14 +555,6 @@ static int parallel_readers(const opts_t *o, const ps_engine_info_t *in, const p
     if (in->kmer_set && per > PS_KMER_LOCAL_COUNTS_MAX) per = (uint64_t)lv->n_leaves * sizeof(uint64_t); /* one shared array */
     if ((uint64_t)r * per > PARALLEL_COUNTS_MAX) r = (int)(PARALLEL_COUNTS_MAX / per);
     return r < 1 ? 1 : r;
-}
-
-/* One more engine like the first, for another reading thread (the first
- * was chosen by make_engine and is a CPU engine: parallel_readers). */
-static int make_engine_like(ps_engine_t **e, const ps_automaton_t *a, const ps_kmerset_t *ks, int workers,
-                            ps_err_t *err)
-{
-    return ks ? ps_kmer_engine_new(e, ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err) : ps_cpu_engine_new(e, a, workers, err);
 }
 
 static int run_count(const opts_t *o, ps_err_t *err)
@@ -639,7 +640,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
         }
         more[0] = e;
         for (int j = 1; j < readers; j++)
-            if ((rc = make_engine_like(&more[j], a, ks, ps_scan_workers(&so), err)) < 0) goto done;
+            if ((rc = make_cpu_engine(&more[j], a, ks, ps_scan_workers(&so), err)) < 0) goto done;
         if (o->verbose)
             fprintf(stderr, "probescan: %d inputs, %d at a time (a reading thread each, %d pool threads)\n",
                     o->n_inputs, readers, o->threads);

@@ -132,12 +132,7 @@ typedef struct {
 static uint32_t walk_touch(const ps_automaton_t *a, const ps_chunk_t *c, uint64_t from, uint64_t to,
                            uint64_t *dense, uint32_t *touched, uint32_t nt)
 {
-    uint32_t lo = 0, hi = c->n_restart; /* first restart > from */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (c->restart[mid] <= from) lo = mid + 1;
-        else hi = mid;
-    }
+    uint32_t lo = ps_chunk_restart_after(c, from);
     const uint32_t per = c->per_word, bits = (uint32_t)c->bits;
     uint32_t s = 0;
     for (uint64_t p = from; p < to; p++) {

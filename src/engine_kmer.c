@@ -55,12 +55,7 @@ static inline __attribute__((always_inline)) int walk(const ps_kmerset_t *ks, co
                                                       uint64_t to, sink_kind_t kind, uint64_t *counts,
                                                       hits_t *list)
 {
-    uint32_t r = 0, hi = c->n_restart; /* first restart > from */
-    while (r < hi) {
-        uint32_t mid = r + (hi - r) / 2;
-        if (c->restart[mid] <= from) r = mid + 1;
-        else hi = mid;
-    }
+    uint32_t r = ps_chunk_restart_after(c, from);
     uint64_t next_restart = r < c->n_restart ? c->restart[r] : UINT64_MAX;
     const uint64_t mask = ks->mask, n_ctx = c->n_ctx;
     const uint32_t k = (uint32_t)ks->k;

@@ -104,6 +104,18 @@ static inline uint32_t ps_chunk_sym(const ps_chunk_t *c, uint64_t i)
     return (c->text[i / c->per_word] >> ((i % c->per_word) * (uint32_t)c->bits)) & mask;
 }
 
+/* Index of the first restart after position pos (n_restart when none). */
+static inline uint32_t ps_chunk_restart_after(const ps_chunk_t *c, uint64_t pos)
+{
+    uint32_t lo = 0, hi = c->n_restart;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->restart[mid] <= pos) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* Copies the first up-to-max symbols of the chunk's first segment (those
  * before its first restart) into out; returns how many. */
 uint32_t ps_chunk_head(const ps_chunk_t *c, uint32_t max, uint8_t *out);

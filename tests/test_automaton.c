@@ -144,7 +144,7 @@ static uint32_t count_distinct(const uint8_t *pat, uint32_t np, int k)
 /* Leaf id of pattern q (a probe's sequence or reverse complement). */
 static uint32_t pattern_leaf(const ps_automaton_t *a, uint32_t q, int both)
 {
-    return both ? a->probe_leaf[q & 1][q >> 1] : a->probe_leaf[0][q];
+    return both ? a->leaves.probe_leaf[q & 1][q >> 1] : a->leaves.probe_leaf[0][q];
 }
 
 /* Everything that must hold for any probe set. */
@@ -337,7 +337,7 @@ START_TEST(test_single_probe_chain)
     ck_assert_uint_eq(b.a->n_states, PS_MAX_K + 1);
     ck_assert_uint_eq(b.a->leaf_base, PS_MAX_K);
     ck_assert_uint_eq(b.a->n_leaves, 1);
-    ck_assert_uint_eq(b.a->probe_leaf[0][0], 0);
+    ck_assert_uint_eq(b.a->leaves.probe_leaf[0][0], 0);
     check_structure(&b, 0, 1);
     tu_built_free(&b);
 
@@ -346,7 +346,7 @@ START_TEST(test_single_probe_chain)
     b = tu_build(3, one, PS_ALPHA_DNA, 0);
     ck_assert_uint_eq(b.a->n_states, 3);
     ck_assert_uint_eq(b.a->leaf_base, 1);
-    ck_assert_uint_eq(b.a->probe_leaf[0][0], b.a->probe_leaf[0][2]);
+    ck_assert_uint_eq(b.a->leaves.probe_leaf[0][0], b.a->leaves.probe_leaf[0][2]);
     check_structure(&b, 0, 1);
     tu_built_free(&b);
     b = tu_build(3, one, PS_ALPHA_DNA, 1); /* with T and C: four leaves */
@@ -363,10 +363,10 @@ START_TEST(test_duplicates_and_case)
     tu_built_t b = tu_build(5, seqs, PS_ALPHA_DNA, 1);
     for (int i = 1; i < 5; i++)
         if (i != 3) {
-            ck_assert_uint_eq(b.a->probe_leaf[0][i], b.a->probe_leaf[0][0]);
-            ck_assert_uint_eq(b.a->probe_leaf[1][i], b.a->probe_leaf[1][0]);
+            ck_assert_uint_eq(b.a->leaves.probe_leaf[0][i], b.a->leaves.probe_leaf[0][0]);
+            ck_assert_uint_eq(b.a->leaves.probe_leaf[1][i], b.a->leaves.probe_leaf[1][0]);
         }
-    ck_assert_uint_ne(b.a->probe_leaf[0][3], b.a->probe_leaf[0][0]);
+    ck_assert_uint_ne(b.a->leaves.probe_leaf[0][3], b.a->leaves.probe_leaf[0][0]);
     ck_assert_uint_eq(b.a->n_leaves, 4); /* ACGTA TACGT TTTTT AAAAA */
     check_structure(&b, 1, 1);
     tu_built_free(&b);
@@ -379,14 +379,14 @@ START_TEST(test_palindromes)
     const char *seqs[5] = {"GAATTC", "AAAAAA", "GGATCC", "TTTTTT", "GAATTC"};
     tu_built_t b = tu_build(5, seqs, PS_ALPHA_DNA, 1);
     const ps_automaton_t *a = b.a;
-    ck_assert_uint_eq(a->probe_leaf[0][0], a->probe_leaf[1][0]);
-    ck_assert_uint_eq(a->probe_leaf[0][2], a->probe_leaf[1][2]);
-    ck_assert_uint_eq(a->probe_leaf[0][4], a->probe_leaf[1][4]);
-    ck_assert_uint_eq(a->probe_leaf[0][4], a->probe_leaf[0][0]);
-    ck_assert_uint_ne(a->probe_leaf[0][1], a->probe_leaf[1][1]);
+    ck_assert_uint_eq(a->leaves.probe_leaf[0][0], a->leaves.probe_leaf[1][0]);
+    ck_assert_uint_eq(a->leaves.probe_leaf[0][2], a->leaves.probe_leaf[1][2]);
+    ck_assert_uint_eq(a->leaves.probe_leaf[0][4], a->leaves.probe_leaf[1][4]);
+    ck_assert_uint_eq(a->leaves.probe_leaf[0][4], a->leaves.probe_leaf[0][0]);
+    ck_assert_uint_ne(a->leaves.probe_leaf[0][1], a->leaves.probe_leaf[1][1]);
     /* AAAAAA's reverse complement is the probe TTTTTT, and vice versa. */
-    ck_assert_uint_eq(a->probe_leaf[1][1], a->probe_leaf[0][3]);
-    ck_assert_uint_eq(a->probe_leaf[0][1], a->probe_leaf[1][3]);
+    ck_assert_uint_eq(a->leaves.probe_leaf[1][1], a->leaves.probe_leaf[0][3]);
+    ck_assert_uint_eq(a->leaves.probe_leaf[0][1], a->leaves.probe_leaf[1][3]);
     ck_assert_uint_eq(a->n_leaves, 4);
     check_structure(&b, 1, 1);
     tu_built_free(&b);
@@ -421,7 +421,7 @@ START_TEST(test_palindromes)
         for (int i = 0; i < 8; i++) {
             int pal = 1;
             for (int j = 0; j < k; j++) pal &= table[(unsigned char)s[i][j]] == 3 - table[(unsigned char)s[i][k - 1 - j]];
-            ck_assert_int_eq(pal, b.a->probe_leaf[0][i] == b.a->probe_leaf[1][i]);
+            ck_assert_int_eq(pal, b.a->leaves.probe_leaf[0][i] == b.a->leaves.probe_leaf[1][i]);
         }
         check_structure(&b, 1, 1);
         uint8_t text[300];
@@ -438,7 +438,7 @@ START_TEST(test_protein)
     const char *seqs[4] = {"MKXU", "mkxu", "BZO*", "JJJJ"};
     tu_built_t b = tu_build(4, seqs, PS_ALPHA_PROTEIN, 0);
     ck_assert_int_eq(b.p->alpha, PS_PROTEIN);
-    ck_assert_uint_eq(b.a->probe_leaf[0][0], b.a->probe_leaf[0][1]);
+    ck_assert_uint_eq(b.a->leaves.probe_leaf[0][0], b.a->leaves.probe_leaf[0][1]);
     ck_assert_uint_eq(b.a->n_leaves, 3);
     check_structure(&b, 0, 1);
     uint8_t table[256];

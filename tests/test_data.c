@@ -298,8 +298,8 @@ static scan_result_t core_counts(int gpu, const char *path, ps_alpha_t a, char *
     res.rev = calloc(n, sizeof *res.rev);
     ck_assert(res.fwd && res.rev);
     for (uint32_t i = 0; i < n; i++) {
-        res.fwd[i] = leaf[am->probe_leaf[0][i]];
-        if (both) res.rev[i] = leaf[am->probe_leaf[1][i]];
+        res.fwd[i] = leaf[am->leaves.probe_leaf[0][i]];
+        if (both) res.rev[i] = leaf[am->leaves.probe_leaf[1][i]];
     }
     free(leaf);
     ps_engine_destroy(e);

@@ -58,7 +58,7 @@ static uint32_t *oracle_leaves(const tu_built_t *b)
                 uint32_t s = strand ? 3u - c[k - 1 - j] : c[j];
                 code |= s << (2 * j); /* the oldest symbol in the low bits */
             }
-            uint32_t want = b->a->probe_leaf[strand][i] + 1u;
+            uint32_t want = b->a->leaves.probe_leaf[strand][i] + 1u;
             ck_assert_msg(leaf1[code] == 0 || leaf1[code] == want, "k-mer %u on two leaves", code);
             leaf1[code] = want;
         }

@@ -79,8 +79,8 @@ START_TEST(test_table_by_hand)
     built_t b = build(2, seqs, names, PS_ALPHA_DNA, 1);
     ck_assert_uint_eq(b.a->n_leaves, 2);
     uint64_t counts[2];
-    counts[b.a->probe_leaf[0][0]] = 5; /* ACG */
-    counts[b.a->probe_leaf[0][1]] = 7; /* CGT */
+    counts[b.a->leaves.probe_leaf[0][0]] = 5; /* ACG */
+    counts[b.a->leaves.probe_leaf[0][1]] = 7; /* CGT */
     char *t = table(&b, counts);
     ck_assert_str_eq(t, "name\tsequence\tcount\tforward\treverse\n"
                         "a\tACG\t12\t5\t7\n"
@@ -90,8 +90,8 @@ START_TEST(test_table_by_hand)
 
     /* Forward only: three columns. */
     b = build(2, seqs, names, PS_ALPHA_DNA, 0);
-    counts[b.a->probe_leaf[0][0]] = 5;
-    counts[b.a->probe_leaf[0][1]] = 7;
+    counts[b.a->leaves.probe_leaf[0][0]] = 5;
+    counts[b.a->leaves.probe_leaf[0][1]] = 7;
     t = table(&b, counts);
     ck_assert_str_eq(t, "name\tsequence\tcount\n"
                         "a\tACG\t5\n"
@@ -103,8 +103,8 @@ START_TEST(test_table_by_hand)
     const char *pep[3] = {"MKX*", "wwww", "MKX*"};
     b = build(3, pep, NULL, PS_ALPHA_PROTEIN, 0);
     ck_assert_uint_eq(b.a->n_leaves, 2);
-    counts[b.a->probe_leaf[0][0]] = 0;
-    counts[b.a->probe_leaf[0][1]] = 18446744073709551615ull;
+    counts[b.a->leaves.probe_leaf[0][0]] = 0;
+    counts[b.a->leaves.probe_leaf[0][1]] = 18446744073709551615ull;
     t = table(&b, counts);
     ck_assert_msg(!strncmp(t, "name\tsequence\tcount\n", 20), "header: %s", t);
     /* Row names are the sequences (as the caller wrote them or upper-cased). */
@@ -131,8 +131,8 @@ START_TEST(test_matrix_by_hand)
         uint64_t *counts = calloc(3 * (size_t)nl, sizeof *counts);
         ck_assert_ptr_nonnull(counts);
         for (int c = 0; c < 3; c++) {
-            counts[(size_t)c * nl + b.a->probe_leaf[0][0]] = 1 + (uint64_t)c;  /* ACG */
-            counts[(size_t)c * nl + b.a->probe_leaf[0][1]] = 10 * (uint64_t)c; /* CGT */
+            counts[(size_t)c * nl + b.a->leaves.probe_leaf[0][0]] = 1 + (uint64_t)c;  /* ACG */
+            counts[(size_t)c * nl + b.a->leaves.probe_leaf[0][1]] = 10 * (uint64_t)c; /* CGT */
         }
         char *text = NULL;
         size_t len = 0;
@@ -163,9 +163,9 @@ START_TEST(test_palindrome_and_duplicates)
     built_t b = build(4, seqs, names, PS_ALPHA_DNA, 1);
     uint64_t *counts = calloc(b.a->n_leaves, sizeof *counts);
     ck_assert_ptr_nonnull(counts);
-    counts[b.a->probe_leaf[0][0]] = 3;
-    counts[b.a->probe_leaf[0][1]] = 10;
-    counts[b.a->probe_leaf[0][3]] = 1ull << 40;
+    counts[b.a->leaves.probe_leaf[0][0]] = 3;
+    counts[b.a->leaves.probe_leaf[0][1]] = 10;
+    counts[b.a->leaves.probe_leaf[0][3]] = 1ull << 40;
     char *t = table(&b, counts);
     ck_assert_str_eq(t, "name\tsequence\tcount\tforward\treverse\n"
                         "eco\tGAATTC\t6\t3\t3\n"
@@ -203,9 +203,9 @@ START_TEST(test_table_random)
         tu_buf_t want = {0};
         tu_buf_puts(&want, both ? "name\tsequence\tcount\tforward\treverse\n" : "name\tsequence\tcount\n");
         for (uint32_t i = 0; i < n; i++) {
-            uint64_t f = counts[b.a->probe_leaf[0][i]];
+            uint64_t f = counts[b.a->leaves.probe_leaf[0][i]];
             if (both) {
-                uint64_t r = counts[b.a->probe_leaf[1][i]];
+                uint64_t r = counts[b.a->leaves.probe_leaf[1][i]];
                 tu_buf_printf(&want, "%s\t%s\t%llu\t%llu\t%llu\n", seqs[i], seqs[i],
                               (unsigned long long)(f + r), (unsigned long long)f,
                               (unsigned long long)r);
@@ -267,7 +267,7 @@ START_TEST(test_table_digits_and_long_names)
         tu_buf_t want = {0};
         tu_buf_puts(&want, both ? "name\tsequence\tcount\tforward\treverse\n" : "name\tsequence\tcount\n");
         for (uint32_t i = 0; i < n; i++) {
-            uint64_t f = counts[b.a->probe_leaf[0][i]], r = both ? counts[b.a->probe_leaf[1][i]] : 0;
+            uint64_t f = counts[b.a->leaves.probe_leaf[0][i]], r = both ? counts[b.a->leaves.probe_leaf[1][i]] : 0;
             tu_buf_printf(&want, "%s\t%s\t%" PRIu64, names[i], seqs[i], f + r);
             if (both) tu_buf_printf(&want, "\t%" PRIu64 "\t%" PRIu64, f, r);
             tu_buf_putc(&want, '\n');
@@ -290,7 +290,7 @@ START_TEST(test_table_digits_and_long_names)
             tu_buf_printf(&wm, "%s\t%s", names[i], seqs[i]);
             for (uint32_t c = 0; c < 2; c++) {
                 const uint64_t *cc = counts + (size_t)c * nl;
-                uint64_t sum = cc[b.a->probe_leaf[0][i]] + (both ? cc[b.a->probe_leaf[1][i]] : 0);
+                uint64_t sum = cc[b.a->leaves.probe_leaf[0][i]] + (both ? cc[b.a->leaves.probe_leaf[1][i]] : 0);
                 tu_buf_printf(&wm, "\t%" PRIu64, sum);
             }
             tu_buf_putc(&wm, '\n');

@@ -426,8 +426,8 @@ static void run_case(const case_t *c, const char *dir, tu_rng_t *r, const char *
 
     brute_force(c->alpha, c->k, c->rec, c->n_rec, c->probe, c->n_probes, fwd, c->both ? rev : NULL);
     for (uint32_t i = 0; i < c->n_probes; i++) {
-        uint64_t gf = leaf[core.a->probe_leaf[0][i]];
-        uint64_t gr = c->both ? leaf[core.a->probe_leaf[1][i]] : 0;
+        uint64_t gf = leaf[core.a->leaves.probe_leaf[0][i]];
+        uint64_t gr = c->both ? leaf[core.a->leaves.probe_leaf[1][i]] : 0;
         uint64_t wr = c->both ? rev[i] : 0;
         ck_assert_msg(gf == fwd[i] && gr == wr,
                       "%s: probe %u %s: forward %llu reverse %llu, brute force %llu %llu", what, i,
@@ -660,10 +660,10 @@ START_TEST(test_scan_errors)
         rc = ps_scan_file(e, &a->leaves, good, &so[0], leaf, NULL, &st, NULL, NULL, &err);
         ck_assert_msg(rc == PS_OK, "fresh engine: %s", err.msg);
         /* ACGTACGTACGT: ACG 3, CGT 3, GTA 2, TAC 2. */
-        ck_assert_uint_eq(leaf[a->probe_leaf[0][0]], 3);
-        ck_assert_uint_eq(leaf[a->probe_leaf[1][0]], 3);
-        ck_assert_uint_eq(leaf[a->probe_leaf[0][1]], 2);
-        ck_assert_uint_eq(leaf[a->probe_leaf[1][1]], 2);
+        ck_assert_uint_eq(leaf[a->leaves.probe_leaf[0][0]], 3);
+        ck_assert_uint_eq(leaf[a->leaves.probe_leaf[1][0]], 3);
+        ck_assert_uint_eq(leaf[a->leaves.probe_leaf[0][1]], 2);
+        ck_assert_uint_eq(leaf[a->leaves.probe_leaf[1][1]], 2);
         free(leaf);
         ps_engine_destroy(e);
         ps_automaton_free(a);
