@@ -110,6 +110,21 @@ static char *put_probe(char *d, const ps_probes_t *p, uint32_t i, size_t name_le
     return put_str(d, p->seq[i], (size_t)p->k);
 }
 
+/* The count columns of a totals or per-record row: "\tcount" and, with
+ * both strands, "\tforward\treverse". */
+static char *put_counts(char *d, uint64_t fw, uint64_t rv, int strands)
+{
+    *d++ = '\t';
+    d = put_u64(d, fw + rv);
+    if (strands) {
+        *d++ = '\t';
+        d = put_u64(d, fw);
+        *d++ = '\t';
+        d = put_u64(d, rv);
+    }
+    return d;
+}
+
 /* Writes out what is left and frees the buffer; then rc when it is an
  * error, else what the stream's error flag says (every failed write sets
  * it). */
@@ -138,14 +153,7 @@ int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv,
             break;
         }
         d = put_probe(d, p, i, name_len);
-        *d++ = '\t';
-        d = put_u64(d, fw + rv);
-        if (strands) {
-            *d++ = '\t';
-            d = put_u64(d, fw);
-            *d++ = '\t';
-            d = put_u64(d, rv);
-        }
+        d = put_counts(d, fw, rv, strands);
         *d++ = '\n';
         rows_done(&o, d);
     }
@@ -179,7 +187,6 @@ int ps_write_matrix(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv, const 
 }
 
 struct ps_record_writer {
-    FILE *f;
     const ps_probes_t *p;
     const ps_leaves_t *lv;
     uint32_t *leaf_start;  /* CSR: probes whose sequence or reverse complement is leaf l */
@@ -218,7 +225,6 @@ int ps_record_writer_new(ps_record_writer_t **out, FILE *f, const ps_probes_t *p
     ps_record_writer_t *w = calloc(1, sizeof *w);
     if (w) w->input = "";
     if (!w) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    w->f = f;
     w->p = p;
     w->lv = lv;
     w->leaf_start = calloc((size_t)lv->n_leaves + 1, sizeof(uint32_t));
@@ -284,14 +290,7 @@ int ps_record_writer_flush(ps_record_writer_t *w, ps_err_t *err)
         d = put_str(d, w->name, rec_len);
         *d++ = '\t';
         d = put_probe(d, w->p, i, name_len);
-        *d++ = '\t';
-        d = put_u64(d, fw + rv);
-        if (lv->both_strands) {
-            *d++ = '\t';
-            d = put_u64(d, fw);
-            *d++ = '\t';
-            d = put_u64(d, rv);
-        }
+        d = put_counts(d, fw, rv, lv->both_strands);
         *d++ = '\n';
         rows_done(o, d);
     }
@@ -302,7 +301,7 @@ int ps_record_writer_flush(ps_record_writer_t *w, ps_err_t *err)
      * whenever the caller commits or stops. */
     rows_flush(o);
     if (rc < 0) return rc;
-    return write_error(w->f, err);
+    return write_error(w->out.f, err);
 }
 
 int ps_record_writer_emit(void *ctx, const ps_chunk_t *c, const ps_rec_hits_t *h, ps_err_t *err)
