@@ -335,9 +335,8 @@ static int put_count(FILE *f, uint64_t v)
 
 static int mtable_write(const mtable_t *t, FILE *f, ps_err_t *err)
 {
-    int bad;
-    if (t->shape == PS_TABLE_TOTALS) bad = ps_table_write_header(f, t->shape, t->ncols == 3, NULL, 0);
-    else bad = ps_table_write_header(f, t->shape, 0, (const char *const *)t->colname, t->ncols);
+    /* Totals read the strands from the width, a matrix its column names. */
+    int bad = ps_table_write_header(f, t->shape, t->ncols == 3, (const char *const *)t->colname, t->ncols);
     for (size_t r = 0; r < t->nrows && !bad; r++) {
         bad = put_str(f, t->key[r]);
         for (size_t c = 0; c < t->ncols && !bad; c++) bad = put_count(f, t->col[c][r]);
@@ -659,18 +658,22 @@ static int parse_args(int argc, char **argv, FILE *out, const char **output, con
  * slip of a glob than a wish, so say so. */
 static void warn_twice(char **inputs, int n, FILE *diag)
 {
+    /* Each input stat'ed once; ok[i] says whether st[i] holds its file. */
+    struct stat *st = calloc((size_t)n, sizeof *st);
+    char *ok = calloc((size_t)n, 1);
+    for (int i = 0; st && ok && i < n; i++) ok[i] = strcmp(inputs[i], "-") && stat(inputs[i], &st[i]) == 0;
     for (int i = 1; i < n; i++)
         for (int j = 0; j < i; j++) {
-            struct stat a, b;
             int same = !strcmp(inputs[i], inputs[j]) ||
-                       (strcmp(inputs[i], "-") && strcmp(inputs[j], "-") && stat(inputs[i], &a) == 0 &&
-                        stat(inputs[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+                       (st && ok && ok[i] && ok[j] && st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino);
             if (same) {
                 fprintf(diag, "probescan: warning: %s is given twice (tables %d and %d): its counts are added twice\n",
                         inputs[i], j + 1, i + 1);
                 break;
             }
         }
+    free(st);
+    free(ok);
 }
 
 static int run_merge(char **inputs, int n_inputs, const char *output, const char *probes, FILE *stdout_, FILE *diag,
