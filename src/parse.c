@@ -339,7 +339,6 @@ int ps_parser_fill(ps_parser_t *r, ps_chunk_t *c, ps_err_t *err)
                     r->pos++;
                 } else if (r->st == PS_P_BEGIN && (b == '>' || b == '@') && at_line_start(r)) {
                     r->fastq = b == '@';
-                    r->stats.fastq = r->fastq;
                     r->pos++;
                     begin_record(r);
                     break;

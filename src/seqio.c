@@ -117,6 +117,7 @@ int ps_reader_open(ps_reader_t **out, const char *path, ps_alpha_t a, int k, hts
         ps_reader_close(r);
         return ps_fail(err, PS_E_NOMEM, "out of memory");
     }
+    ps_parser_init(&r->p, r->path, a, k);
     struct stat sb;
     if (strcmp(path, "-") != 0) {
         if (stat(path, &sb) != 0) {
@@ -154,7 +155,6 @@ int ps_reader_open(ps_reader_t **out, const char *path, ps_alpha_t a, int k, hts
         /* Reads as sequencers now deliver them (PacBio HiFi, ONT): records
          * back in their original orientation, as samtools fastq gives them. */
         r->stats.format = fmt.format == sam ? "sam" : fmt.format == bam ? "bam" : "cram";
-        r->stats.fastq = 0;
         r->hts = hts_hopen(hf, path, "r");
         if (!r->hts) hclose_abruptly(hf);
         if (!r->hts || !(r->hdr = sam_hdr_read(r->hts)) || !(r->rec = bam_init1())) {
@@ -169,7 +169,6 @@ int ps_reader_open(ps_reader_t **out, const char *path, ps_alpha_t a, int k, hts
             ps_reader_close(r);
             return ps_fail(err, PS_E_IO, "%s: cannot start decompression on the thread pool", path);
         }
-        ps_parser_init(&r->p, r->path, a, k);
         *out = r;
         return PS_OK;
     }
@@ -179,7 +178,6 @@ int ps_reader_open(ps_reader_t **out, const char *path, ps_alpha_t a, int k, hts
             ps_reader_close(r);
             return rc;
         }
-        ps_parser_init(&r->p, r->path, a, k);
         *out = r;
         return PS_OK;
     }
@@ -218,7 +216,6 @@ int ps_reader_open(ps_reader_t **out, const char *path, ps_alpha_t a, int k, hts
             return ps_fail(err, PS_E_IO, "%s: cannot start decompression on the thread pool", path);
         }
     }
-    ps_parser_init(&r->p, r->path, a, k);
     *out = r;
     return PS_OK;
 }
