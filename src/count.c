@@ -392,6 +392,15 @@ static uint64_t count_columns(const opts_t *o)
     return o->samples ? o->samples->n_samples : o->by_file ? (uint64_t)o->n_inputs : 1;
 }
 
+/* Strings an index holds: probes times strands (at most; equal ones share a leaf). */
+static uint64_t index_strings(const ps_probes_t *p, int both) { return (uint64_t)p->n * (both ? 2u : 1u); }
+
+/* Bytes of `arrays` count arrays besides the table's count columns. */
+static uint64_t count_bytes(const opts_t *o, const ps_probes_t *p, int both, uint64_t arrays)
+{
+    return (arrays + count_columns(o)) * index_strings(p, both) * sizeof(uint64_t);
+}
+
 /* Refuses, before anything large is allocated, a probe set whose
  * automaton (and per-thread counts) cannot fit in the memory this process
  * may use: the cheap bound first, the exact size only when the bound is
@@ -400,7 +409,7 @@ static int check_memory(const opts_t *o, const ps_probes_t *p, int both, ps_err_
 {
     char what[64];
     uint64_t avail = ps_host_memory(what, sizeof what), states, bytes;
-    uint64_t counts = ((uint64_t)o->threads + 1 + count_columns(o)) * (uint64_t)p->n * (both ? 2u : 1u) * sizeof(uint64_t);
+    uint64_t counts = count_bytes(o, p, both, (uint64_t)o->threads + 1);
     for (int exact = 0; exact < 2; exact++) {
         int rc = ps_automaton_estimate(p, both, exact, &states, &bytes, err);
         if (rc < 0) return rc;
@@ -457,7 +466,7 @@ static int gpu_worth_starting(const opts_t *o, const ps_automaton_t *a, char *wh
  * GPU kernels walk the automaton). Fills why for -v. */
 static int choose_index(const opts_t *o, const ps_probes_t *p, int both, char *why, size_t len, ps_err_t *err)
 {
-    uint64_t strings = (uint64_t)p->n * (both ? 2u : 1u);
+    uint64_t strings = index_strings(p, both);
     if (o->index == INDEX_KMER_SET) {
         if (!ps_kmerset_fits(p))
             return ps_fail(err, PS_E_USAGE, "--index kmer-set takes DNA probes of length 1 to %d, not %s of length %d",
@@ -486,7 +495,7 @@ static int check_memory_kmer(const opts_t *o, const ps_probes_t *p, int both, ps
 {
     char what[64];
     uint64_t avail = ps_host_memory(what, sizeof what);
-    uint64_t bytes = ps_kmerset_bytes(p, both) + (1 + count_columns(o)) * (uint64_t)p->n * (both ? 2u : 1u) * sizeof(uint64_t);
+    uint64_t bytes = ps_kmerset_bytes(p, both) + count_bytes(o, p, both, 1);
     if (bytes <= avail) return PS_OK;
     return ps_fail(err, PS_E_NOMEM,
                    "%s: %u probes make a k-mer set of about %.2f GB with its counts, more than the %.2f GB this "
