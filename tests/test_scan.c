@@ -53,19 +53,11 @@ static void random_fasta(tu_buf_t *t, tu_rng_t *r, size_t n)
     tu_buf_putc(t, '\n');
 }
 
-typedef struct {
-    ps_probes_t *p;
-    ps_automaton_t *a;
-} probes_t;
-
-static probes_t make_probes(void)
+/* Four probes of k = 5, both strands. */
+static tu_built_t make_probes(void)
 {
     static const char *const seqs[] = {"ACGTA", "TTTTT", "GATTA", "CCCGG"};
-    probes_t pr = {NULL, NULL};
-    ps_err_t err;
-    ck_assert_int_eq(ps_probes_from_strings(&pr.p, 4, seqs, NULL, PS_ALPHA_DNA, &err), PS_OK);
-    ck_assert_int_eq(ps_automaton_build(&pr.a, pr.p, 1, &err), PS_OK);
-    return pr;
+    return tu_build(4, seqs, PS_ALPHA_DNA, 1);
 }
 
 /* With a budget of T threads, a scan of BGZF FASTA (blocks on the pool,
@@ -91,7 +83,7 @@ START_TEST(test_thread_budget)
     tu_write_file(fq, t.p, t.n);
     tu_buf_free(&t);
 
-    probes_t pr = make_probes();
+    tu_built_t pr = make_probes();
     const int threads = 4;
     int before = task_count();
     ck_assert_int_gt(before, 0);
@@ -155,8 +147,7 @@ START_TEST(test_thread_budget)
     free(leaf);
     free(once);
     free(fq_only);
-    ps_automaton_free(pr.a);
-    ps_probes_free(pr.p);
+    tu_built_free(&pr);
     free(bgz);
     free(fq);
     tu_rmtree(dir);
@@ -195,7 +186,7 @@ START_TEST(test_record_order)
     random_fasta(&t, &r, 400000);
     tu_write_file(path, t.p, t.n);
     tu_buf_free(&t);
-    probes_t pr = make_probes();
+    tu_built_t pr = make_probes();
     uint64_t *leaf = calloc(pr.a->n_leaves, sizeof *leaf);
     ck_assert_ptr_nonnull(leaf);
     uint64_t total = 0;
@@ -223,8 +214,7 @@ START_TEST(test_record_order)
         ps_engine_destroy(e);
     }
     free(leaf);
-    ps_automaton_free(pr.a);
-    ps_probes_free(pr.p);
+    tu_built_free(&pr);
     free(path);
     tu_rmtree(dir);
 }
@@ -254,7 +244,7 @@ START_TEST(test_long_headers)
     }
     tu_write_file(path, t.p, t.n);
     tu_buf_free(&t);
-    probes_t pr = make_probes();
+    tu_built_t pr = make_probes();
     uint64_t *want = calloc(pr.a->n_leaves, sizeof *want), *got = calloc(pr.a->n_leaves, sizeof *got);
     ck_assert(want && got);
     for (int threads = 1; threads <= 4; threads += 3) {
@@ -281,8 +271,7 @@ START_TEST(test_long_headers)
     }
     free(want);
     free(got);
-    ps_automaton_free(pr.a);
-    ps_probes_free(pr.p);
+    tu_built_free(&pr);
     free(path);
     tu_rmtree(dir);
 }
@@ -292,7 +281,7 @@ END_TEST
  * anything runs. */
 START_TEST(test_workers_checked)
 {
-    probes_t pr = make_probes();
+    tu_built_t pr = make_probes();
     ps_engine_t *e = NULL;
     ps_err_t err;
     ps_engine_info_t in = {.kind = PS_ENGINE_CPU};
@@ -304,8 +293,7 @@ START_TEST(test_workers_checked)
     ck_assert_ptr_null(s);
     ck_assert_msg(strstr(err.msg, "workers") != NULL, "%s", err.msg);
     ps_engine_destroy(e);
-    ps_automaton_free(pr.a);
-    ps_probes_free(pr.p);
+    tu_built_free(&pr);
 }
 END_TEST
 
