@@ -34,10 +34,7 @@ START_TEST(test_symlink_kept)
     struct stat st;
     ck_assert_int_eq(lstat(link, &st), 0);
     ck_assert_msg(S_ISLNK(st.st_mode), "the symlink was replaced by a file");
-    size_t n;
-    char *got = tu_read_gz(target, &n);
-    ck_assert_str_eq(got, "new\n");
-    free(got);
+    tu_assert_file(target, "new\n");
     ck_assert_int_eq(tu_dir_entries(dir), 2);
     free(target);
     free(link);
@@ -117,10 +114,7 @@ START_TEST(test_fd_path_written)
     snprintf(fdpath, sizeof fdpath, "/dev/fd/%d", fd);
     write_text(fdpath, "by descriptor\n");
     close(fd);
-    size_t n;
-    char *got = tu_read_gz(file, &n);
-    ck_assert_str_eq(got, "by descriptor\n");
-    free(got);
+    tu_assert_file(file, "by descriptor\n");
     ck_assert_int_eq(tu_dir_entries(dir), 1);
     free(file);
     tu_rmtree(dir);
@@ -142,10 +136,7 @@ START_TEST(test_gz_name_compressed)
         ck_assert_int_eq(fread(magic, 1, 4, f), 4);
         fclose(f);
         ck_assert_msg(magic[0] == 0x1f && magic[1] == 0x8b && (magic[3] & 4), "%s is not BGZF", names[i]);
-        size_t n;
-        char *got = tu_read_gz(path, &n);
-        ck_assert_str_eq(got, "name\tsequence\tcount\np1\tACG\t3\n");
-        free(got);
+        tu_assert_file(path, "name\tsequence\tcount\np1\tACG\t3\n");
         free(path);
     }
     ck_assert_int_eq(tu_dir_entries(dir), 2);
@@ -180,10 +171,7 @@ START_TEST(test_abort_leaves_nothing)
     ck_assert_int_eq(ps_output_open(&o, path, NULL, &err), PS_OK);
     fputs("half", ps_output_stream(o));
     ps_output_abort(o);
-    size_t n;
-    char *got = tu_read_gz(path, &n);
-    ck_assert_str_eq(got, "keep\n");
-    free(got);
+    tu_assert_file(path, "keep\n");
     ck_assert_int_eq(tu_dir_entries(dir), 1);
     free(path);
     tu_rmtree(dir);

@@ -316,3 +316,11 @@ tu_built_t tu_build_distinct(int k, uint32_t n)
     free(seqs);
     return b;
 }
+
+void tu_assert_file(const char *path, const char *want)
+{
+    char *got = tu_read_gz(path, NULL);
+    ck_assert_msg(got != NULL, "cannot read %s", path);
+    ck_assert_str_eq(got, want);
+    free(got);
+}

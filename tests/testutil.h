@@ -44,6 +44,8 @@ void tu_truncate(const char *path, uint64_t keep);
 uint64_t tu_file_size(const char *path);
 /* Reads a whole (plain or gzip) file through zlib; malloc'd, NUL-terminated. */
 char *tu_read_gz(const char *path, size_t *len);
+/* Asserts that path (plain or compressed) holds exactly want. */
+void tu_assert_file(const char *path, const char *want);
 
 /* 1 when the decimal number n appears in msg as a whole number (not as
  * part of a longer run of digits). */
