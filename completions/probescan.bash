@@ -19,12 +19,12 @@ _probescan()
         *:--engine) COMPREPLY=($(compgen -W "auto gpu cpu" -- "$cur")); return ;;
         *:--index) COMPREPLY=($(compgen -W "auto automaton kmer-set" -- "$cur")); return ;;
         *:--kernel) COMPREPLY=($(compgen -W "best kmer leaf compact coalesced shared baseline" -- "$cur")); return ;;
-        *:-t|*:--threads|*:--gpu) return ;;
+        *:-t|*:--threads|*:--gpu|*:-m|*:--mismatches) return ;;
     esac
     if [[ $cur == -* ]]; then
         case $cmd in
             count) COMPREPLY=($(compgen -W "--probes --alphabet --strand --output --threads --by-file --samples --by-record
-                                             --stats --engine --index --gpu --kernel --verbose --quiet --help --version" -- "$cur")) ;;
+                                             --stats --mismatches --engine --index --gpu --kernel --verbose --quiet --help --version" -- "$cur")) ;;
             merge) COMPREPLY=($(compgen -W "--output --probes --help" -- "$cur")) ;;
             summary) COMPREPLY=($(compgen -W "--outdir --stats --help" -- "$cur")) ;;
         esac

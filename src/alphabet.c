@@ -23,10 +23,12 @@ void ps_alpha_table(ps_alpha_t a, uint8_t t[256])
         if (up >= 'A' && up <= 'Z') t[up + 32] = (uint8_t)i;
     }
     /* No-call and gap characters of read and alignment files are not bases:
-     * they break windows as N does (jellyfish, BBDuk and seqkit agree). */
+     * they break windows as N does (jellyfish, BBDuk and seqkit agree), in
+     * protein too (gapped alignments). */
+    t['.'] = t['-'] = PS_SYM_BREAK;
     if (a == PS_DNA) {
         t['U'] = t['u'] = 3;
-        t['.'] = t['-'] = t['*'] = PS_SYM_BREAK;
+        t['*'] = PS_SYM_BREAK;
     }
 }
 

@@ -18,8 +18,8 @@ typedef enum { PS_DNA = 0, PS_PROTEIN = 1 } ps_alpha_t;
 #define PS_PROTEIN_SIGMA 27
 
 /* Classes returned by ps_sym_class() for bytes that are not symbols. */
-#define PS_SYM_BREAK 0xFD /* a letter outside the alphabet (N, IUPAC codes; in DNA also '.', '-' and
-                           * '*'): matching restarts */
+#define PS_SYM_BREAK 0xFD /* a letter outside the alphabet (N, IUPAC codes), '.', '-', and in DNA
+                           * also '*': matching restarts */
 #define PS_SYM_SKIP 0xFE  /* whitespace inside a record: ignored */
 #define PS_SYM_BAD 0xFF   /* any other byte: an input error */
 

@@ -186,6 +186,7 @@ int ps_automaton_build(ps_automaton_t **out, const ps_probes_t *p, int both_stra
         for (uint32_t i = 0; i < p->n; i++) a->leaves.probe_leaf[s][i] = cur[(size_t)s * p->n + i] - leaf_base;
     a->leaves.alpha = a->alpha;
     a->leaves.k = k;
+    a->leaves.levels = 1;
     a->leaves.both_strands = both_strands;
     a->leaves.n_leaves = a->n_leaves;
     goto done;

@@ -28,6 +28,7 @@
 #include "engine_cpu.h"
 #include "engine_gpu.h"
 #include "engine_kmer.h"
+#include "engine_pattern.h"
 #include "engine_mixed.h"
 #include "gpu_plan.h"
 #include "host.h"
@@ -55,6 +56,7 @@ typedef struct {
     ps_alpha_req_t alpha;
     int strand_set, both_strands;
     int threads, verbose, quiet, gpu_id, by_file, by_record;
+    int mismatches, mm_set;  /* -m: sites within this many substitutions; given at all */
     engine_req_t engine;
     index_req_t index;
     char **inputs;
@@ -83,11 +85,14 @@ static void usage_count(FILE *f)
 "\n"
 "Count exact, overlapping occurrences of every probe in FASTA/FASTQ inputs\n"
 "(plain, gzip or BGZF; '-' reads standard input) and in SAM, BAM or CRAM reads.\n"
-"All probes have one length k, 1 <= k <= %d. Output: TSV with a header, one row\n"
-"per probe in probe-file order.\n"
+"Probes are exact strings (up to %d letters) or patterns with classes, of any\n"
+"lengths. Output: TSV with a header, one row per probe in probe-file order.\n"
 "\n"
 "Options:\n"
-"  -p, --probes FILE      probes: FASTA, one sequence per line, or name<TAB>sequence\n"
+"  -p, --probes FILE      probes: FASTA, one sequence per line, or name<TAB>sequence;\n"
+"                         a probe may be a pattern: IUPAC codes (DNA) or PROSITE syntax\n"
+"  -m, --mismatches D     also count sites within D substitutions (0 to %d); adds the\n"
+"                         columns mm0 ... mmD, sites at exactly that distance\n"
 "  -a, --alphabet STR     dna, protein or auto (default auto: dna if probes are ACGTU)\n"
 "  -s, --strand STR       both or forward (DNA; default both). Protein: forward only\n"
 "  -o, --output FILE      write the table to FILE (default or '-': standard output);\n"
@@ -116,14 +121,15 @@ static void usage_count(FILE *f)
 "      --version          print the version and exit\n"
 "\n"
 "Counting: case-insensitive; U counts as T; a window with N or any other letter\n"
-"outside the alphabet (in DNA also '.', '-', '*') matches nothing; matches never\n"
+"outside the alphabet (in DNA also '.', '-', '*') matches nothing, not even a\n"
+"probe's N or x; a site counts once, at its fewest mismatches; matches never\n"
 "span records; an empty input counts zero records, with a warning. With both\n"
 "strands, 'reverse' counts the probe's reverse complement and count = forward +\n"
 "reverse (a palindromic probe counts twice per position).\n"
 "\n"
 "Example:\n"
 "  probescan count -p probes.fa -t 8 genome.fa.gz > counts.tsv\n",
-            PS_MAX_K, ps_host_cpus(), KMER_SET_FROM, kernels);
+            PS_MAX_K, PS_MAX_MM, ps_host_cpus(), KMER_SET_FROM, kernels);
 }
 
 static int parse_uint(const char *s, long max, long *out)
@@ -139,7 +145,7 @@ static int parse_uint(const char *s, long max, long *out)
 static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
 {
     enum { OPT_VERSION = 256, OPT_ENGINE, OPT_GPU, OPT_KERNEL, OPT_BYFILE, OPT_BYRECORD, OPT_STATS, OPT_SAMPLES,
-           OPT_INDEX };
+           OPT_INDEX, OPT_MISMATCHES };
     static const struct option lopts[] = {
         {"probes", required_argument, NULL, 'p'}, {"alphabet", required_argument, NULL, 'a'},
         {"strand", required_argument, NULL, 's'}, {"output", required_argument, NULL, 'o'},
@@ -149,6 +155,7 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         {"gpu", required_argument, NULL, OPT_GPU}, {"kernel", required_argument, NULL, OPT_KERNEL},
         {"by-file", no_argument, NULL, OPT_BYFILE}, {"by-record", no_argument, NULL, OPT_BYRECORD}, {"stats", required_argument, NULL, OPT_STATS},
         {"samples", required_argument, NULL, OPT_SAMPLES}, {"index", required_argument, NULL, OPT_INDEX},
+        {"mismatches", required_argument, NULL, 'm'},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->alpha = PS_ALPHA_AUTO;
@@ -162,7 +169,7 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     optind = 1;
     int c;
     long v;
-    while ((c = getopt_long(argc, argv, ":p:a:s:o:t:vqh", lopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":p:a:s:o:t:m:vqh", lopts, NULL)) != -1) {
         switch (c) {
         case 'p': o->probes = optarg; break;
         case 'o': o->output = optarg; break;
@@ -182,6 +189,13 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
             if (parse_uint(optarg, 4096, &v) || v < 1)
                 return ps_fail(err, PS_E_USAGE, "--threads must be a number from 1 to 4096, not '%s'", optarg);
             o->threads = (int)v;
+            break;
+        case 'm':
+            if (parse_uint(optarg, PS_MAX_MM, &v))
+                return ps_fail(err, PS_E_USAGE, "--mismatches must be a number from 0 to %d, not '%s'", PS_MAX_MM,
+                               optarg);
+            o->mismatches = (int)v;
+            o->mm_set = 1;
             break;
         case 'v': o->verbose = 1; break;
         case 'q': o->quiet = 1; break;
@@ -361,9 +375,10 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     if (in.kernel[0]) json_str(f, in.kernel);
     else fputs("null", f);
     fprintf(f, ",\n  \"index\": \"%s\",\n  \"kmer_path\": %s,\n  \"chunks\": {\"cpu\": %" PRIu64 ", \"gpu\": %" PRIu64 "}",
-            in.kmer_set ? "kmer_set" : "automaton", in.kmer_path ? "true" : "false", in.chunks_cpu, in.chunks_gpu);
+            in.patterns ? "patterns" : in.kmer_set ? "kmer_set" : "automaton", in.kmer_path ? "true" : "false", in.chunks_cpu, in.chunks_gpu);
     fprintf(f, ",\n  \"readers\": %d,\n  \"threads\": %d,\n  \"probes\": %u,\n  \"k\": %d,\n  \"alphabet\": \"%s\",\n  \"strands\": \"%s\",\n",
             n_engines, o->threads, p->n, p->k, ps_alpha_name(p->alpha), lv->both_strands ? "both" : "forward");
+    fprintf(f, "  \"mismatches\": %d,\n", lv->levels - 1);
     fprintf(f, "  \"inputs\": [");
     for (int i = 0; i < o->n_inputs; i++) {
         fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
@@ -506,9 +521,10 @@ static int check_memory_kmer(const opts_t *o, const ps_probes_t *p, int both, ps
 /* The CPU engine over whichever index was built: the k-mer set's lookups
  * or the automaton's walk. Also the engine of each further reading thread
  * (parallel_readers takes several only where make_engine chose this). */
-static int make_cpu_engine(ps_engine_t **e, const ps_automaton_t *a, const ps_kmerset_t *ks, int workers,
-                           ps_err_t *err)
+static int make_cpu_engine(ps_engine_t **e, const ps_automaton_t *a, const ps_kmerset_t *ks,
+                           const ps_patset_t *ps, int workers, ps_err_t *err)
 {
+    if (ps) return ps_pattern_engine_new(e, ps, workers, err);
     return ks ? ps_kmer_engine_new(e, ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err) : ps_cpu_engine_new(e, a, workers, err);
 }
 
@@ -517,14 +533,20 @@ static int make_cpu_engine(ps_engine_t **e, const ps_automaton_t *a, const ps_km
  * scanning meanwhile (it checks the GPU off the critical path and falls
  * back to the CPU alone); else the CPU. */
 static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a, const ps_kmerset_t *ks,
-                       int workers, ps_err_t *err)
+                       const ps_patset_t *ps, int workers, ps_err_t *err)
 {
     char why[sizeof err->msg] = "no NVIDIA GPU device found";
+    if (ps) {
+        /* No GPU kernel matches patterns yet (--engine gpu is refused
+         * before the set is built). */
+        if (o->verbose) fprintf(stderr, "probescan: engine: cpu, %d threads, patterns\n", o->threads);
+        return make_cpu_engine(e, NULL, NULL, ps, workers, err);
+    }
     if (ks) {
         /* The k-mer set's lookups outrun reading the input on the CPU, and
          * the GPU kernels walk the automaton: no GPU to start. */
         if (o->verbose) fprintf(stderr, "probescan: engine: cpu, %d threads, k-mer set\n", o->threads);
-        return make_cpu_engine(e, NULL, ks, workers, err);
+        return make_cpu_engine(e, NULL, ks, NULL, workers, err);
     }
     if (o->engine == ENGINE_GPU) {
         if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
@@ -540,7 +562,7 @@ static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a
         }
         snprintf(why, sizeof why, "%s: less than starting the GPU repays", work);
     }
-    int rc = make_cpu_engine(e, a, NULL, workers, err);
+    int rc = make_cpu_engine(e, a, NULL, NULL, workers, err);
     if (rc == PS_OK && o->verbose)
         fprintf(stderr, "probescan: engine: cpu, %d threads%s%s%s\n", o->threads,
                 o->engine == ENGINE_AUTO ? " (not the GPU: " : "", o->engine == ENGINE_AUTO ? why : "",
@@ -573,6 +595,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     ps_probes_t *p = NULL;
     ps_automaton_t *a = NULL;
     ps_kmerset_t *ks = NULL;
+    ps_patset_t *pset = NULL;
     const ps_leaves_t *lv = NULL;
     ps_engine_t *e = NULL;
     ps_engine_t **more = NULL; /* engines of the other reading threads */
@@ -607,9 +630,28 @@ static int run_count(const opts_t *o, ps_err_t *err)
     tm.probes = t - t0;
 
     char why[128];
-    rc = choose_index(o, p, both, why, sizeof why, err);
-    if (rc < 0) goto done;
-    if (rc) {
+    if (p->patterns || o->mismatches > 0) {
+        const char *what = p->patterns ? "patterns" : "mismatches";
+        if (o->engine == ENGINE_GPU) {
+            rc = ps_fail(err, PS_E_USAGE, "--engine gpu: %s are matched on the CPU only in this version; use --engine cpu or auto", what);
+            goto done;
+        }
+        if (o->index != INDEX_AUTO) {
+            rc = ps_fail(err, PS_E_USAGE, "--index applies to exact probes of one length, not to %s", what);
+            goto done;
+        }
+        rc = ps_patset_build(&pset, p, both, o->mismatches, err);
+        if (rc < 0) goto done;
+        pset->leaves.mm_columns = o->mm_set;
+        lv = &pset->leaves;
+        tm.build = ps_now() - t;
+        if (o->verbose)
+            fprintf(stderr, "probescan: pattern set: %u strings, %u bit words, up to %d mismatches, built in %.3f s\n",
+                    pset->n_strings, pset->n_words, o->mismatches, tm.build);
+        rc = 0;
+    } else if ((rc = choose_index(o, p, both, why, sizeof why, err)) < 0) {
+        goto done;
+    } else if (rc) {
         rc = check_memory_kmer(o, p, both, err);
         if (rc < 0) goto done;
         rc = ps_kmerset_build(&ks, p, both, err);
@@ -622,11 +664,16 @@ static int run_count(const opts_t *o, ps_err_t *err)
         if (rc < 0) goto done;
         lv = &a->leaves;
     }
-    tm.build = ps_now() - t;
+    if (!pset) {
+        tm.build = ps_now() - t;
+        /* -m 0 on exact probes: the exact index, and its one column. */
+        if (ks) ks->leaves.mm_columns = o->mm_set;
+        else a->leaves.mm_columns = o->mm_set;
+    }
     if (o->verbose && ks)
         fprintf(stderr, "probescan: k-mer set (%s): %u leaves, %.1f MB table, built in %.3f s\n", why,
                 lv->n_leaves, (double)(ks->n_slots * sizeof *ks->slot) / 1e6, tm.build);
-    else if (o->verbose)
+    else if (o->verbose && a)
         fprintf(stderr, "probescan: automaton (%s): %u states, %u leaves, %.1f MB table, built in %.3f s\n", why,
                 a->n_states, a->n_leaves, ps_automaton_table_bytes(a) / 1e6, tm.build);
 
@@ -637,7 +684,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     ps_engine_info_t info = {.kind = o->engine == ENGINE_CPU || o->by_record ? PS_ENGINE_CPU
                                      : o->engine == ENGINE_GPU ? PS_ENGINE_GPU : PS_ENGINE_AUTO};
     ps_scan_opts_init(&so, &info, o->threads);
-    rc = make_engine(&e, o, a, ks, ps_scan_workers(&so), err);
+    rc = make_engine(&e, o, a, ks, pset, ps_scan_workers(&so), err);
     if (rc < 0) goto done;
     ps_engine_info(e, &info);
     ps_scan_opts_init(&so, &info, o->threads);
@@ -649,7 +696,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
         }
         more[0] = e;
         for (int j = 1; j < readers; j++)
-            if ((rc = make_cpu_engine(&more[j], a, ks, ps_scan_workers(&so), err)) < 0) goto done;
+            if ((rc = make_cpu_engine(&more[j], a, ks, pset, ps_scan_workers(&so), err)) < 0) goto done;
         if (o->verbose)
             fprintf(stderr, "probescan: %d inputs, %d at a time (a reading thread each, %d pool threads)\n",
                     o->n_inputs, readers, o->threads);
@@ -757,6 +804,7 @@ done:
     free(cols);
     ps_automaton_free(a);
     ps_kmerset_free(ks);
+    ps_patset_free(pset);
     ps_probes_free(p);
     return rc;
 }

@@ -29,7 +29,7 @@ extern "C" {
 typedef struct ps_engine ps_engine_t;
 
 typedef enum {
-    PS_ENGINE_CPU,   /* CPU threads: the automaton walked, or the k-mer set looked up */
+    PS_ENGINE_CPU,   /* CPU threads: the automaton walked, the k-mer set looked up, or patterns matched */
     PS_ENGINE_GPU,   /* the GPU alone */
     PS_ENGINE_AUTO   /* the GPU, with CPU threads scanning while it starts */
 } ps_engine_kind_t;
@@ -46,6 +46,7 @@ typedef struct {
     char kernel[16];        /* the GPU kernel variant ("best", ...); "" on the CPU */
     int kmer_path;          /* the GPU kernel takes the direct k-mer path, not the DFA walk */
     int kmer_set;           /* probes are looked up in the k-mer set (kmerset.h), not walked in the automaton */
+    int patterns;           /* probes are matched as patterns (patset.h): classes, lengths, mismatches */
     uint64_t chunks_cpu;    /* chunks scanned on CPU threads */
     uint64_t chunks_gpu;    /* chunks scanned on the GPU */
     char gpu_error[256];    /* AUTO: why the GPU did not start ("" while it may still) */

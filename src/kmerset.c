@@ -83,7 +83,7 @@ int ps_kmerset_build(ps_kmerset_t **out, const ps_probes_t *p, int both_strands,
     ks->mask = k == 32 ? ~0ull : (1ull << (2 * k)) - 1;
     ks->bits = table_bits((uint64_t)p->n * (uint64_t)strands);
     ks->n_slots = 1ull << ks->bits;
-    ks->leaves = (ps_leaves_t){.alpha = PS_DNA, .k = k, .both_strands = both_strands};
+    ks->leaves = (ps_leaves_t){.alpha = PS_DNA, .k = k, .levels = 1, .both_strands = both_strands};
     ks->filter_bits = filter_bits((uint64_t)p->n * (uint64_t)strands);
     if (!(ks->slot = table_alloc(ks->n_slots * sizeof *ks->slot))) goto nomem;
     if (!(ks->filter = table_alloc(sizeof *ks->filter << ks->filter_bits))) goto nomem;

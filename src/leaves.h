@@ -8,6 +8,10 @@
  * complement. Identical sequences share a leaf, so duplicate probes get
  * equal counts and a palindromic probe's two columns read the same leaf.
  *
+ * With mismatches (the pattern set, patset.h) each probe and strand has
+ * `levels` leaves in a row, one per distance: probe_leaf[s][i] + d counts
+ * the sites at exactly d mismatches. The exact indexes have levels = 1.
+ *
  * The pipeline and the output read this view only; it belongs to the index
  * that filled it and lives as long as the index. */
 #ifndef PS_LEAVES_H
@@ -23,7 +27,11 @@ extern "C" {
 
 typedef struct {
     ps_alpha_t alpha;
-    int k;                   /* probe length */
+    int k;                   /* probe length (patterns: the longest; the context a chunk repeats is k - 1) */
+    int levels;              /* leaves a probe and strand has: 1 + the mismatches allowed */
+    int mixed_lengths;       /* strings shorter than k too: FASTA is not cut into blocks, whose
+                              * joins count only matches of length k (scan.h) */
+    int mm_columns;          /* the output has one column per distance, mm0 ... */
     int both_strands;        /* reverse complements counted too */
     uint32_t n_leaves;
     uint32_t *probe_leaf[2]; /* per probe: leaf of its sequence, of its reverse complement */

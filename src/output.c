@@ -6,12 +6,30 @@
 
 #include "table.h"
 
-/* Probe i's forward count, and its reverse count (0 on one strand), from
- * leaf counts: the one place that maps output rows to leaves. */
+/* Probe i's sites at distance d on strand s (leaves.h). */
+static inline uint64_t leaf_count(const ps_leaves_t *lv, const uint64_t *leaf_counts, int s, uint32_t i, int d)
+{
+    return leaf_counts[lv->probe_leaf[s][i] + (uint32_t)d];
+}
+
+/* Probe i's forward count, and its reverse count (0 on one strand), every
+ * distance summed, from leaf counts: the one place that maps output rows to
+ * leaves. */
 static inline uint64_t probe_counts(const ps_leaves_t *lv, const uint64_t *leaf_counts, uint32_t i, uint64_t *rv)
 {
-    *rv = lv->both_strands ? leaf_counts[lv->probe_leaf[1][i]] : 0;
-    return leaf_counts[lv->probe_leaf[0][i]];
+    uint64_t fw = 0;
+    *rv = 0;
+    for (int d = 0; d < lv->levels; d++) {
+        fw += leaf_count(lv, leaf_counts, 0, i, d);
+        if (lv->both_strands) *rv += leaf_count(lv, leaf_counts, 1, i, d);
+    }
+    return fw;
+}
+
+/* Bytes of probe i's sequence column: a pattern is printed as given. */
+static inline size_t seq_len(const ps_probes_t *p, uint32_t i)
+{
+    return p->patterns ? strlen(p->seq[i]) : (size_t)p->k;
 }
 
 static int write_error(FILE *f, ps_err_t *err)
@@ -107,7 +125,7 @@ static char *put_probe(char *d, const ps_probes_t *p, uint32_t i, size_t name_le
 {
     d = put_str(d, p->name[i], name_len);
     *d++ = '\t';
-    return put_str(d, p->seq[i], (size_t)p->k);
+    return put_str(d, p->seq[i], seq_len(p, i));
 }
 
 /* The count columns of a totals or per-record row: "\tcount" and, with
@@ -142,18 +160,23 @@ int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv,
     int strands = lv->both_strands;
     rows_t o;
     if (rows_init(&o, f)) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    if (ps_table_write_header(f, PS_TABLE_TOTALS, strands, NULL, 0) < 0) o.failed = 1;
+    int mm = lv->mm_columns ? lv->levels : 0;
+    if (ps_table_write_header_mm(f, PS_TABLE_TOTALS, strands, mm) < 0) o.failed = 1;
     int rc = PS_OK;
     for (uint32_t i = 0; i < p->n && !o.failed; i++) {
         uint64_t rv, fw = probe_counts(lv, leaf_counts, i, &rv);
         size_t name_len = strlen(p->name[i]);
-        char *d = rows_room(&o, name_len + (size_t)p->k + 2 + 3 * COUNT_ROOM);
+        char *d = rows_room(&o, name_len + seq_len(p, i) + 2 + (3 + (size_t)mm) * COUNT_ROOM);
         if (!d) {
             rc = ps_fail(err, PS_E_NOMEM, "out of memory");
             break;
         }
         d = put_probe(d, p, i, name_len);
         d = put_counts(d, fw, rv, strands);
+        for (int l = 0; l < mm; l++) {
+            *d++ = '\t';
+            d = put_u64(d, leaf_count(lv, leaf_counts, 0, i, l) + (strands ? leaf_count(lv, leaf_counts, 1, i, l) : 0));
+        }
         *d++ = '\n';
         rows_done(&o, d);
     }
@@ -169,7 +192,7 @@ int ps_write_matrix(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv, const 
     int rc = PS_OK;
     for (uint32_t i = 0; i < p->n && !o.failed; i++) {
         size_t name_len = strlen(p->name[i]);
-        char *d = rows_room(&o, name_len + (size_t)p->k + 2 + (size_t)n_cols * COUNT_ROOM);
+        char *d = rows_room(&o, name_len + seq_len(p, i) + 2 + (size_t)n_cols * COUNT_ROOM);
         if (!d) {
             rc = ps_fail(err, PS_E_NOMEM, "out of memory");
             break;
@@ -228,26 +251,27 @@ int ps_record_writer_new(ps_record_writer_t **out, FILE *f, const ps_probes_t *p
     w->p = p;
     w->lv = lv;
     w->leaf_start = calloc((size_t)lv->n_leaves + 1, sizeof(uint32_t));
-    w->leaf_probe = malloc((size_t)p->n * strands * sizeof(uint32_t));
+    w->leaf_probe = malloc((size_t)p->n * strands * (size_t)lv->levels * sizeof(uint32_t));
     w->acc = calloc(lv->n_leaves, sizeof(uint64_t));
     w->touched = malloc((size_t)lv->n_leaves * sizeof(uint32_t));
-    w->rows = malloc((size_t)p->n * strands * sizeof(uint32_t));
+    w->rows = malloc((size_t)p->n * strands * (size_t)lv->levels * sizeof(uint32_t));
     int no_out = rows_init(&w->out, f);
     if (!w->leaf_start || !w->leaf_probe || !w->acc || !w->touched || !w->rows || no_out) {
         ps_record_writer_free(w);
         return ps_fail(err, PS_E_NOMEM, "out of memory for the per-record table");
     }
-    /* A palindrome maps to its leaf once: listing it twice would print its row twice. */
+    /* A palindrome maps to its leaf once: listing it twice would print its
+     * row twice. Each distance is a leaf of its own. */
     for (int s = 0; s < strands; s++)
         for (uint32_t i = 0; i < p->n; i++)
-            if (s == 0 || lv->probe_leaf[1][i] != lv->probe_leaf[0][i]) w->leaf_start[lv->probe_leaf[s][i] + 1]++;
+            if (s == 0 || lv->probe_leaf[1][i] != lv->probe_leaf[0][i])
+                for (int d = 0; d < lv->levels; d++) w->leaf_start[lv->probe_leaf[s][i] + (uint32_t)d + 1]++;
     for (uint32_t l = 0; l < lv->n_leaves; l++) w->leaf_start[l + 1] += w->leaf_start[l];
     for (int s = 0; s < strands; s++)
         for (uint32_t i = 0; i < p->n; i++) {
-            uint32_t l = lv->probe_leaf[s][i];
-            if (s == 1 && l == lv->probe_leaf[0][i]) continue;
+            if (s == 1 && lv->probe_leaf[1][i] == lv->probe_leaf[0][i]) continue;
             /* leaf_start[l] is advanced while filling and restored below. */
-            w->leaf_probe[w->leaf_start[l]++] = i;
+            for (int d = 0; d < lv->levels; d++) w->leaf_probe[w->leaf_start[lv->probe_leaf[s][i] + (uint32_t)d]++] = i;
         }
     for (uint32_t l = lv->n_leaves; l > 0; l--) w->leaf_start[l] = w->leaf_start[l - 1];
     w->leaf_start[0] = 0;
@@ -280,7 +304,7 @@ int ps_record_writer_flush(ps_record_writer_t *w, ps_err_t *err)
         if (j && i == w->rows[j - 1]) continue; /* hit on both strands */
         uint64_t rv, fw = probe_counts(lv, w->acc, i, &rv);
         size_t name_len = strlen(w->p->name[i]);
-        char *d = rows_room(o, input_len + rec_len + name_len + (size_t)w->p->k + 4 + 3 * COUNT_ROOM);
+        char *d = rows_room(o, input_len + rec_len + name_len + seq_len(w->p, i) + 4 + 3 * COUNT_ROOM);
         if (!d) {
             rc = ps_fail(err, PS_E_NOMEM, "out of memory");
             break;

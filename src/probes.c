@@ -1,5 +1,7 @@
 #include "probes.h"
 
+#include "pattern.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -335,17 +337,15 @@ static int only_acgtu(const char *text, size_t n)
 }
 
 /* How infer_alphabet sees a byte: one of A C G T U, a degenerate IUPAC code
- * (more than one base), or anything else (0). */
-enum { CLS_ACGTU = 1, CLS_IUPAC = 2 };
+ * (more than one base), PROSITE syntax to skip, or anything else (0). */
+enum { CLS_ACGTU = 1, CLS_IUPAC = 2, CLS_SYNTAX = 4 };
 
 /* -a auto: DNA when every probe looks like DNA, that is when at least 90%
  * of its letters are A, C, G, T or U and the rest IUPAC codes; else
- * protein. A choice the probes do not agree on is described in note, for
- * the user; a degenerate DNA probe is an error until such probes are
- * counted, rather than silently turning the whole set into peptides.
+ * protein. A probe in PROSITE syntax is judged by its letters alone. A
+ * choice the probes do not agree on is described in note, for the user.
  * acgtu: only_acgtu() of all sequences. */
-static int infer_alphabet(const raw_t *r, int acgtu, const char *src, ps_alpha_t *alpha, char *note,
-                          size_t note_len, ps_err_t *err)
+static int infer_alphabet(const raw_t *r, int acgtu, ps_alpha_t *alpha, char *note, size_t note_len)
 {
     /* The usual case, at the speed of one pass: nothing but ACGTU, and no
      * probe empty (that one would not look like DNA). */
@@ -358,37 +358,33 @@ static int infer_alphabet(const raw_t *r, int acgtu, const char *src, ps_alpha_t
     uint8_t cls[256] = {0};
     for (const char *c = "ACGTUacgtu"; *c; c++) cls[(unsigned char)*c] = CLS_ACGTU;
     for (const char *c = "RYSWKMBDHVNryswkmbdhvn"; *c; c++) cls[(unsigned char)*c] = CLS_IUPAC;
-    uint32_t n_dna = 0, first_dna = UINT32_MAX, first_other = UINT32_MAX, first_degenerate = UINT32_MAX;
-    char degenerate_letter = 0;
+    for (int b = 1; b < 256; b++)
+        if (ps_pattern_syntax_byte((unsigned char)b)) cls[b] |= CLS_SYNTAX;
+    uint32_t n_dna = 0, first_dna = UINT32_MAX, first_other = UINT32_MAX;
     for (i = 0; i < r->n; i++) {
-        const unsigned char *s = (const unsigned char *)r->seqs.s + r->seq_at[i];
-        size_t len = raw_seq_len(r, i), acgt = 0, iupac = 0;
+        const char *text = r->seqs.s + r->seq_at[i];
+        const unsigned char *s = (const unsigned char *)text;
+        size_t len = raw_seq_len(r, i), acgt = 0, iupac = 0, skip = 0;
+        uint8_t syntax = ps_pattern_is_prosite(text, len) ? CLS_SYNTAX : 0;
         for (size_t j = 0; j < len; j++) {
+            if (cls[s[j]] & syntax) {
+                skip++;
+                continue;
+            }
             acgt += cls[s[j]] & CLS_ACGTU;
-            iupac += cls[s[j]] >> 1;
+            iupac += (cls[s[j]] & CLS_IUPAC) >> 1;
         }
+        len -= skip;
         size_t other = len - acgt - iupac;
         if (!other && len && acgt * 10 >= len * 9) {
             n_dna++;
             if (first_dna == UINT32_MAX) first_dna = i;
-            if (iupac && first_degenerate == UINT32_MAX) {
-                first_degenerate = i;
-                size_t j = 0;
-                while (cls[s[j]] != CLS_IUPAC) j++;
-                degenerate_letter = (char)s[j];
-            }
         } else if (first_other == UINT32_MAX) {
             first_other = i;
         }
     }
     const char *names = r->names.s;
     *alpha = n_dna == r->n ? PS_DNA : PS_PROTEIN;
-    if (*alpha == PS_DNA && first_degenerate != UINT32_MAX)
-        return ps_fail(err, PS_E_FORMAT,
-                       "%s: line %llu: probe '%s' is DNA with the IUPAC code '%c'; degenerate probes are not "
-                       "counted yet: list its expansions as probes (or give -a protein to count letters as peptides)",
-                       src, (unsigned long long)r->line[first_degenerate], names + r->name_at[first_degenerate],
-                       degenerate_letter);
     if (*alpha == PS_PROTEIN && n_dna)
         snprintf(note, note_len,
                  "%u of %u probes look like DNA (such as '%.60s', line %llu) but '%.60s' (line %llu) does not: "
@@ -396,6 +392,47 @@ static int infer_alphabet(const raw_t *r, int acgtu, const char *src, ps_alpha_t
                  n_dna, r->n, names + r->name_at[first_dna], (unsigned long long)r->line[first_dna],
                  names + r->name_at[first_other], (unsigned long long)r->line[first_other]);
     return PS_OK;
+}
+
+/* Pattern mode (some probe has a class, or the lengths differ): every probe
+ * read into classes, k the longest. PS_OK, or the message for the first
+ * probe that is not a pattern of the alphabet. */
+static int encode_patterns(ps_probes_t *p, raw_t *r, const char *src, ps_err_t *err)
+{
+    ps_class_t tmp[PS_PATTERN_MAX];
+    char why[160];
+    if (!(p->len = malloc((size_t)r->n * sizeof *p->len))) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    uint32_t k = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < r->n; i++) {
+            ps_class_t *dst = pass ? p->cls + (size_t)i * k : tmp;
+            uint32_t len;
+            if (ps_pattern_parse(p->alpha, r->seqs.s + r->seq_at[i], raw_seq_len(r, i), dst, &len, why,
+                                 sizeof why) < 0)
+                return ps_fail(err, PS_E_FORMAT, "%s: line %llu: probe '%s': %s", src,
+                               (unsigned long long)r->line[i], r->names.s + r->name_at[i], why);
+            p->len[i] = len;
+            if (len > k) k = len;
+        }
+        if (!pass && !(p->cls = calloc((size_t)r->n * k, sizeof *p->cls)))
+            return ps_fail(err, PS_E_NOMEM, "out of memory for %u patterns", r->n);
+    }
+    p->k = (int)k;
+    p->patterns = 1;
+    return PS_OK;
+}
+
+/* 1 when probe i must be read as a pattern: PROSITE syntax, or a DNA
+ * letter that is an IUPAC code. */
+static int needs_pattern(const raw_t *r, uint32_t i, ps_alpha_t alpha)
+{
+    const char *s = r->seqs.s + r->seq_at[i];
+    size_t len = raw_seq_len(r, i);
+    if (ps_pattern_is_prosite(s, len)) return 1;
+    if (alpha != PS_DNA) return 0;
+    for (size_t j = 0; j < len; j++)
+        if (strchr("RYSWKMBDHVNryswkmbdhvn", s[j]) && s[j]) return 1;
+    return 0;
 }
 
 /* Codes and upper-cases probe i's k letters; PS_OK, or the message for the
@@ -468,26 +505,24 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
     char note[PS_NOTE_MAX] = "";
     if (req == PS_ALPHA_AUTO) {
         inferred = 1;
-        int rc = infer_alphabet(r, acgtu, src, &alpha, note, sizeof note, err);
-        if (rc < 0) return rc;
+        infer_alphabet(r, acgtu, &alpha, note, sizeof note);
     } else {
         alpha = (ps_alpha_t)req;
     }
 
     size_t k = raw_seq_len(r, 0);
+    int patterns = 0;
+    for (uint32_t i = 0; i < r->n && !patterns; i++)
+        patterns = raw_seq_len(r, i) != k || (!acgtu && needs_pattern(r, i, alpha));
     for (uint32_t i = 0; i < r->n; i++) {
         size_t len = raw_seq_len(r, i);
         const char *name = r->names.s + r->name_at[i];
         if (len == 0)
             return ps_fail(err, PS_E_FORMAT, "%s: line %llu: probe '%s' is empty", src,
                            (unsigned long long)r->line[i], name);
-        if (len > PS_MAX_K)
+        if (len > PS_MAX_K && !patterns)
             return ps_fail(err, PS_E_FORMAT, "%s: line %llu: probe '%s' is %zu long; the limit is %d",
                            src, (unsigned long long)r->line[i], name, len, PS_MAX_K);
-        if (len != k)
-            return ps_fail(err, PS_E_FORMAT,
-                           "%s: line %llu: probe '%s' has length %zu but the first probe has %zu; all probes must have one length",
-                           src, (unsigned long long)r->line[i], name, len, k);
     }
 
     ps_probes_t *p = calloc(1, sizeof *p);
@@ -497,14 +532,19 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
     p->alpha = alpha;
     p->alpha_auto = inferred;
     snprintf(p->alpha_note, sizeof p->alpha_note, "%s", note);
-    p->code = malloc((size_t)r->n * k);
-    if (!p->code) {
+    if (patterns) {
+        int rc = encode_patterns(p, r, src, err);
+        if (rc < 0) {
+            ps_probes_free(p);
+            return rc;
+        }
+    } else if (!(p->code = malloc((size_t)r->n * k))) {
         ps_probes_free(p);
         return ps_fail(err, PS_E_NOMEM, "out of memory for %u probes", r->n);
     }
     uint8_t tab[256];
     ps_alpha_table(alpha, tab);
-    for (uint32_t i = 0; i < r->n; i++) {
+    for (uint32_t i = 0; i < r->n && !patterns; i++) {
         uint8_t *code = p->code + (size_t)i * k;
         if (alpha == PS_DNA && acgtu) {
             encode_acgtu(r->seqs.s + r->seq_at[i], k, code);
@@ -575,5 +615,7 @@ void ps_probes_free(ps_probes_t *p)
     free(p->name_text);
     free(p->seq_text);
     free(p->code);
+    free(p->len);
+    free(p->cls);
     free(p);
 }

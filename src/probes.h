@@ -1,13 +1,16 @@
-/* probes.h - the probe set: names, sequences and symbol codes, all of one length.
+/* probes.h - the probe set: names, sequences, and symbol codes or classes.
  *
  * Accepted files (plain or gzip, read through htslib; '-' is stdin):
  *   FASTA            name = first word of the header; sequence lines are joined
  *   name<TAB>seq     one probe a line
  *   seq              one probe a line; the name is the sequence itself
  * Blank lines and lines starting with '#' are skipped in the line formats.
- * Letters are case-insensitive; DNA accepts U for T. Every probe must have the
- * same length k, 1 <= k <= PS_MAX_K, and only letters of its alphabet (an N
- * in a DNA probe is an error: it could never match). */
+ * Letters are case-insensitive; DNA accepts U for T. A probe is an exact
+ * string of its alphabet's letters, or a pattern (pattern.h): IUPAC codes in
+ * DNA, PROSITE syntax in either alphabet. When every probe is an exact
+ * string of one length k (1 <= k <= PS_MAX_K), they are symbol codes; else
+ * (a pattern, or lengths that differ) every probe is read into classes
+ * (patterns = 1) and k is the longest. */
 #ifndef PS_PROBES_H
 #define PS_PROBES_H
 
@@ -15,6 +18,7 @@
 
 #include "alphabet.h"
 #include "error.h"
+#include "pattern.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,7 +37,10 @@ typedef struct {
     char alpha_note[PS_NOTE_MAX]; /* when the probes did not agree on it: what was chosen and why ("" else) */
     char **name;       /* n names */
     char **seq;        /* n sequences as upper-case letters (U kept as written) */
-    uint8_t *code;     /* n * k symbol codes, probe i at code + i*k */
+    uint8_t *code;     /* n * k symbol codes, probe i at code + i*k (NULL for patterns) */
+    int patterns;      /* the probes are read into classes: one has a class, or lengths differ */
+    uint32_t *len;     /* patterns: probe i's positions */
+    ps_class_t *cls;   /* patterns: n * k classes, probe i at cls + i*k */
     char *name_text;   /* all names back to back, where name[i] points */
     char *seq_text;    /* all sequences back to back, where seq[i] points (ps_probes_free
                         * frees the two blocks; a name or sequence is never freed alone) */

@@ -18,7 +18,19 @@ const char *ps_table_shape_name(ps_table_shape_t s)
 
 size_t ps_table_key_columns(ps_table_shape_t s) { return s == PS_TABLE_BYRECORD ? 4 : 2; }
 
+static int header(FILE *f, ps_table_shape_t s, int strands, const char *const *samples, size_t n_samples, int mm);
+
 int ps_table_write_header(FILE *f, ps_table_shape_t s, int strands, const char *const *samples, size_t n_samples)
+{
+    return header(f, s, strands, samples, n_samples, 0);
+}
+
+int ps_table_write_header_mm(FILE *f, ps_table_shape_t s, int strands, int mm)
+{
+    return header(f, s, strands, NULL, 0, mm);
+}
+
+static int header(FILE *f, ps_table_shape_t s, int strands, const char *const *samples, size_t n_samples, int mm)
 {
     size_t nk = ps_table_key_columns(s);
     const char *const *keys = key_names + (s == PS_TABLE_BYRECORD ? 0 : 2);
@@ -29,6 +41,7 @@ int ps_table_write_header(FILE *f, ps_table_shape_t s, int strands, const char *
     } else {
         size_t nc = strands ? 3 : 1;
         for (size_t c = 0; c < nc && !bad; c++) bad = fputc('\t', f) == EOF || fputs(ps_table_count_names[c], f) < 0;
+        for (int d = 0; d < mm && !bad; d++) bad = fprintf(f, "\tmm%d", d) < 0;
     }
     if (!bad) bad = fputc('\n', f) == EOF;
     return bad ? -1 : 0;

@@ -29,7 +29,7 @@ enum { NEED_DATA = 1, NEED_GPU = 2 };
 
 /* Suites that run everywhere. */
 #define PLAIN_SUITES(X) \
-    X(pack) X(automaton) X(probes) X(output) X(outfile) X(seqio) X(random) X(scan) X(host) X(gpu_plan) X(mixed) X(merge)
+    X(pack) X(automaton) X(probes) X(output) X(outfile) X(seqio) X(random) X(scan) X(host) X(gpu_plan) X(mixed) X(merge) X(pattern)
 /* Suites that need real data ($PS_DATA) or a usable GPU, and which. */
 #define NEEDY_SUITES(X) \
     X(data, NEED_DATA) X(gpu, NEED_GPU) X(gpu_data, NEED_GPU | NEED_DATA)

@@ -200,16 +200,20 @@ START_TEST(test_auto_alphabet)
 END_TEST
 
 /* Degenerate DNA probes never flip a DNA set to protein silently: at least
- * 90% ACGTU and the rest IUPAC codes is DNA, an error until such probes
- * are counted; a set the probes disagree on says so in alpha_note. */
+ * 90% ACGTU and the rest IUPAC codes is DNA, read as patterns with classes;
+ * a set the probes disagree on says so in alpha_note. */
 START_TEST(test_auto_degenerate)
 {
     char *path = write_probes("deg.txt", "ACGTACGTACGTACGTACGA\nACGTACGTACNTACGTACGA\nACGTACGTACGTACGTACGT\n");
-    load_fails(path, PS_ALPHA_AUTO, 2);
-    ps_probes_t *p = NULL;
-    ps_err_t err;
-    ck_assert_int_lt(ps_probes_load(&p, path, PS_ALPHA_AUTO, &err), 0);
-    ck_assert_msg(strstr(err.msg, "IUPAC") && strstr(err.msg, "ACGTACGTACNTACGTACGA"), "%s", err.msg);
+    ps_probes_t *p = load_ok(path, PS_ALPHA_AUTO);
+    ck_assert_int_eq(p->alpha, PS_DNA);
+    ck_assert_int_eq(p->patterns, 1);
+    ck_assert_uint_eq(p->len[1], 20);
+    ck_assert_uint_eq(p->cls[1 * 20 + 10], 15); /* N: any base */
+    ck_assert_uint_eq(p->cls[1 * 20 + 11], 8);
+    ck_assert_str_eq(p->seq[1], "ACGTACGTACNTACGTACGA");
+    ck_assert_str_eq(p->alpha_note, "");
+    ps_probes_free(p);
     free(path);
     /* Unanimous: no note. */
     path = write_probes("dna.txt", "ACGTACGT\nTTGGCCAA\n");
@@ -244,9 +248,14 @@ START_TEST(test_auto_degenerate)
     ck_assert_str_eq(p->name[0], "p1");
     ps_probes_free(p);
     free(path);
-    /* Explicit -a dna with an IUPAC code: the letter error, as before. */
+    /* Explicit -a dna with an IUPAC code: a pattern; X is no DNA letter. */
     path = write_probes("n.txt", "ACGTNACGTA\n");
-    load_fails(path, PS_ALPHA_DNA, 1);
+    p = load_ok(path, PS_ALPHA_DNA);
+    ck_assert(p->patterns && p->cls[4] == 15);
+    ps_probes_free(p);
+    free(path);
+    path = write_probes("x.txt", "ACGT\nACGTXACGTA\n");
+    load_fails(path, PS_ALPHA_DNA, 2);
     free(path);
 }
 END_TEST
@@ -289,16 +298,27 @@ START_TEST(test_errors)
     load_fails(path, PS_ALPHA_AUTO, 0);
     free(path);
 
-    path = write_probes("len.txt", "ACGT\nACGT\nACG\nACGT\n");
-    load_fails(path, PS_ALPHA_AUTO, 3);
+    /* Lengths may differ: the probes become patterns, k the longest. */
+    path = write_probes("len.txt", "ACGT\nACGT\nACG\nACGTA\n");
+    ps_probes_t *lp = load_ok(path, PS_ALPHA_AUTO);
+    ck_assert_int_eq(lp->patterns, 1);
+    ck_assert_int_eq(lp->k, 5);
+    ck_assert_uint_eq(lp->len[2], 3);
+    ps_probes_free(lp);
+    free(path);
+    path = write_probes("bad_pattern.txt", "ACGT\nC-x(2,4)-C\n");
+    load_fails(path, PS_ALPHA_AUTO, 2);
     free(path);
 
-    path = write_probes("len.tsv", "# header\na\tACGTA\n\nb\tACGTAC\n");
+    /* The line of a pattern that cannot be read. */
+    path = write_probes("len.tsv", "# header\na\tACGTA\n\nb\tA-C-[GT\n");
     load_fails(path, PS_ALPHA_AUTO, 4);
     free(path);
 
     path = write_probes("len.fa", ">a\nACGT\n>b\nACGTA\n");
-    load_fails(path, PS_ALPHA_AUTO, 0);
+    ps_probes_t *lf = load_ok(path, PS_ALPHA_AUTO);
+    ck_assert(lf->patterns && lf->k == 5 && lf->len[0] == 4);
+    ps_probes_free(lf);
     free(path);
 
     /* An empty FASTA record is a probe of length 0. */
@@ -307,11 +327,11 @@ START_TEST(test_errors)
     free(path);
 
     /* Letters outside the alphabet. */
-    path = write_probes("bad_dna.txt", "ACGT\nACRT\n");
+    path = write_probes("bad_dna.txt", "ACGT\nACJT\n");
     load_fails(path, PS_ALPHA_DNA, 2);
     free(path);
 
-    path = write_probes("n_dna.txt", "ACGT\nACNT\n");
+    path = write_probes("n_dna.txt", "ACGT\nAC-T\n");
     load_fails(path, PS_ALPHA_DNA, 2);
     free(path);
 
@@ -366,12 +386,14 @@ START_TEST(test_from_strings)
 
     p = NULL;
     const char *uneven[2] = {"ACGT", "ACG"};
-    ck_assert_int_lt(ps_probes_from_strings(&p, 2, uneven, NULL, PS_ALPHA_AUTO, &err), 0);
+    ck_assert_int_eq(ps_probes_from_strings(&p, 2, uneven, NULL, PS_ALPHA_AUTO, &err), 0);
+    ck_assert(p->patterns && p->k == 4 && p->len[1] == 3);
+    ps_probes_free(p);
     p = NULL;
     ck_assert_int_lt(ps_probes_from_strings(&p, 0, seqs, NULL, PS_ALPHA_AUTO, &err), 0);
     p = NULL;
-    const char *withn[1] = {"ACNT"};
-    ck_assert_int_lt(ps_probes_from_strings(&p, 1, withn, NULL, PS_ALPHA_DNA, &err), 0);
+    const char *withx[1] = {"ACXT"};
+    ck_assert_int_lt(ps_probes_from_strings(&p, 1, withx, NULL, PS_ALPHA_DNA, &err), 0);
     p = NULL;
     const char *empty[1] = {""};
     ck_assert_int_lt(ps_probes_from_strings(&p, 1, empty, NULL, PS_ALPHA_AUTO, &err), 0);
@@ -436,7 +458,9 @@ START_TEST(test_spaces_in_sequences)
     free(path);
     /* Lengths count letters only. */
     path = write_probes("sp2.tsv", "a\tAC GT\nb\tAC G \t\n");
-    load_fails(path, PS_ALPHA_AUTO, 2);
+    p = load_ok(path, PS_ALPHA_AUTO);
+    ck_assert(p->patterns && p->k == 4 && p->len[1] == 3);
+    ps_probes_free(p);
     free(path);
 
     path = write_probes("sp.txt", "AC GT\n t t\vT T\n");

@@ -800,7 +800,7 @@ START_TEST(test_bad_bytes_in_sequence)
     path = write_text("digit.fq", "@r1\nAC1T\n+\nIIII\n");
     read_fails(path, PS_DNA, 2);
     free(path);
-    path = write_text("gap.fa", ">p\nMKV-LA\n");
+    path = write_text("hash.fa", ">p\nMKV#LA\n");
     read_fails(path, PS_PROTEIN, 2);
     free(path);
 }
@@ -824,7 +824,7 @@ static void reads_like(const char *path, const char *want, ps_alpha_t a, int thr
 }
 
 /* No-call and gap characters in DNA ('.', '-', '*') break windows as N
- * does, and are counted as other symbols; in protein '-' stays an error. */
+ * does, and are counted as other symbols; in protein '.' and '-' too. */
 START_TEST(test_no_call_characters)
 {
     char *dots = write_text("dots.fq", "@r1\nAC.GTA-CG*TT.\n+\nIIIIIIIIIIIII\n");
@@ -844,8 +844,13 @@ START_TEST(test_no_call_characters)
     free(fa);
     free(fn);
     free(dots);
-    char *gap = write_text("gap.fa", ">p\nMKV-LA\n");
-    read_fails(gap, PS_PROTEIN, 2);
+    /* In protein too, as in gapped alignments: "MKV", then "LA". */
+    char *gap = write_text("gap.fa", ">p\nMKV-L.A\n");
+    read_all(gap, PS_PROTEIN, 3, 1, 1000, 8, &res);
+    ck_assert_msg(res.rc == 0, "%s", res.err.msg);
+    ck_assert_uint_eq(res.st.other, 2);
+    ck_assert_uint_eq(res.n_syms, 5);
+    result_free(&res);
     free(gap);
 }
 END_TEST

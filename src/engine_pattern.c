@@ -1,0 +1,193 @@
+#include "engine_pattern.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    uint64_t *D;        /* levels x n_words state vectors */
+    uint64_t *counts;   /* n_leaves */
+    uint32_t *touched;  /* scan_records: leaves with counts in the current record */
+    uint32_t n_touched;
+} worker_t;
+
+typedef struct {
+    const ps_patset_t *ps;
+    int threads;
+    worker_t *w;
+    uint64_t chunks;
+} pat_t;
+
+/* A site of the string whose last bit is `bit` ends at p, at distance d. */
+static inline void hit(const ps_patset_t *ps, worker_t *w, uint32_t bit, int d, int touch)
+{
+    uint32_t leaf = ps->leaf_at[bit] + (uint32_t)d;
+    if (touch && w->counts[leaf] == 0) w->touched[w->n_touched++] = leaf;
+    w->counts[leaf]++;
+}
+
+/* Matches c's symbols [from, to), which lie in one segment that starts at
+ * `seg` (no restart in (seg, to)); the state is fresh at seg. Sites ending
+ * before c->n_ctx were counted with the previous chunk. */
+static void scan_segment(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, uint64_t seg, uint64_t to,
+                         int touch)
+{
+    const uint32_t nw = ps->n_words;
+    const int top = ps->max_mm;
+    uint64_t *D = w->D;
+    memset(D, 0, (size_t)(top + 1) * nw * sizeof *D);
+    for (uint64_t p = seg; p < to; p++) {
+        const uint64_t *B = ps->B + (size_t)ps_chunk_sym(c, p) * nw;
+        /* Distances from the top down, so that D_{d-1} is still the old
+         * vector when D_d reads it. */
+        for (int d = top; d >= 0; d--) {
+            uint64_t *Dd = D + (size_t)d * nw, *Dl = d ? Dd - nw : NULL;
+            uint64_t carry = 0, carry_l = 0;
+            for (uint32_t i = 0; i < nw; i++) {
+                uint64_t old = Dd[i], v = ((old << 1 | carry | ps->first[i]) & B[i]);
+                carry = old >> 63;
+                if (Dl) {
+                    uint64_t ol = Dl[i];
+                    v |= ol << 1 | carry_l | ps->first[i];
+                    carry_l = ol >> 63;
+                }
+                Dd[i] = v;
+            }
+        }
+        if (p < c->n_ctx) continue;
+        const uint64_t *Dt = D + (size_t)top * nw;
+        for (uint32_t i = 0; i < nw; i++) {
+            uint64_t acc = Dt[i] & ps->last[i];
+            while (acc) {
+                int b = __builtin_ctzll(acc);
+                acc &= acc - 1;
+                uint32_t bit = i * 64u + (uint32_t)b;
+                /* The string must lie in the segment. */
+                if (p + 1 - seg < ps->len_at[bit]) continue;
+                int d = 0;
+                while (d < top && !(D[(size_t)d * nw + i] >> b & 1)) d++;
+                hit(ps, w, bit, d, touch);
+            }
+        }
+    }
+}
+
+/* Matches [from, to) segment by segment. */
+static void scan_range(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, uint64_t from, uint64_t to, int touch)
+{
+    uint32_t r = ps_chunk_restart_after(c, from);
+    uint64_t seg = from;
+    while (seg < to) {
+        uint64_t end = r < c->n_restart && c->restart[r] < to ? c->restart[r] : to;
+        scan_segment(ps, w, c, seg, end, touch);
+        seg = end;
+        r++;
+    }
+}
+
+static int pat_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err)
+{
+    (void)err;
+    pat_t *pt = e->impl;
+    scan_range(pt->ps, &pt->w[worker], c, 0, c->n, 0);
+    __atomic_fetch_add(&pt->chunks, 1, __ATOMIC_RELAXED);
+    return PS_OK;
+}
+
+static int pat_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
+{
+    (void)err;
+    pat_t *pt = e->impl;
+    const uint32_t n = pt->ps->leaves.n_leaves;
+    for (int t = 0; t < pt->threads; t++) {
+        uint64_t *cnt = pt->w[t].counts;
+        for (uint32_t l = 0; l < n; l++) leaf_counts[l] += cnt[l];
+        memset(cnt, 0, (size_t)n * sizeof *cnt);
+    }
+    return PS_OK;
+}
+
+static int pat_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_rec_hits_t *h, ps_err_t *err)
+{
+    pat_t *pt = e->impl;
+    worker_t *w = &pt->w[worker];
+    if (!w->touched && !(w->touched = malloc((size_t)pt->ps->leaves.n_leaves * sizeof *w->touched)))
+        return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
+    /* This worker's totals are not in use on this path: it holds one
+     * record's counts at a time, and is left zeroed. */
+    h->n_span = 0;
+    h->n_hit = 0;
+    for (uint32_t j = 0; j < c->n_rec; j++) {
+        uint64_t to = j + 1 < c->n_rec ? c->rec_pos[j + 1] : c->n;
+        w->n_touched = 0;
+        scan_range(pt->ps, w, c, c->rec_pos[j], to, 1);
+        if (!w->n_touched) continue;
+        int rc = ps_rec_hits_reserve(h, w->n_touched, err);
+        if (rc < 0) return rc;
+        h->span[h->n_span++] = (ps_rec_span_t){j, (uint32_t)h->n_hit, w->n_touched};
+        for (uint32_t i = 0; i < w->n_touched; i++) {
+            uint32_t l = w->touched[i];
+            h->leaf[h->n_hit] = l;
+            h->count[h->n_hit++] = w->counts[l];
+            w->counts[l] = 0;
+        }
+    }
+    __atomic_fetch_add(&pt->chunks, 1, __ATOMIC_RELAXED);
+    return PS_OK;
+}
+
+static void pat_info(const ps_engine_t *e, ps_engine_info_t *out)
+{
+    const pat_t *pt = e->impl;
+    memset(out, 0, sizeof *out);
+    out->kind = PS_ENGINE_CPU;
+    out->workers = pt->threads;
+    out->gpu_id = -1;
+    out->patterns = 1;
+    out->chunks_cpu = __atomic_load_n(&pt->chunks, __ATOMIC_RELAXED);
+}
+
+static void pat_destroy(ps_engine_t *e)
+{
+    pat_t *pt = e->impl;
+    if (pt) {
+        for (int t = 0; t < pt->threads && pt->w; t++) {
+            free(pt->w[t].D);
+            free(pt->w[t].counts);
+            free(pt->w[t].touched);
+        }
+        free(pt->w);
+    }
+    free(pt);
+    free(e);
+}
+
+int ps_pattern_engine_new(ps_engine_t **out, const ps_patset_t *ps, int threads, ps_err_t *err)
+{
+    *out = NULL;
+    ps_engine_t *e = calloc(1, sizeof *e);
+    pat_t *pt = calloc(1, sizeof *pt);
+    if (!e || !pt) {
+        free(e);
+        free(pt);
+        return ps_fail(err, PS_E_NOMEM, "out of memory");
+    }
+    e->impl = pt;
+    pt->ps = ps;
+    pt->threads = threads;
+    e->scan = pat_scan;
+    e->collect = pat_collect;
+    e->scan_records = pat_scan_records;
+    e->info = pat_info;
+    e->destroy = pat_destroy;
+    if (!(pt->w = calloc((size_t)threads, sizeof *pt->w))) goto nomem;
+    for (int t = 0; t < threads; t++) {
+        pt->w[t].D = malloc((size_t)(ps->max_mm + 1) * ps->n_words * sizeof(uint64_t));
+        pt->w[t].counts = calloc(ps->leaves.n_leaves, sizeof(uint64_t));
+        if (!pt->w[t].D || !pt->w[t].counts) goto nomem;
+    }
+    *out = e;
+    return PS_OK;
+nomem:
+    pat_destroy(e);
+    return ps_fail(err, PS_E_NOMEM, "out of memory for the pattern engine's state");
+}
