@@ -228,6 +228,11 @@ build/bench/gpu_bench: bench/gpu_bench.cu $(BENCH_GPU_OBJ)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -Isrc -Ikernels -o $@ $< $(BENCH_GPU_OBJ) $(HTS_LIBS) -lpthread
 
+# The pattern kernel alone on a genome given as FASTA (its header says how).
+build/bench/pattern_gpu_bench: bench/pattern_gpu_bench.cu $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -Isrc -o $@ $< $(CORE_OBJ) $(HTS_LIBS) -lpthread -lm
+
 bench-gpu: all $(if $(NVCC),build/bench/gpu_bench)
 	@bash bench/bench_gpu.sh ./probescan
 

@@ -29,6 +29,7 @@
 #include "engine_gpu.h"
 #include "engine_kmer.h"
 #include "engine_pattern.h"
+#include "engine_pattern_gpu.h"
 #include "engine_mixed.h"
 #include "gpu_plan.h"
 #include "host.h"
@@ -476,6 +477,30 @@ static int gpu_worth_starting(const opts_t *o, const ps_automaton_t *a, char *wh
     return cpu_s > 1.0;
 }
 
+/* Where a GPU is present, whether pattern matching repays starting it:
+ * every symbol costs a few word operations per 64 positions of the set and
+ * per mismatch level (about 2 ns a word on one CPU thread for windows,
+ * measured; 5 ns read backward by starts, which the GPU does not take), so
+ * the GPU is started when the CPU alone would need over a second, or when
+ * the input size is unknown. The GPU takes windows of up to 64 positions.
+ * Fills why. */
+static int pattern_gpu_worth(const opts_t *o, const ps_patset_t *ps, char *why, size_t len)
+{
+    if (!ps->windows_only) {
+        snprintf(why, len, "patterns with variable repeats or anchors are matched on the CPU");
+        return 0;
+    }
+    double bytes = input_bytes(o);
+    if (bytes == 0) {
+        snprintf(why, len, "input size unknown");
+        return 1;
+    }
+    double cpu_s = bytes * ps->n_words * (ps->max_mm + 1) * 2e-9 / o->threads;
+    snprintf(why, len, "about %.0f MB of sequence x %u words x %d levels, %.2f s on %d CPU threads", bytes / 1e6,
+             ps->n_words, ps->max_mm + 1, cpu_s, o->threads);
+    return cpu_s > 1.0;
+}
+
 /* Whether the probes go into the k-mer set rather than the automaton: asked
  * for, or (auto) DNA of k <= 32, many strings, and no GPU asked for (the
  * GPU kernels walk the automaton). Fills why for -v. */
@@ -537,9 +562,36 @@ static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a
 {
     char why[sizeof err->msg] = "no NVIDIA GPU device found";
     if (ps) {
-        /* No GPU kernel matches patterns yet (--engine gpu is refused
-         * before the set is built). */
-        if (o->verbose) fprintf(stderr, "probescan: engine: cpu, %d threads, patterns\n", o->threads);
+        if (o->engine == ENGINE_GPU) {
+            if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
+                return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
+            int rc = ps_gpu_pattern_engine_new(e, ps, o->gpu_id, workers, err);
+            if (rc == PS_E_USAGE) {
+                char msg[sizeof err->msg];
+                snprintf(msg, sizeof msg, "%s", err->msg);
+                return ps_fail(err, PS_E_USAGE, "--engine gpu: %s; use --engine cpu", msg);
+            }
+            return rc;
+        }
+        char work[160];
+        if (o->engine == ENGINE_AUTO && o->by_record) snprintf(why, sizeof why, "--by-record counts on the CPU");
+        else if (o->engine == ENGINE_AUTO && ps_gpu_device_present() && pattern_gpu_worth(o, ps, work, sizeof work)) {
+            int rc = ps_gpu_pattern_engine_new(e, ps, o->gpu_id, workers, err);
+            if (rc == PS_OK) {
+                if (o->verbose) fprintf(stderr, "probescan: engine: auto: the GPU, patterns (%s)\n", work);
+                return rc;
+            }
+            /* Not a set the GPU takes, or no GPU after all: the CPU. */
+            snprintf(why, sizeof why, "%s", err->msg);
+            err->code = 0;
+            err->msg[0] = '\0';
+        } else if (o->engine == ENGINE_AUTO && ps_gpu_device_present()) {
+            snprintf(why, sizeof why, "%s", work);
+        }
+        if (o->verbose)
+            fprintf(stderr, "probescan: engine: cpu, %d threads, patterns%s%s%s\n", o->threads,
+                    o->engine == ENGINE_AUTO ? " (not the GPU: " : "", o->engine == ENGINE_AUTO ? why : "",
+                    o->engine == ENGINE_AUTO ? ")" : "");
         return make_cpu_engine(e, NULL, NULL, ps, workers, err);
     }
     if (ks) {
@@ -619,6 +671,9 @@ static int run_count(const opts_t *o, ps_err_t *err)
         both = 0;
     }
     if (p->alpha_note[0]) fprintf(stderr, "probescan: warning: %s: %s\n", o->probes, p->alpha_note);
+    if (p->id && (p->skipped_matrix || p->skipped_rule))
+        fprintf(stderr, "probescan: %s: %u PROSITE patterns; %u MATRIX and %u RULE entries skipped (not patterns)\n",
+                o->probes, p->n, p->skipped_matrix, p->skipped_rule);
     if (o->verbose)
         fprintf(stderr, "probescan: %u probes of length %d; alphabet %s%s; strands: %s\n", p->n, p->k,
                 ps_alpha_name(p->alpha),
@@ -632,10 +687,6 @@ static int run_count(const opts_t *o, ps_err_t *err)
     char why[128];
     if (p->patterns || o->mismatches > 0) {
         const char *what = p->patterns ? "patterns" : "mismatches";
-        if (o->engine == ENGINE_GPU) {
-            rc = ps_fail(err, PS_E_USAGE, "--engine gpu: %s are matched on the CPU only in this version; use --engine cpu or auto", what);
-            goto done;
-        }
         if (o->index != INDEX_AUTO) {
             rc = ps_fail(err, PS_E_USAGE, "--index applies to exact probes of one length, not to %s", what);
             goto done;

@@ -71,6 +71,87 @@ static void scan_segment(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c
     }
 }
 
+/* Bit g of the vector v. */
+static inline int bit_at(const uint64_t *v, uint64_t g) { return (int)(v[g / 64] >> (g % 64) & 1); }
+
+/* The epsilon moves over optional positions, for one distance: within each
+ * block, every bit above the lowest set one (Navarro and Raffinot), as one
+ * subtraction across the words (a block's F bit stops the borrow). */
+static void skip_optional(const ps_patset_t *ps, uint64_t *D)
+{
+    uint64_t borrow = 0;
+    for (uint32_t i = 0; i < ps->n_words; i++) {
+        uint64_t df = D[i] | ps->opt_F[i], I = ps->opt_I[i];
+        uint64_t sub = df - I - borrow;
+        borrow = (df < I) || (df - I < borrow);
+        D[i] |= ps->opt_A[i] & (~sub ^ df);
+    }
+}
+
+/* The general layout (patset.h): the segment [a, b) read backward, a site
+ * counted at its start. starts_rec / ends_rec: the segment begins at its
+ * record's first letter / ends at its last; closed: it ends at b (else it
+ * goes on into the next chunk, which repeats k - 1 symbols as context and
+ * counts the starts whose longest match could reach past b). */
+static void scan_segment_back(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, uint64_t a, uint64_t b,
+                              int starts_rec, int ends_rec, int closed, int touch)
+{
+    const uint32_t nw = ps->n_words;
+    const int top = ps->max_mm;
+    const uint64_t reach = (uint64_t)ps->leaves.k - 1;
+    uint64_t *D = w->D;
+    memset(D, 0, (size_t)(top + 1) * nw * sizeof *D);
+    for (uint64_t p = b; p-- > a;) {
+        const int at_end = p + 1 == b && ends_rec, at_start = p == a && starts_rec;
+        const uint64_t *B = ps->B + (size_t)ps_chunk_sym(c, p) * nw;
+        for (int d = top; d >= 0; d--) {
+            uint64_t *Dd = D + (size_t)d * nw, *Dl = d ? Dd - nw : NULL;
+            uint64_t carry = 0, carry_l = 0;
+            for (uint32_t i = 0; i < nw; i++) {
+                /* Positions done before this symbol: leading optional ones,
+                 * and at a record's end those that may stand for it. */
+                uint64_t pre = ps->zero[i] | (at_end ? ps->zero_end[i] : 0);
+                uint64_t inj = ps->first[i] | (at_end ? ps->first_end[i] : 0);
+                /* What shifts out of one string must not start the next,
+                 * which may begin only at a record's end. */
+                uint64_t keep = ~(ps->first[i] | ps->first_end[i]);
+                uint64_t old = Dd[i] | pre, v = (((old << 1 | carry) & keep) | inj) & B[i];
+                carry = old >> 63;
+                if (Dl) {
+                    uint64_t ol = Dl[i] | pre;
+                    v |= ((ol << 1 | carry_l) & keep) | inj;
+                    carry_l = ol >> 63;
+                }
+                Dd[i] = v;
+            }
+        }
+        if (ps->has_opt)
+            for (int d = 0; d <= top; d++) skip_optional(ps, D + (size_t)d * nw);
+        if (!closed && p + reach >= c->n) continue; /* the next chunk counts it */
+        const uint64_t *Dt = D + (size_t)top * nw;
+        uint64_t carry_s = 0;
+        for (uint32_t i = 0; i < nw; i++) {
+            uint64_t L = ps->last[i] | (at_start ? ps->last_start[i] : 0);
+            uint64_t S = at_start ? ps->skip_start[i] & Dt[i] : 0;
+            uint64_t acc = (Dt[i] & L) | S << 1 | carry_s;
+            carry_s = S >> 63;
+            while (acc) {
+                int bb = __builtin_ctzll(acc);
+                acc &= acc - 1;
+                uint64_t g = (uint64_t)i * 64u + (uint64_t)bb;
+                int d = 0;
+                for (; d < top; d++) {
+                    const uint64_t *Dd = D + (size_t)d * nw;
+                    if ((bit_at(Dd, g) && (L >> bb & 1)) ||
+                        (at_start && g && bit_at(ps->skip_start, g - 1) && bit_at(Dd, g - 1)))
+                        break;
+                }
+                hit(ps, w, (uint32_t)g, d, touch);
+            }
+        }
+    }
+}
+
 /* Matches [from, to) segment by segment. */
 static void scan_range(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, uint64_t from, uint64_t to, int touch)
 {
@@ -78,7 +159,17 @@ static void scan_range(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, 
     uint64_t seg = from;
     while (seg < to) {
         uint64_t end = r < c->n_restart && c->restart[r] < to ? c->restart[r] : to;
-        scan_segment(ps, w, c, seg, end, touch);
+        if (ps->windows_only) {
+            scan_segment(ps, w, c, seg, end, touch);
+        } else {
+            /* The restart at seg, if any, is the one before r. */
+            int starts = seg == 0 ? c->head_edge & PS_EDGE_REC_START
+                                  : r > 0 && c->restart[r - 1] == seg && (c->edge[r - 1] & PS_EDGE_REC_START);
+            int at_restart = r < c->n_restart && c->restart[r] == end;
+            int ends = at_restart ? c->edge[r] & PS_EDGE_REC_END : end == c->n ? c->tail_edge & PS_EDGE_REC_END : 0;
+            int closed = end < c->n || (c->tail_edge & PS_EDGE_CLOSED);
+            scan_segment_back(ps, w, c, seg, end, !!starts, !!ends, closed, touch);
+        }
         seg = end;
         r++;
     }

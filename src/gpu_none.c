@@ -1,5 +1,6 @@
 /* The GPU engine's entry points in a build without CUDA: nothing is usable. */
 #include "engine_gpu.h"
+#include "engine_pattern_gpu.h"
 
 #include <stdio.h>
 
@@ -29,4 +30,11 @@ int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, co
     (void)a, (void)device, (void)kernel, (void)host_threads;
     *out = NULL;
     return ps_fail(err, PS_E_GPU, "GPU engine unavailable: this probescan was built without CUDA");
+}
+
+int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *ps, int gpu_id, int workers, ps_err_t *err)
+{
+    (void)ps, (void)gpu_id, (void)workers;
+    *out = NULL;
+    return ps_fail(err, PS_E_GPU, "GPU pattern engine unavailable: this probescan was built without CUDA");
 }

@@ -31,6 +31,8 @@ typedef struct {
     int levels;              /* leaves a probe and strand has: 1 + the mismatches allowed */
     int mixed_lengths;       /* strings shorter than k too: FASTA is not cut into blocks, whose
                               * joins count only matches of length k (scan.h) */
+    int sequential;          /* sites are owned by their start and anchors need record edges: the
+                              * input is read in order, chunk by chunk, never in blocks (pack.h) */
     int mm_columns;          /* the output has one column per distance, mm0 ... */
     int both_strands;        /* reverse complements counted too */
     uint32_t n_leaves;

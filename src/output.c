@@ -120,11 +120,21 @@ static char *put_u64(char *d, uint64_t v)
     return put_str(d, q, (size_t)(end - q));
 }
 
-/* Name, tab, sequence: the start of every row. */
+/* Bytes of probe i's key columns: name, [id,] sequence and their tabs. */
+static inline size_t probe_room(const ps_probes_t *p, uint32_t i, size_t name_len)
+{
+    return name_len + (p->id ? strlen(p->id[i]) + 1 : 0) + seq_len(p, i) + 1;
+}
+
+/* Name, tab, [id, tab,] sequence: the start of every row. */
 static char *put_probe(char *d, const ps_probes_t *p, uint32_t i, size_t name_len)
 {
     d = put_str(d, p->name[i], name_len);
     *d++ = '\t';
+    if (p->id) {
+        d = put_str(d, p->id[i], strlen(p->id[i]));
+        *d++ = '\t';
+    }
     return put_str(d, p->seq[i], seq_len(p, i));
 }
 
@@ -161,12 +171,12 @@ int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv,
     rows_t o;
     if (rows_init(&o, f)) return ps_fail(err, PS_E_NOMEM, "out of memory");
     int mm = lv->mm_columns ? lv->levels : 0;
-    if (ps_table_write_header_mm(f, PS_TABLE_TOTALS, strands, mm) < 0) o.failed = 1;
+    if (ps_table_write_header_ex(f, PS_TABLE_TOTALS, strands, NULL, 0, mm, p->id != NULL) < 0) o.failed = 1;
     int rc = PS_OK;
     for (uint32_t i = 0; i < p->n && !o.failed; i++) {
         uint64_t rv, fw = probe_counts(lv, leaf_counts, i, &rv);
         size_t name_len = strlen(p->name[i]);
-        char *d = rows_room(&o, name_len + seq_len(p, i) + 2 + (3 + (size_t)mm) * COUNT_ROOM);
+        char *d = rows_room(&o, probe_room(p, i, name_len) + 1 + (3 + (size_t)mm) * COUNT_ROOM);
         if (!d) {
             rc = ps_fail(err, PS_E_NOMEM, "out of memory");
             break;
@@ -188,11 +198,11 @@ int ps_write_matrix(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv, const 
 {
     rows_t o;
     if (rows_init(&o, f)) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    if (ps_table_write_header(f, PS_TABLE_BYFILE, 0, cols, (size_t)n_cols) < 0) o.failed = 1;
+    if (ps_table_write_header_ex(f, PS_TABLE_BYFILE, 0, cols, (size_t)n_cols, 0, p->id != NULL) < 0) o.failed = 1;
     int rc = PS_OK;
     for (uint32_t i = 0; i < p->n && !o.failed; i++) {
         size_t name_len = strlen(p->name[i]);
-        char *d = rows_room(&o, name_len + seq_len(p, i) + 2 + (size_t)n_cols * COUNT_ROOM);
+        char *d = rows_room(&o, probe_room(p, i, name_len) + 1 + (size_t)n_cols * COUNT_ROOM);
         if (!d) {
             rc = ps_fail(err, PS_E_NOMEM, "out of memory");
             break;
@@ -275,7 +285,7 @@ int ps_record_writer_new(ps_record_writer_t **out, FILE *f, const ps_probes_t *p
         }
     for (uint32_t l = lv->n_leaves; l > 0; l--) w->leaf_start[l] = w->leaf_start[l - 1];
     w->leaf_start[0] = 0;
-    ps_table_write_header(f, PS_TABLE_BYRECORD, lv->both_strands, NULL, 0);
+    ps_table_write_header_ex(f, PS_TABLE_BYRECORD, lv->both_strands, NULL, 0, 0, p->id != NULL);
     *out = w;
     return PS_OK;
 }
@@ -304,7 +314,7 @@ int ps_record_writer_flush(ps_record_writer_t *w, ps_err_t *err)
         if (j && i == w->rows[j - 1]) continue; /* hit on both strands */
         uint64_t rv, fw = probe_counts(lv, w->acc, i, &rv);
         size_t name_len = strlen(w->p->name[i]);
-        char *d = rows_room(o, input_len + rec_len + name_len + seq_len(w->p, i) + 4 + 3 * COUNT_ROOM);
+        char *d = rows_room(o, input_len + rec_len + probe_room(w->p, i, name_len) + 3 + 3 * COUNT_ROOM);
         if (!d) {
             rc = ps_fail(err, PS_E_NOMEM, "out of memory");
             break;

@@ -17,6 +17,18 @@
  * the cut are found exactly once (matches ending inside the context were
  * counted with the previous chunk). n_ctx < k always.
  *
+ * Segment edges, for anchors and for engines that own a match by its start
+ * (they are filled by the reader that reads an input in order, parse.h;
+ * blocks of block-parallel FASTA leave them 0): edge[i] says of the segments
+ * on either side of restart i whether the one after begins at its record's
+ * first letter (PS_EDGE_REC_START) and whether the one before ends at its
+ * record's last letter (PS_EDGE_REC_END); head_edge says the first for the
+ * segment at position 0 (which, after context, may have begun in an earlier
+ * chunk), and tail_edge the second for the last segment, with
+ * PS_EDGE_CLOSED when that segment ends at the chunk's end (a break, a new
+ * record or the end of the input follows) rather than going on into the
+ * next chunk as its context.
+ *
  * Records are listed separately so that per-record counting can attribute
  * matches: rec_pos[j] is the position of the first symbol of record rec_id[j]
  * (its 0-based ordinal in the input) in this chunk, and rec_name + name_off[j]
@@ -41,6 +53,8 @@ extern "C" {
 
 #define PS_PER_WORD(bits) ((bits) == 2 ? 16u : 6u)
 
+enum { PS_EDGE_REC_START = 1, PS_EDGE_REC_END = 2, PS_EDGE_CLOSED = 4 };
+
 typedef struct {
     int bits;           /* 2 or 5 */
     uint32_t per_word;  /* 16 or 6 */
@@ -50,6 +64,9 @@ typedef struct {
     uint32_t n_ctx;     /* leading context symbols */
     uint32_t *restart;  /* restart positions, strictly increasing */
     uint32_t n_restart, cap_restart;
+    uint8_t *edge;      /* per restart: PS_EDGE_REC_START | PS_EDGE_REC_END */
+    uint8_t head_edge;  /* PS_EDGE_REC_START of the segment at position 0 */
+    uint8_t tail_edge;  /* PS_EDGE_REC_END | PS_EDGE_CLOSED of the last segment */
     uint32_t *rec_pos;  /* first position of each listed record */
     uint64_t *rec_id;   /* its ordinal in the input */
     uint32_t *name_off; /* its name in rec_name */

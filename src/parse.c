@@ -49,6 +49,9 @@ void ps_parser_resume(ps_parser_t *p, ps_piece_t where, unsigned char prev, uint
     p->n_ctx = 0;
     p->open_start = where == PS_PIECE_SEQ;
     p->breaks = 0;
+    p->seg_rec_start = 0; /* set for each record; a piece's first segment is not known to start one */
+    p->seg_rec_end = 0;
+    p->ctx_edge = 0;
     memset(&p->stats, 0, sizeof p->stats);
 }
 
@@ -97,6 +100,8 @@ static inline uint32_t pack16_dna(const unsigned char *p, uint32_t *out)
     return valid;
 }
 #endif
+
+static void mark_edge(ps_parser_t *r, ps_chunk_t *c);
 
 /* Packs the sequence bytes at the buffer position into c. Returns 0 when the
  * buffer is used up, 1 when the chunk is full, 2 when the sequence ended (the
@@ -166,6 +171,7 @@ static int pack_seq(ps_parser_t *r, ps_chunk_t *c, ps_err_t *err)
                 ret = 1;
                 break;
             }
+            mark_edge(r, c);
             r->pending_restart = 0;
             continue; /* the symbol is packed on the next pass */
         }
@@ -176,6 +182,9 @@ static int pack_seq(ps_parser_t *r, ps_chunk_t *c, ps_err_t *err)
         }
         if (v == PS_SYM_BREAK) {
             if (r->stats.symbols == 0 && n == n_entry) r->open_start = 0;
+            /* A break after symbols ends their segment short of the record's end. */
+            if (!r->pending_restart) r->seg_rec_end = 0;
+            r->seg_rec_start = 0;
             r->breaks++;
             r->stats.other++;
             r->pending_restart = 1;
@@ -188,6 +197,7 @@ static int pack_seq(ps_parser_t *r, ps_chunk_t *c, ps_err_t *err)
         if (start && !r->fastq && b == '>') {
             r->st = PS_P_HEADER;
         } else if (start && r->fastq && b == '+') {
+            if (!r->pending_restart) r->seg_rec_end = 1;
             r->st = PS_P_FQ_PLUS;
         } else if (start && r->fastq && b == '@') {
             SYNC_OUT();
@@ -221,6 +231,10 @@ static void begin_record(ps_parser_t *r)
     if (r->stats.symbols == 0) r->open_start = 0;
     r->breaks++;
     r->rec_has_syms = 0;
+    /* The segment so far ends at its record's last letter unless a break
+     * came after its last symbol (or it ended with a FASTQ sequence). */
+    if (!r->pending_restart) r->seg_rec_end = 1;
+    r->seg_rec_start = 1;
     r->pending_record = 1;
     r->pending_restart = 1;
 }
@@ -280,12 +294,38 @@ static int read_qual(ps_parser_t *r, ps_err_t *err)
     return 0;
 }
 
-/* Ends the chunk: remembers the context the next chunk must repeat. */
+/* The restart just marked before position c->n starts a segment: record
+ * how the segments on either side meet their records' edges. */
+static void mark_edge(ps_parser_t *r, ps_chunk_t *c)
+{
+    uint8_t e = (uint8_t)((r->seg_rec_start ? PS_EDGE_REC_START : 0) | (r->seg_rec_end ? PS_EDGE_REC_END : 0));
+    if (c->n == 0) c->head_edge = e & PS_EDGE_REC_START;
+    else c->edge[c->n_restart - 1] = e;
+    r->seg_rec_start = r->seg_rec_end = 0;
+}
+
+/* Ends the chunk: remembers the context the next chunk must repeat, or
+ * says that the last segment ended here. */
 static void close_chunk(ps_parser_t *r, ps_chunk_t *c)
 {
     r->n_ctx = 0;
-    if (r->pending_restart || r->pending_record || r->k <= 1) return;
+    r->ctx_edge = 0;
+    if (r->pending_restart || r->pending_record) {
+        c->tail_edge = (uint8_t)(PS_EDGE_CLOSED | (r->seg_rec_end ? PS_EDGE_REC_END : 0));
+        return;
+    }
+    if (r->k <= 1) return;
     r->n_ctx = ps_chunk_tail(c, (uint32_t)r->k - 1, r->ctx);
+    /* The context begins its record when the whole segment fits in it. */
+    uint64_t seg = c->n_restart ? c->restart[c->n_restart - 1] : 0;
+    uint8_t starts = c->n_restart ? c->edge[c->n_restart - 1] & PS_EDGE_REC_START : c->head_edge;
+    if (c->n - seg <= r->n_ctx) r->ctx_edge = starts;
+}
+
+void ps_parser_end_chunk(ps_parser_t *r, ps_chunk_t *c)
+{
+    if (r->st == PS_P_FA_SEQ && !r->pending_restart) r->seg_rec_end = 1;
+    c->tail_edge = (uint8_t)(PS_EDGE_CLOSED | (r->seg_rec_end ? PS_EDGE_REC_END : 0));
 }
 
 int ps_parser_finish(const ps_parser_t *r, ps_err_t *err)
@@ -321,6 +361,7 @@ int ps_parser_chunk(ps_parser_t *r, ps_chunk_t *c, ps_err_t *err)
         return ps_fail(err, PS_E_INTERNAL, "chunk lists too small");
     for (uint32_t j = 0; j < r->n_ctx; j++) ps_chunk_push(c, r->ctx[j]);
     c->n_ctx = r->n_ctx;
+    c->head_edge = r->n_ctx ? r->ctx_edge : 0;
     return PS_OK;
 }
 

@@ -81,6 +81,10 @@ typedef struct {
     ps_reader_stats_t stats; /* records and symbols (bytes are the owner's) */
     int open_start;         /* no restart yet since the start: the first symbols continue what came before */
     uint64_t breaks;        /* restarts (letters outside the alphabet, records) so far */
+    /* Segment edges (pack.h): */
+    int seg_rec_start;      /* the next symbol, if no break comes first, is its record's first letter */
+    int seg_rec_end;        /* the last segment ended at its record's last letter */
+    uint8_t ctx_edge;       /* head_edge of the next chunk, whose context is that segment's tail */
 } ps_parser_t;
 
 /* A parser at the start of an input, for k-mers of length k. */
@@ -88,6 +92,9 @@ void ps_parser_init(ps_parser_t *p, const char *path, ps_alpha_t a, int k);
 
 /* Hands the parser its next buffer, once ps_parser_fill has used up the last. */
 void ps_parser_feed(ps_parser_t *p, const unsigned char *buf, size_t len);
+
+/* At the end of the input: the last chunk's last segment ends there. */
+void ps_parser_end_chunk(ps_parser_t *p, ps_chunk_t *c);
 
 /* Clears c and starts it: lists the open record and repeats the context
  * (the last k-1 symbols of an unfinished segment). Returns 0, or <0 when c's

@@ -14,19 +14,94 @@ void ps_patset_free(ps_patset_t *ps)
     free(ps->first);
     free(ps->last);
     free(ps->leaf_at);
+    free(ps->first_end);
+    free(ps->zero);
+    free(ps->zero_end);
+    free(ps->last_start);
+    free(ps->skip_start);
+    free(ps->opt_I);
+    free(ps->opt_F);
+    free(ps->opt_A);
     free(ps->len_at);
     free(ps);
 }
 
-/* Probe i's classes: read from the pattern, or made from an exact probe's codes. */
-static uint32_t probe_classes(const ps_probes_t *p, uint32_t i, ps_class_t *cls)
+/* Probe i as a pattern: read, or made from an exact probe's codes. */
+static void probe_pattern(const ps_probes_t *p, uint32_t i, ps_pattern_t *pat)
 {
+    const size_t k = (size_t)p->k;
+    memset(pat->opt, 0, sizeof pat->opt);
+    pat->anchors = 0;
     if (p->patterns) {
-        memcpy(cls, p->cls + (size_t)i * (size_t)p->k, p->len[i] * sizeof *cls);
-        return p->len[i];
+        pat->len = p->len[i];
+        memcpy(pat->cls, p->cls + i * k, pat->len * sizeof *pat->cls);
+        memcpy(pat->opt, p->opt + i * k, pat->len);
+        pat->anchors = p->anchors[i];
+    } else {
+        pat->len = (uint32_t)k;
+        for (size_t j = 0; j < k; j++) pat->cls[j] = (ps_class_t)1 << p->code[i * k + j];
     }
-    for (int j = 0; j < p->k; j++) cls[j] = (ps_class_t)1 << p->code[(size_t)i * (size_t)p->k + (size_t)j];
-    return (uint32_t)p->k;
+    pat->min_len = 0;
+    for (uint32_t j = 0; j < pat->len; j++) pat->min_len += !pat->opt[j];
+}
+
+static inline void set_bit(uint64_t *v, uint64_t b) { v[b / 64] |= 1ull << (b % 64); }
+
+/* Lays out one string from bit `at`: the pattern as written (forward) or
+ * reversed, with the masks of the general layout. */
+static void lay_out(ps_patset_t *ps, const ps_pattern_t *pat, int reversed, uint64_t at, uint32_t leaf)
+{
+    const size_t w = ps->n_words;
+    const uint32_t m = pat->len;
+    uint8_t an = pat->anchors;
+    /* In reading order: q[j] is pattern position m-1-j when reversed, and
+     * the anchors that act first are the record's end. */
+    int first_at_end = reversed ? !!(an & PS_ANCHOR_END) : 0;
+    int last_at_start = reversed ? !!(an & PS_ANCHOR_START) : 0;
+#define Q(j) (reversed ? (m - 1 - (j)) : (j))
+    set_bit(first_at_end ? ps->first_end : ps->first, at);
+    for (uint32_t j = 0; j < m; j++) {
+        ps_class_t cls = pat->cls[Q(j)];
+        for (int sym = 0; sym < ps->sigma; sym++)
+            if (cls >> sym & 1) ps->B[(size_t)sym * w + (at + j) / 64] |= 1ull << ((at + j) % 64);
+    }
+    set_bit(last_at_start ? ps->last_start : ps->last, at + m - 1);
+    ps->leaf_at[at + m - 1] = leaf;
+    ps->len_at[at + m - 1] = m;
+    if (!reversed) return;
+    /* Leading optional positions are done before any symbol is read. */
+    uint32_t j = 0;
+    while (j < m && pat->opt[Q(j)]) set_bit(first_at_end ? ps->zero_end : ps->zero, at + j++);
+    /* After one of them is read, the rest may still be skipped. */
+    if (j >= 2) {
+        set_bit(ps->opt_I, at);
+        set_bit(ps->opt_F, at + j - 1);
+        for (uint32_t t = 1; t < j; t++) set_bit(ps->opt_A, at + t);
+        ps->has_opt = 1;
+    }
+    /* [G>]: at a record's end the first position may be skipped, and the
+     * optional ones after it with it. */
+    if (an & PS_ANCHOR_END_OR) {
+        set_bit(ps->zero_end, at);
+        for (uint32_t t = 1; t < m && pat->opt[Q(t)]; t++) set_bit(ps->zero_end, at + t);
+    }
+    if ((an & PS_ANCHOR_START_OR) && m >= 2) {
+        set_bit(ps->skip_start, at + m - 2);
+        ps->leaf_at[at + m - 2] = leaf;
+    }
+    /* Blocks of optional positions after the first: q[i..e] skipped from
+     * bit i-1 up to bit e. */
+    for (; j < m; j++) {
+        if (!pat->opt[Q(j)]) continue;
+        uint32_t e = j;
+        while (e + 1 < m && pat->opt[Q(e + 1)]) e++;
+        set_bit(ps->opt_I, at + j - 1);
+        set_bit(ps->opt_F, at + e);
+        for (uint32_t t = j; t <= e; t++) set_bit(ps->opt_A, at + t);
+        ps->has_opt = 1;
+        j = e;
+    }
+#undef Q
 }
 
 int ps_patset_build(ps_patset_t **out, const ps_probes_t *p, int both_strands, int max_mm, ps_err_t *err)
@@ -36,20 +111,28 @@ int ps_patset_build(ps_patset_t **out, const ps_probes_t *p, int both_strands, i
         return ps_fail(err, PS_E_USAGE, "--mismatches must be 0 to %d, not %d", PS_MAX_MM, max_mm);
     const int strands = both_strands && p->alpha == PS_DNA ? 2 : 1;
     ps_patset_t *ps = calloc(1, sizeof *ps);
-    if (!ps) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    ps_pattern_t *pat = malloc(2 * sizeof *pat);
+    if (!ps || !pat) {
+        free(ps);
+        free(pat);
+        return ps_fail(err, PS_E_NOMEM, "out of memory");
+    }
     ps->max_mm = max_mm;
     ps->sigma = ps_alpha_sigma(p->alpha);
     ps->n_strings = p->n * (uint32_t)strands;
     uint64_t bits = 0;
     ps->min_len = UINT32_MAX;
+    ps->windows_only = 1;
     for (uint32_t i = 0; i < p->n; i++) {
-        uint32_t len = p->patterns ? p->len[i] : (uint32_t)p->k;
-        bits += (uint64_t)len * (uint64_t)strands;
-        if (len < ps->min_len) ps->min_len = len;
+        probe_pattern(p, i, pat);
+        bits += (uint64_t)pat->len * (uint64_t)strands;
+        if (pat->len < ps->min_len) ps->min_len = pat->len;
+        if (!ps_pattern_is_window(pat)) ps->windows_only = 0;
     }
+    int rc = PS_OK;
     if (bits > (uint64_t)UINT32_MAX / 2) {
-        ps_patset_free(ps);
-        return ps_fail(err, PS_E_USAGE, "%u patterns are too many (%llu positions)", p->n, (unsigned long long)bits);
+        rc = ps_fail(err, PS_E_USAGE, "%u patterns are too many (%llu positions)", p->n, (unsigned long long)bits);
+        goto fail;
     }
     ps->n_words = (uint32_t)((bits + 63) / 64);
     const size_t w = ps->n_words;
@@ -58,38 +141,41 @@ int ps_patset_build(ps_patset_t **out, const ps_probes_t *p, int both_strands, i
     ps->last = calloc(w, sizeof *ps->last);
     ps->leaf_at = calloc(64 * w, sizeof *ps->leaf_at);
     ps->len_at = calloc(64 * w, sizeof *ps->len_at);
-    for (int s = 0; s < strands; s++) ps->leaves.probe_leaf[s] = malloc((size_t)p->n * sizeof(uint32_t));
-    if (!ps->B || !ps->first || !ps->last || !ps->leaf_at || !ps->len_at || !ps->leaves.probe_leaf[0] ||
-        (strands == 2 && !ps->leaves.probe_leaf[1])) {
-        ps_patset_free(ps);
-        return ps_fail(err, PS_E_NOMEM, "out of memory for %u patterns", p->n);
+    int bad = !ps->B || !ps->first || !ps->last || !ps->leaf_at || !ps->len_at;
+    if (!ps->windows_only) {
+        uint64_t **general[] = {&ps->first_end, &ps->zero, &ps->zero_end, &ps->last_start, &ps->skip_start,
+                                &ps->opt_I, &ps->opt_F, &ps->opt_A};
+        for (size_t g = 0; g < sizeof general / sizeof *general; g++) bad |= !(*general[g] = calloc(w, sizeof(uint64_t)));
+    }
+    for (int s = 0; s < strands; s++) bad |= !(ps->leaves.probe_leaf[s] = malloc((size_t)p->n * sizeof(uint32_t)));
+    if (bad) {
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory for %u patterns", p->n);
+        goto fail;
     }
     const uint32_t levels = (uint32_t)max_mm + 1;
-    ps_class_t cls[PS_PATTERN_MAX], rc[PS_PATTERN_MAX];
     uint64_t at = 0;
     for (uint32_t i = 0; i < p->n; i++) {
-        uint32_t len = probe_classes(p, i, cls);
-        if (strands == 2) ps_pattern_revcomp(cls, len, rc);
+        probe_pattern(p, i, &pat[0]);
+        if (strands == 2) ps_pattern_revcomp(&pat[0], &pat[1]);
         for (int s = 0; s < strands; s++) {
-            const ps_class_t *c = s ? rc : cls;
             uint32_t leaf = (i * (uint32_t)strands + (uint32_t)s) * levels;
             ps->leaves.probe_leaf[s][i] = leaf;
-            ps->first[at / 64] |= 1ull << (at % 64);
-            for (uint32_t j = 0; j < len; j++, at++)
-                for (int sym = 0; sym < ps->sigma; sym++)
-                    if (c[j] >> sym & 1) ps->B[(size_t)sym * w + at / 64] |= 1ull << (at % 64);
-            ps->last[(at - 1) / 64] |= 1ull << ((at - 1) % 64);
-            ps->leaf_at[at - 1] = leaf;
-            ps->len_at[at - 1] = len;
+            lay_out(ps, &pat[s], !ps->windows_only, at, leaf);
+            at += pat[s].len;
         }
     }
+    free(pat);
     ps->leaves.alpha = p->alpha;
     ps->leaves.k = p->k;
     ps->leaves.levels = (int)levels;
-    ps->leaves.mixed_lengths = ps->min_len < (uint32_t)p->k;
-    ps->windows_only = 1;
     ps->leaves.both_strands = strands == 2;
     ps->leaves.n_leaves = ps->n_strings * levels;
+    ps->leaves.mixed_lengths = ps->min_len < (uint32_t)p->k;
+    ps->leaves.sequential = !ps->windows_only;
     *out = ps;
     return PS_OK;
+fail:
+    free(pat);
+    ps_patset_free(ps);
+    return rc;
 }

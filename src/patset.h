@@ -12,6 +12,17 @@
  * (D_{d-1} << 1 | first), with the bit shifted out of one string into the
  * next overwritten by `first`. A string ends at its `last` bit.
  *
+ * When every string is a window (fixed length, no anchor: windows_only),
+ * strings are laid out as written and the text is read forward: a site
+ * ends where the last bit is set. Otherwise each string is laid out
+ * reversed and the text of each segment is read backward, so that a match
+ * ends at the site's start and a site counts once per start, at the fewest
+ * mismatches over every way of skipping optional positions (the extra
+ * copies of e(n,m)), whose epsilon moves are Navarro and Raffinot's
+ * subtraction over blocks (opt_I, opt_F, opt_A). Anchors act at the
+ * segment's first step (a record's end: first_end, zero_end) and last step
+ * (a record's start: last_start, skip_start).
+ *
  * Exact probes of one length are laid out too when mismatches are asked
  * for. Leaves (leaves.h): probe i, strand s, distance d is leaf
  * (i * strands + s) * levels + d, levels = max_mm + 1. */
@@ -40,7 +51,15 @@ typedef struct {
     uint32_t n_words;     /* 64-bit words of the bit vector */
     uint64_t *B;          /* sigma x n_words: bit j set where symbol c is in position j's class */
     uint64_t *first;      /* n_words: the first bit of each string */
-    uint64_t *last;       /* n_words: the last bit of each string */
+    uint64_t *last;       /* n_words: the last bit of each string (not start-anchored) */
+    /* The general layout only (windows_only = 0), n_words each; NULL else. */
+    uint64_t *first_end;  /* first bits of strings that begin at a record's end */
+    uint64_t *zero;       /* bits set before every step: leading optional positions */
+    uint64_t *zero_end;   /* bits set before a record's last symbol */
+    uint64_t *last_start; /* last bits of strings that end at a record's start */
+    uint64_t *skip_start; /* next-to-last bits that also end there ([<M]) */
+    uint64_t *opt_I, *opt_F, *opt_A; /* optional blocks: the bit before, the last bit, all but the first */
+    int has_opt;          /* some string has optional positions */
     uint32_t *leaf_at;    /* 64 x n_words: for a last bit, its string's distance-0 leaf */
     uint32_t *len_at;     /* 64 x n_words: for a last bit, its string's length */
     uint32_t min_len;

@@ -59,16 +59,16 @@ static int why_letter(char *why, size_t len, ps_alpha_t a, unsigned char ch)
     return -1;
 }
 
-static int parse_plain(ps_alpha_t a, const char *s, size_t n, ps_class_t *cls, uint32_t *len, char *why,
-                       size_t why_len)
+static int parse_plain(ps_alpha_t a, const char *s, size_t n, ps_pattern_t *out, char *why, size_t why_len)
 {
     if (n > PS_PATTERN_MAX) {
         snprintf(why, why_len, "it is %zu long; the limit is %d", n, PS_PATTERN_MAX);
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        if (!(cls[i] = letter_class(a, (unsigned char)s[i]))) return why_letter(why, why_len, a, (unsigned char)s[i]);
-    *len = (uint32_t)n;
+        if (!(out->cls[i] = letter_class(a, (unsigned char)s[i])))
+            return why_letter(why, why_len, a, (unsigned char)s[i]);
+    out->len = out->min_len = (uint32_t)n;
     return 0;
 }
 
@@ -84,26 +84,27 @@ static long read_number(const char *s, size_t n, size_t *i)
     return v;
 }
 
-static int parse_prosite(ps_alpha_t a, const char *s, size_t n, ps_class_t *cls, uint32_t *len, char *why,
-                         size_t why_len)
+static int fail(char *why, size_t why_len, const char *fmt, size_t at)
+{
+    snprintf(why, why_len, fmt, at + 1);
+    return -1;
+}
+
+static int parse_prosite(ps_alpha_t a, const char *s, size_t n, ps_pattern_t *out, char *why, size_t why_len)
 {
     if (n && s[n - 1] == '.') n--;
     uint32_t m = 0;
     size_t i = 0;
-    if (n == 0) {
-        snprintf(why, why_len, "the pattern has no elements");
-        return -1;
+    out->anchors = 0;
+    if (i < n && s[i] == '<') {
+        out->anchors |= PS_ANCHOR_START;
+        i++;
     }
-    for (;;) {
-        if (i < n && (s[i] == '<' || s[i] == '>')) {
-            snprintf(why, why_len, "the anchor '%c' is not counted yet", s[i]);
-            return -1;
-        }
-        if (i == n || s[i] == '-') {
-            snprintf(why, why_len, "an element is missing at character %zu", i + 1);
-            return -1;
-        }
+    if (i == n) return fail(why, why_len, "the pattern has no elements (character %zu)", i);
+    for (int first = 1;; first = 0) {
+        if (i == n || s[i] == '-') return fail(why, why_len, "an element is missing at character %zu", i);
         ps_class_t c = 0;
+        int anchored = 0; /* a class with '<' or '>' */
         unsigned char ch = (unsigned char)s[i];
         if (ch == 'x' || ch == 'X') {
             c = all_symbols(a);
@@ -113,8 +114,12 @@ static int parse_prosite(ps_alpha_t a, const char *s, size_t n, ps_class_t *cls,
             size_t open = i++;
             while (i < n && s[i] != close) {
                 if (s[i] == '<' || s[i] == '>') {
-                    snprintf(why, why_len, "the anchor '%c' is not counted yet", s[i]);
-                    return -1;
+                    if (ch == '{') return fail(why, why_len, "an anchor inside {} at character %zu", i);
+                    if (s[i] == '<' && !first)
+                        return fail(why, why_len, "'<' at character %zu: only the first element may hold it", i);
+                    anchored |= s[i] == '<' ? PS_ANCHOR_START_OR : PS_ANCHOR_END_OR;
+                    i++;
+                    continue;
                 }
                 ps_class_t l = letter_class(a, (unsigned char)s[i]);
                 if (!l) return why_letter(why, why_len, a, (unsigned char)s[i]);
@@ -131,77 +136,98 @@ static int parse_prosite(ps_alpha_t a, const char *s, size_t n, ps_class_t *cls,
             }
             i++;
             if (ch == '{') c = all_symbols(a) & ~c;
-            if (!c) {
-                snprintf(why, why_len, "the class at character %zu matches nothing", open + 1);
-                return -1;
-            }
+            if (!c) return fail(why, why_len, "the class at character %zu matches nothing", open);
         } else {
             if (!(c = letter_class(a, ch))) return why_letter(why, why_len, a, ch);
             i++;
         }
-        long rep = 1;
+        long lo = 1, hi = 1;
         if (i < n && s[i] == '(') {
             size_t open = i++;
-            long lo = read_number(s, n, &i), hi = lo;
+            lo = read_number(s, n, &i);
+            hi = lo;
             if (i < n && s[i] == ',') {
                 i++;
                 hi = read_number(s, n, &i);
             }
-            if (lo < 0 || hi < 0 || i == n || s[i] != ')') {
-                snprintf(why, why_len, "the repeat at character %zu is not (n) or (n,m)", open + 1);
-                return -1;
-            }
+            if (lo < 0 || hi < 0 || i == n || s[i] != ')')
+                return fail(why, why_len, "the repeat at character %zu is not (n) or (n,m)", open);
+            if (hi < lo) return fail(why, why_len, "the repeat at character %zu has m < n", open);
+            if (anchored) return fail(why, why_len, "the repeat at character %zu is on a class with an anchor", open);
             i++;
-            if (hi != lo) {
-                snprintf(why, why_len, "the variable repeat (%ld,%ld) is not counted yet", lo, hi);
-                return -1;
-            }
-            rep = lo;
         }
-        if (m + (uint64_t)rep > PS_PATTERN_MAX) {
+        if (m + (uint64_t)hi > PS_PATTERN_MAX) {
             snprintf(why, why_len, "it has more than %d positions", PS_PATTERN_MAX);
             return -1;
         }
-        for (long r = 0; r < rep; r++) cls[m++] = c;
+        for (long r = 0; r < hi; r++) {
+            out->cls[m] = c;
+            out->opt[m++] = r >= lo;
+        }
+        int last = i == n || s[i] == '>';
+        if ((anchored & PS_ANCHOR_END_OR) && !last)
+            return fail(why, why_len, "'>' inside a class before character %zu: only the last element may hold it", i);
+        out->anchors |= (uint8_t)anchored;
+        if (i < n && s[i] == '>') {
+            out->anchors |= PS_ANCHOR_END;
+            if (++i != n) return fail(why, why_len, "'>' before character %zu: it must end the pattern", i);
+        }
         if (i == n) break;
         if (s[i] != '-') {
-            if (s[i] == '<' || s[i] == '>') {
-                snprintf(why, why_len, "the anchor '%c' is not counted yet", s[i]);
-                return -1;
-            }
             snprintf(why, why_len, "'%c' at character %zu: expected '-' between elements", s[i], i + 1);
             return -1;
         }
         i++;
     }
-    if (m == 0) {
-        snprintf(why, why_len, "the pattern has no positions");
+    uint32_t need = 0;
+    for (uint32_t j = 0; j < m; j++) need += !out->opt[j];
+    /* An element that may stand for the record's edge is also skipped; a
+     * match needs a position besides it. */
+    uint32_t floor = 1 + !!(out->anchors & PS_ANCHOR_START_OR) + !!(out->anchors & PS_ANCHOR_END_OR);
+    if (need < floor) {
+        snprintf(why, why_len, "the pattern can match an empty string");
         return -1;
     }
-    *len = m;
+    out->len = m;
+    out->min_len = need;
     return 0;
 }
 
-int ps_pattern_parse(ps_alpha_t a, const char *s, size_t n, ps_class_t *cls, uint32_t *len, char *why,
-                     size_t why_len)
+int ps_pattern_parse(ps_alpha_t a, const char *s, size_t n, ps_pattern_t *out, char *why, size_t why_len)
 {
-    if (ps_pattern_is_prosite(s, n)) return parse_prosite(a, s, n, cls, len, why, why_len);
-    return parse_plain(a, s, n, cls, len, why, why_len);
+    memset(out->opt, 0, sizeof out->opt);
+    out->anchors = 0;
+    if (ps_pattern_is_prosite(s, n)) return parse_prosite(a, s, n, out, why, why_len);
+    return parse_plain(a, s, n, out, why, why_len);
 }
 
-int ps_pattern_is_exact(const ps_class_t *cls, uint32_t len)
+int ps_pattern_is_window(const ps_pattern_t *p)
 {
-    for (uint32_t i = 0; i < len; i++)
-        if (cls[i] & (cls[i] - 1)) return 0;
+    return p->anchors == 0 && p->min_len == p->len;
+}
+
+int ps_pattern_is_exact(const ps_pattern_t *p)
+{
+    if (!ps_pattern_is_window(p)) return 0;
+    for (uint32_t i = 0; i < p->len; i++)
+        if (p->cls[i] & (p->cls[i] - 1)) return 0;
     return 1;
 }
 
-void ps_pattern_revcomp(const ps_class_t *in, uint32_t len, ps_class_t *out)
+void ps_pattern_revcomp(const ps_pattern_t *in, ps_pattern_t *out)
 {
+    const uint32_t len = in->len;
     for (uint32_t i = 0; i < len; i++) {
-        ps_class_t c = in[len - 1 - i], r = 0;
+        ps_class_t c = in->cls[len - 1 - i], r = 0;
         for (int b = 0; b < 4; b++)
             if (c >> b & 1) r |= (ps_class_t)1 << (3 - b);
-        out[i] = r;
+        out->cls[i] = r;
+        out->opt[i] = in->opt[len - 1 - i];
     }
+    out->len = len;
+    out->min_len = in->min_len;
+    uint8_t an = in->anchors;
+    out->anchors = (uint8_t)(((an & PS_ANCHOR_START) ? PS_ANCHOR_END : 0) | ((an & PS_ANCHOR_END) ? PS_ANCHOR_START : 0) |
+                             ((an & PS_ANCHOR_START_OR) ? PS_ANCHOR_END_OR : 0) |
+                             ((an & PS_ANCHOR_END_OR) ? PS_ANCHOR_START_OR : 0));
 }

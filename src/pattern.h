@@ -10,11 +10,16 @@
  *            of them), {ABC} (any symbol but them), each optionally repeated
  *            with (n); a final '.' is allowed. A probe is read as PROSITE when
  *            it holds any of - [ ] { } ( ) < > or ends in '.'.
- * Not yet counted, and refused with a message saying so: a variable repeat
- * e(n,m) with n != m, and the anchors '<' and '>'.
+ * PROSITE repeats may vary, e(n,m): n copies of the element and m - n
+ * optional ones, which a match may skip. Anchors: '<' before the first
+ * element ties the pattern to the start of a record, '>' after the last one
+ * to its end; inside a class, [<M] as the first element also matches the
+ * record's start (the pattern without that element, anchored there), and
+ * [G>] as the last element also matches its end.
  *
  * Letters are case-insensitive, except that in PROSITE syntax both 'x' and
- * 'X' mean any symbol. Positions are at most PS_PATTERN_MAX. */
+ * 'X' mean any symbol ([X] is the residue X). Positions are at most
+ * PS_PATTERN_MAX, optional ones included. */
 #ifndef PS_PATTERN_H
 #define PS_PATTERN_H
 
@@ -39,17 +44,35 @@ int ps_pattern_is_prosite(const char *s, size_t n);
  * (syntax, digits, 'x'), for guessing the alphabet from the letters alone. */
 int ps_pattern_syntax_byte(unsigned char b);
 
-/* Reads s[0..n) into cls[0..*len) (room for PS_PATTERN_MAX). Returns 0, or
- * -1 with why[0..why_len) saying what is wrong (the caller adds where). */
-int ps_pattern_parse(ps_alpha_t a, const char *s, size_t n, ps_class_t *cls, uint32_t *len, char *why,
-                     size_t why_len);
+enum {
+    PS_ANCHOR_START = 1,    /* '<': the match starts at the record's first letter */
+    PS_ANCHOR_END = 2,      /* '>': the match ends at the record's last letter */
+    PS_ANCHOR_START_OR = 4, /* [<M]: or, without its first position, starts at the record's start */
+    PS_ANCHOR_END_OR = 8    /* [G>]: or, without its last position, ends at the record's end */
+};
 
-/* 1 when every class holds a single symbol (the probe is an exact string). */
-int ps_pattern_is_exact(const ps_class_t *cls, uint32_t len);
+typedef struct {
+    uint32_t len;                 /* positions, optional ones included: the longest match */
+    uint32_t min_len;             /* positions that are not optional */
+    uint8_t anchors;              /* PS_ANCHOR_* */
+    ps_class_t cls[PS_PATTERN_MAX];
+    uint8_t opt[PS_PATTERN_MAX];  /* 1: a match may skip this position (the extra copies of e(n,m)) */
+} ps_pattern_t;
+
+/* Reads s[0..n) into *out. Returns 0, or -1 with why[0..why_len) saying
+ * what is wrong (the caller adds where). */
+int ps_pattern_parse(ps_alpha_t a, const char *s, size_t n, ps_pattern_t *out, char *why, size_t why_len);
+
+/* 1 when the pattern is an exact string: one symbol a position, no
+ * optional position, no anchor. */
+int ps_pattern_is_exact(const ps_pattern_t *p);
+
+/* 1 when every match has the same length and no anchor applies. */
+int ps_pattern_is_window(const ps_pattern_t *p);
 
 /* The reverse complement of a DNA pattern: positions reversed, each class
- * complemented base by base. out may not alias in. */
-void ps_pattern_revcomp(const ps_class_t *in, uint32_t len, ps_class_t *out);
+ * complemented base by base, anchors swapped start for end. */
+void ps_pattern_revcomp(const ps_pattern_t *in, ps_pattern_t *out);
 
 #ifdef __cplusplus
 }

@@ -45,6 +45,11 @@ typedef struct {
     size_t *name_at, *seq_at;
     uint64_t *line;
     text_t names, seqs;
+    /* A PROSITE file: each row's entry ID, and the entries skipped. */
+    int prosite;
+    size_t *id_at;
+    text_t ids;
+    uint32_t skipped_matrix, skipped_rule;
 } raw_t;
 
 static void raw_free(raw_t *r)
@@ -54,6 +59,8 @@ static void raw_free(raw_t *r)
     free(r->line);
     free(r->names.s);
     free(r->seqs.s);
+    free(r->id_at);
+    free(r->ids.s);
 }
 
 /* Sequences follow each other in seqs, so each ends where the next starts. */
@@ -76,6 +83,11 @@ static int raw_grow(raw_t *r)
     uint64_t *nl = realloc(r->line, cap * sizeof *nl);
     if (nl) r->line = nl;
     if (!na || !sa || !nl) return -1;
+    if (r->prosite) {
+        size_t *ia = realloc(r->id_at, cap * sizeof *ia);
+        if (!ia) return -1;
+        r->id_at = ia;
+    }
     r->cap = cap;
     return 0;
 }
@@ -250,6 +262,59 @@ static size_t word_len(const char *s, size_t n)
     return i;
 }
 
+/* One entry of a PROSITE file while its lines are read. */
+typedef struct {
+    char id[96], ac[32];
+    char type[16];      /* PATTERN, MATRIX or RULE */
+    uint64_t line;      /* of its ID line */
+    int added;          /* its PA lines started a row */
+} entry_t;
+
+/* Copies the field of a PROSITE line s[5..len) up to the first ';' into d. */
+static void entry_field(char *d, size_t cap, const char *s, size_t len)
+{
+    size_t i = 5, o = 0;
+    while (i < len && s[i] == ' ') i++;
+    while (i < len && s[i] != ';' && o + 1 < cap) d[o++] = s[i++];
+    d[o] = '\0';
+}
+
+/* A line of a PROSITE data file (prosite.dat): PATTERN entries become rows
+ * named by their accession, with the ID kept; MATRIX and RULE entries are
+ * counted and skipped. Returns 0, or -1 out of memory. */
+static int prosite_line(raw_t *r, entry_t *e, const char *s, size_t len, uint64_t line)
+{
+    if (len >= 2 && s[0] == '/' && s[1] == '/') {
+        if (!strcmp(e->type, "MATRIX")) r->skipped_matrix++;
+        else if (!strcmp(e->type, "RULE")) r->skipped_rule++;
+        memset(e, 0, sizeof *e);
+        return 0;
+    }
+    if (len < 5 || memcmp(s + 2, "   ", 3) != 0) return 0;
+    if (!memcmp(s, "ID", 2)) {
+        memset(e, 0, sizeof *e);
+        entry_field(e->id, sizeof e->id, s, len);
+        const char *semi = memchr(s, ';', len);
+        if (semi) {
+            size_t i = (size_t)(semi - s) + 1, o = 0;
+            while (i < len && s[i] == ' ') i++;
+            while (i < len && s[i] != '.' && s[i] != ' ' && o + 1 < sizeof e->type) e->type[o++] = s[i++];
+        }
+        e->line = line;
+    } else if (!memcmp(s, "AC", 2)) {
+        entry_field(e->ac, sizeof e->ac, s, len);
+    } else if (!memcmp(s, "PA", 2) && !strcmp(e->type, "PATTERN")) {
+        if (!e->added) {
+            const char *name = e->ac[0] ? e->ac : e->id;
+            if (raw_add(r, name, strlen(name), e->line) || text_reserve(&r->ids, strlen(e->id) + 1)) return -1;
+            r->id_at[r->n - 1] = text_put(&r->ids, e->id, strlen(e->id));
+            e->added = 1;
+        }
+        if (raw_append(r, s + 5, len - 5)) return -1;
+    }
+    return 0;
+}
+
 static int read_raw(raw_t *r, const char *path, ps_err_t *err)
 {
     BGZF *fp = bgzf_open(path, "r");
@@ -259,6 +324,7 @@ static int read_raw(raw_t *r, const char *path, ps_err_t *err)
     lines_t L = {.fp = fp};
     int fasta = -1, rc = PS_OK, got;
     uint64_t line = 0;
+    entry_t entry = {0};
     char *s;
     size_t len;
     while ((got = next_line(&L, &s, &len)) > 0) {
@@ -277,8 +343,14 @@ static int read_raw(raw_t *r, const char *path, ps_err_t *err)
         if (fasta < 0) {
             if (len == 0 || s[0] == '#') continue;
             fasta = s[0] == '>';
+            r->prosite = (len >= 5 && !memcmp(s, "ID   ", 5)) || (len >= 2 && !memcmp(s, "CC", 2) && (len == 2 || s[2] == ' '));
         }
-        if (fasta) {
+        if (r->prosite) {
+            if (prosite_line(r, &entry, s, len, line)) {
+                rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes");
+                break;
+            }
+        } else if (fasta) {
             if (len && s[0] == '>') {
                 if (raw_add(r, s + 1, word_len(s + 1, len - 1), line)) { rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes"); break; }
             } else if (len) {
@@ -340,9 +412,10 @@ static int only_acgtu(const char *text, size_t n)
  * (more than one base), PROSITE syntax to skip, or anything else (0). */
 enum { CLS_ACGTU = 1, CLS_IUPAC = 2, CLS_SYNTAX = 4 };
 
-/* -a auto: DNA when every probe looks like DNA, that is when at least 90%
- * of its letters are A, C, G, T or U and the rest IUPAC codes; else
- * protein. A probe in PROSITE syntax is judged by its letters alone. A
+/* -a auto: DNA when every probe looks like DNA, that is when all its
+ * letters are A, C, G, T, U or IUPAC codes and at least half of them A, C,
+ * G, T, U or N (a degenerate primer; a peptide of those letters alone is
+ * rare, and -a protein says so); else protein. A probe in PROSITE syntax is judged by its letters alone. A
  * choice the probes do not agree on is described in note, for the user.
  * acgtu: only_acgtu() of all sequences. */
 static int infer_alphabet(const raw_t *r, int acgtu, ps_alpha_t *alpha, char *note, size_t note_len)
@@ -364,19 +437,16 @@ static int infer_alphabet(const raw_t *r, int acgtu, ps_alpha_t *alpha, char *no
     for (i = 0; i < r->n; i++) {
         const char *text = r->seqs.s + r->seq_at[i];
         const unsigned char *s = (const unsigned char *)text;
-        size_t len = raw_seq_len(r, i), acgt = 0, iupac = 0, skip = 0;
+        size_t len = raw_seq_len(r, i), acgt = 0, other = 0, skip = 0;
         uint8_t syntax = ps_pattern_is_prosite(text, len) ? CLS_SYNTAX : 0;
         for (size_t j = 0; j < len; j++) {
-            if (cls[s[j]] & syntax) {
-                skip++;
-                continue;
-            }
-            acgt += cls[s[j]] & CLS_ACGTU;
-            iupac += (cls[s[j]] & CLS_IUPAC) >> 1;
+            uint8_t c = cls[s[j]];
+            if (c & syntax) skip++;
+            else if ((c & CLS_ACGTU) || s[j] == 'N' || s[j] == 'n') acgt++;
+            else if (!(c & CLS_IUPAC)) other++;
         }
         len -= skip;
-        size_t other = len - acgt - iupac;
-        if (!other && len && acgt * 10 >= len * 9) {
+        if (!other && len && acgt * 2 >= len) {
             n_dna++;
             if (first_dna == UINT32_MAX) first_dna = i;
         } else if (first_other == UINT32_MAX) {
@@ -399,23 +469,30 @@ static int infer_alphabet(const raw_t *r, int acgtu, ps_alpha_t *alpha, char *no
  * probe that is not a pattern of the alphabet. */
 static int encode_patterns(ps_probes_t *p, raw_t *r, const char *src, ps_err_t *err)
 {
-    ps_class_t tmp[PS_PATTERN_MAX];
+    ps_pattern_t pat;
     char why[160];
-    if (!(p->len = malloc((size_t)r->n * sizeof *p->len))) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    p->len = malloc((size_t)r->n * sizeof *p->len);
+    p->anchors = malloc((size_t)r->n);
+    if (!p->len || !p->anchors) return ps_fail(err, PS_E_NOMEM, "out of memory");
     uint32_t k = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < r->n; i++) {
-            ps_class_t *dst = pass ? p->cls + (size_t)i * k : tmp;
-            uint32_t len;
-            if (ps_pattern_parse(p->alpha, r->seqs.s + r->seq_at[i], raw_seq_len(r, i), dst, &len, why,
-                                 sizeof why) < 0)
+            if (ps_pattern_parse(p->alpha, r->seqs.s + r->seq_at[i], raw_seq_len(r, i), &pat, why, sizeof why) < 0)
                 return ps_fail(err, PS_E_FORMAT, "%s: line %llu: probe '%s': %s", src,
                                (unsigned long long)r->line[i], r->names.s + r->name_at[i], why);
-            p->len[i] = len;
-            if (len > k) k = len;
+            p->len[i] = pat.len;
+            p->anchors[i] = pat.anchors;
+            if (pat.len > k) k = pat.len;
+            if (pass) {
+                memcpy(p->cls + (size_t)i * k, pat.cls, pat.len * sizeof *pat.cls);
+                memcpy(p->opt + (size_t)i * k, pat.opt, pat.len);
+            }
         }
-        if (!pass && !(p->cls = calloc((size_t)r->n * k, sizeof *p->cls)))
-            return ps_fail(err, PS_E_NOMEM, "out of memory for %u patterns", r->n);
+        if (!pass) {
+            p->cls = calloc((size_t)r->n * k, sizeof *p->cls);
+            p->opt = calloc((size_t)r->n * k, 1);
+            if (!p->cls || !p->opt) return ps_fail(err, PS_E_NOMEM, "out of memory for %u patterns", r->n);
+        }
     }
     p->k = (int)k;
     p->patterns = 1;
@@ -503,7 +580,9 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
     ps_alpha_t alpha;
     int inferred = 0;
     char note[PS_NOTE_MAX] = "";
-    if (req == PS_ALPHA_AUTO) {
+    if (req == PS_ALPHA_AUTO && r->prosite) {
+        alpha = PS_PROTEIN; /* PROSITE documents protein motifs */
+    } else if (req == PS_ALPHA_AUTO) {
         inferred = 1;
         infer_alphabet(r, acgtu, &alpha, note, sizeof note);
     } else {
@@ -576,6 +655,20 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
     }
     p->name = name;
     p->seq = seq;
+    if (r->prosite) {
+        p->skipped_matrix = r->skipped_matrix;
+        p->skipped_rule = r->skipped_rule;
+        p->id_text = r->ids.s;
+        r->ids.s = NULL;
+        /* id_at becomes p->id as name_at became p->name. */
+        char **id = (char **)(void *)r->id_at;
+        for (uint32_t i = 0; i < r->n; i++) {
+            size_t at = r->id_at[i];
+            id[i] = p->id_text + at;
+        }
+        p->id = id;
+        r->id_at = NULL;
+    }
     r->name_at = r->seq_at = NULL;
     *out = p;
     return PS_OK;
@@ -617,5 +710,9 @@ void ps_probes_free(ps_probes_t *p)
     free(p->code);
     free(p->len);
     free(p->cls);
+    free(p->opt);
+    free(p->anchors);
+    free(p->id);
+    free(p->id_text);
     free(p);
 }

@@ -2,6 +2,10 @@
  *
  * Accepted files (plain or gzip, read through htslib; '-' is stdin):
  *   FASTA            name = first word of the header; sequence lines are joined
+ *   PROSITE data     (prosite.dat: a first line starting "ID   " or "CC")
+ *                    each PATTERN entry, named by its accession (AC), its ID
+ *                    kept in id; MATRIX and RULE entries are counted, not
+ *                    read; the alphabet is protein unless asked otherwise
  *   name<TAB>seq     one probe a line
  *   seq              one probe a line; the name is the sequence itself
  * Blank lines and lines starting with '#' are skipped in the line formats.
@@ -39,17 +43,22 @@ typedef struct {
     char **seq;        /* n sequences as upper-case letters (U kept as written) */
     uint8_t *code;     /* n * k symbol codes, probe i at code + i*k (NULL for patterns) */
     int patterns;      /* the probes are read into classes: one has a class, or lengths differ */
-    uint32_t *len;     /* patterns: probe i's positions */
+    uint32_t *len;     /* patterns: probe i's positions, optional ones included */
     ps_class_t *cls;   /* patterns: n * k classes, probe i at cls + i*k */
+    uint8_t *opt;      /* patterns: n * k flags, 1 where a match may skip the position */
+    uint8_t *anchors;  /* patterns: n anchor sets (PS_ANCHOR_*) */
+    char **id;         /* a PROSITE file: each row's entry ID (its name is the accession); else NULL */
+    char *id_text;
+    uint32_t skipped_matrix, skipped_rule; /* a PROSITE file: entries that are no pattern */
     char *name_text;   /* all names back to back, where name[i] points */
     char *seq_text;    /* all sequences back to back, where seq[i] points (ps_probes_free
                         * frees the two blocks; a name or sequence is never freed alone) */
 } ps_probes_t;
 
 /* Loads probes from path. With PS_ALPHA_AUTO the alphabet is DNA when every
- * probe looks like DNA (at least 90% of its letters ACGTU, the rest IUPAC
- * codes), else protein; a DNA probe with IUPAC codes is then an error, and a
- * choice the probes disagree on is described in alpha_note. */
+ * probe looks like DNA (its letters, syntax aside, all ACGTU or IUPAC codes,
+ * at least half of them ACGTU or N), else protein (a PROSITE file: protein);
+ * a choice the probes disagree on is described in alpha_note. */
 int ps_probes_load(ps_probes_t **out, const char *path, ps_alpha_req_t req, ps_err_t *err);
 
 /* Builds a probe set from in-memory sequences (tests and tools); names may be

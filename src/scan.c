@@ -471,7 +471,7 @@ int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, con
     int rc = ps_reader_open(&r, path, s->lv->alpha, s->lv->k, s->o.threads > 1 ? s->pool : NULL, err);
     if (rc < 0) return rc;
     int blocks = 0;
-    if (!sink && s->o.threads > 1 && !s->lv->mixed_lengths) {
+    if (!sink && s->o.threads > 1 && !s->lv->mixed_lengths && !s->lv->sequential) {
         blocks = ps_reader_is_fasta(r, err);
         if (blocks < 0) {
             ps_reader_close(r);

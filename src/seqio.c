@@ -422,6 +422,7 @@ int ps_reader_next(ps_reader_t *r, ps_chunk_t *c, ps_err_t *err)
         if (got == 0) {
             r->done = 1;
             if ((rc = ps_parser_finish(&r->p, err)) < 0) return rc;
+            ps_parser_end_chunk(&r->p, c);
             rc = ps_parser_chunk_has_syms(c);
             break;
         }

@@ -18,24 +18,22 @@ const char *ps_table_shape_name(ps_table_shape_t s)
 
 size_t ps_table_key_columns(ps_table_shape_t s) { return s == PS_TABLE_BYRECORD ? 4 : 2; }
 
-static int header(FILE *f, ps_table_shape_t s, int strands, const char *const *samples, size_t n_samples, int mm);
-
 int ps_table_write_header(FILE *f, ps_table_shape_t s, int strands, const char *const *samples, size_t n_samples)
 {
-    return header(f, s, strands, samples, n_samples, 0);
+    return ps_table_write_header_ex(f, s, strands, samples, n_samples, 0, 0);
 }
 
-int ps_table_write_header_mm(FILE *f, ps_table_shape_t s, int strands, int mm)
-{
-    return header(f, s, strands, NULL, 0, mm);
-}
-
-static int header(FILE *f, ps_table_shape_t s, int strands, const char *const *samples, size_t n_samples, int mm)
+int ps_table_write_header_ex(FILE *f, ps_table_shape_t s, int strands, const char *const *samples, size_t n_samples,
+                             int mm, int id)
 {
     size_t nk = ps_table_key_columns(s);
     const char *const *keys = key_names + (s == PS_TABLE_BYRECORD ? 0 : 2);
     int bad = 0;
-    for (size_t i = 0; i < nk && !bad; i++) bad = (i && fputc('\t', f) == EOF) || fputs(keys[i], f) < 0;
+    for (size_t i = 0; i < nk && !bad; i++) {
+        /* The PROSITE entry ID follows the name. */
+        if (id && !strcmp(keys[i], "sequence")) bad = fputs("\tid", f) < 0;
+        if (!bad) bad = (i && fputc('\t', f) == EOF) || fputs(keys[i], f) < 0;
+    }
     if (s == PS_TABLE_BYFILE) {
         for (size_t c = 0; c < n_samples && !bad; c++) bad = fputc('\t', f) == EOF || fputs(samples[c], f) < 0;
     } else {
@@ -79,6 +77,8 @@ int ps_table_parse_header(char *const *f, size_t n, ps_table_shape_t *shape, int
         return PS_OK;
     }
     *keys = 2;
+    if ((n >= 2 && !strcmp(f[1], "id")) || (n >= 4 && !strcmp(f[3], "id")))
+        return ps_fail(err, PS_E_FORMAT, "a table of PROSITE entries (with an 'id' column) is not merged yet");
     if (n < 3 || strcmp(f[0], key_names[2]) != 0 || strcmp(f[1], key_names[3]) != 0)
         return ps_fail(err, PS_E_FORMAT,
                        "not a probescan table: the header must start with 'name<TAB>sequence<TAB>' or "

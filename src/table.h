@@ -3,7 +3,7 @@
  *
  * Every table is tab-separated with a header row, one row per line, each
  * line ending in a line break; counts are decimal, 64-bit unsigned.
- *   totals     name  sequence  count  [forward  reverse]  [mm0 ... mmD]
+ *   totals     name  [id]  sequence  count  [forward  reverse]  [mm0 ... mmD]
  *   by-file    name  sequence  SAMPLE...            (one column per input)
  *   by-record  input  record  name  sequence  count  [forward  reverse]
  * The strand columns appear for DNA counted on both strands, where
@@ -42,9 +42,12 @@ size_t ps_table_key_columns(ps_table_shape_t s);
  * by-record); samples: the by-file column names. Returns 0 or -1 on a
  * write error. */
 int ps_table_write_header(FILE *f, ps_table_shape_t s, int strands, const char *const *samples, size_t n_samples);
-/* The totals or by-record header with mm distance columns mm0 ... mm{mm-1}
- * after the counts (count --mismatches); merge does not read these yet. */
-int ps_table_write_header_mm(FILE *f, ps_table_shape_t s, int strands, int mm);
+/* The same with mm distance columns mm0 ... mm{mm-1} after the counts of a
+ * totals table (count --mismatches; merge sums them as it sums sample
+ * columns) and, with id, an `id` column after `name` (PROSITE entries,
+ * which merge does not read yet). */
+int ps_table_write_header_ex(FILE *f, ps_table_shape_t s, int strands, const char *const *samples, size_t n_samples,
+                             int mm, int id);
 
 /* Recognises a header row split into fields: its shape, whether it has the
  * strand columns and how many columns come before the counts (3 for an

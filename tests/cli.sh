@@ -194,11 +194,14 @@ printf 'pal\tACGT\n' >pal.tsv
 printf 'name\tsequence\tcount\tforward\treverse\npal\tACGT\t8\t4\t4\n' >pal_want.tsv
 expect_ok "palindrome counts twice" pal_want.tsv count -p pal.tsv genome.fa
 
-# Protein: N is asparagine, matched literally; auto picks protein for these.
+# Protein: N is asparagine, matched literally; auto picks protein once a
+# probe has a letter that is no base (alone, GTN would be DNA: N any base).
 printf 'GTN\nNNA\nTTT\n' >pep.txt
 printf 'name\tsequence\tcount\nGTN\tGTN\t1\nNNA\tNNA\t1\nTTT\tTTT\t3\n' >pep_want.tsv
 expect_ok "-a protein" pep_want.tsv count -a protein -p pep.txt genome.fa
-expect_ok "auto alphabet picks protein" pep_want.tsv count -p pep.txt genome.fa
+printf 'GTN\nNNA\nTTT\nMKV\n' >pep_auto.txt
+{ cat pep_want.tsv; printf 'MKV\tMKV\t0\n'; } >pep_auto_want.tsv
+expect_ok "auto alphabet picks protein" pep_auto_want.tsv count -p pep_auto.txt genome.fa
 printf 'name\tsequence\tcount\np1\tACG\t4\np2\tCGT\t4\np3\tTTT\t3\np4\tAAA\t0\np5\tGTA\t1\np6\tACG\t4\n' >prot_acg.tsv
 expect_ok "-a protein with DNA-looking probes" prot_acg.tsv count -a protein -p probes.tsv genome.fa
 
@@ -209,10 +212,10 @@ run count -v -p probes.tsv genome.fa
 if [ "$rc" -eq 0 ] && cmp -s out.txt both.tsv && grep -qi 'dna' err.txt; then ok; else
     bad "-v: status $rc, wrong table or no alphabet on stderr"
 fi
-run count -v -p pep.txt genome.fa
+run count -v -p pep_auto.txt genome.fa
 if [ "$rc" -eq 0 ] && grep -qi 'protein' err.txt; then ok; else bad "-v: auto protein not reported"; fi
 # --stats names the strands actually counted: protein is forward only.
-for s in "pep.txt protein forward" "probes.tsv dna both"; do
+for s in "pep_auto.txt protein forward" "probes.tsv dna both"; do
     set -- $s
     run count --stats st.json -p "$1" genome.fa
     if [ "$rc" -eq 0 ] && grep -q "\"alphabet\": \"$2\"" st.json && grep -q "\"strands\": \"$3\"" st.json; then ok; else
@@ -356,9 +359,44 @@ run count -q -m 0 -p one.txt genome.fa
 if [ "$rc" -eq 0 ] && head -1 out.txt | grep -q $'reverse\tmm0$' && [ "$(col ACGT)" = "$(exact_sum ACGT)" ]; then ok
 else bad "-m 0: $(cat out.txt)"; fi
 expect_fail "too many mismatches" mismatches count -m 9 -p one.txt genome.fa
-printf 'C-x(2,4)-C\n' >varrep.txt
-expect_fail "variable repeat" "not counted yet" count -p varrep.txt genome.fa
-expect_fail "patterns on the GPU engine" "CPU only" count --engine gpu -m 1 -p one.txt genome.fa
+# PROSITE: a data file's PATTERN entries are rows named by accession with
+# their ID; MATRIX entries are skipped with a count; anchors and variable
+# repeats count once per start (ScanProsite's convention).
+cat >motifs.dat <<'DAT'
+CC   a test file in the PROSITE layout
+ID   TEST_ONE; PATTERN.
+AC   PS99901;
+PA   C-x(1,3)-
+PA   H.
+//
+ID   TEST_MATRIX; MATRIX.
+AC   PS99902;
+MA   /GENERAL_SPEC: ALPHABET='ACDEFGHIKLMNPQRSTVWY';
+//
+ID   TEST_ANCHOR; PATTERN.
+AC   PS99903;
+PA   <M-K.
+//
+ID   TEST_END; PATTERN.
+AC   PS99904;
+PA   [KR]-[DE]-E-L>.
+//
+DAT
+printf '>p1\nMKCAHCAAHCAAAH\n>p2\nAMKCHKDEL\n>p3\nMK-CH.KEEL\n' >prot.fa
+run count -q -p motifs.dat prot.fa
+want=$(printf 'name\tid\tsequence\tcount\nPS99901\tTEST_ONE\tC-x(1,3)-H.\t3\nPS99903\tTEST_ANCHOR\t<M-K.\t2\nPS99904\tTEST_END\t[KR]-[DE]-E-L>.\t2\n')
+if [ "$rc" -eq 0 ] && [ "$(cat out.txt)" = "$want" ] && grep -q '3 PROSITE patterns; 1 MATRIX and 0 RULE entries skipped' err.txt; then ok
+else bad "PROSITE data file: $rc $(cat err.txt)"; cat out.txt; fi
+cp out.txt prosite_table.tsv
+run merge prosite_table.tsv prosite_table.tsv
+if [ "$rc" -ne 0 ] && grep -q "PROSITE entries" err.txt; then ok; else bad "merge of a PROSITE table: $rc $(cat err.txt)"; fi
+printf 'C>-x(2,4)-C\n' >badrep.txt
+expect_fail "anchor inside a pattern" "must end the pattern" count -p badrep.txt genome.fa
+if "$PROBESCAN" version 2>/dev/null | grep -q 'driver none'; then
+    expect_fail "patterns on the GPU engine, no GPU" "GPU" count --engine gpu -m 1 -p one.txt genome.fa
+else
+    skip 1 gpu "a CUDA driver is installed: the GPU suite compares the engines"
+fi
 printf 'ACGT\nAC1T\n' >digit.txt
 expect_fail "probe with a digit" digit.txt count -p digit.txt genome.fa
 printf 'ACGT\nACXT\n' >xprobe.txt

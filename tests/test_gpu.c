@@ -1,10 +1,15 @@
 /* test_gpu.c - every GPU kernel against the CPU oracle, count for count.
  *
+ * The pattern engine on the GPU is compared with the CPU pattern engine
+ * the same way, over files (classes, lengths 1 to 64, mismatches, both
+ * strands, N runs and records, small chunks) and over chunks made here.
+ *
  * The runner (check_main.c) adds this suite only where a GPU is usable, and
  * otherwise reports its checks skipped. CUDA is first touched inside the
  * tests, never while the suite is built: Check forks each test, and a CUDA
  * context does not survive a fork. */
 #include <check.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +19,13 @@
 #include "engine_cpu.h"
 #include "engine_gpu.h"
 #include "engine_mixed.h"
+#include "engine_pattern.h"
+#include "engine_pattern_gpu.h"
 #include "gpu_plan.h"
 #include "pack.h"
+#include "patset.h"
 #include "probes.h"
+#include "scan.h"
 #include "testutil.h"
 
 /* Largest k of the GPU k-mer path:
@@ -319,6 +328,401 @@ START_TEST(test_gpu_bad_kernel)
 }
 END_TEST
 
+/* ---- the pattern engine: the GPU against the CPU ------------------------ */
+
+static const char gp_dna[] = "ACGT";
+/* Protein patterns use the 20 standard residues (in PROSITE syntax X means
+ * any residue); the text has all 27 symbols. */
+static const char gp_res[] = "ACDEFGHIKLMNPQRSTVWY";
+static const char gp_protein[] = "ACDEFGHIKLMNPQRSTVWYBZXUOJ*";
+
+/* IUPAC letter of a set of bases (bit 0 A, 1 C, 2 G, 3 T; never empty). */
+static char gp_iupac(unsigned m) { return "-ACMGRSVTWYHKDBN"[m & 15]; }
+
+/* One record's letters: symbols (of one or two letters now and then, so
+ * that long patterns match), runs of breaks (N and other IUPAC codes in
+ * DNA, '-' and '.' in protein), DNA partly lower case. */
+static char *gp_record(tu_rng_t *r, ps_alpha_t al, size_t len)
+{
+    char *s = malloc(len + 1);
+    ck_assert_ptr_nonnull(s);
+    const char *syms = al == PS_DNA ? gp_dna : gp_protein;
+    size_t use = tu_rng_chance(r, 20) ? (size_t)tu_rng_range(r, 1, 2) : strlen(syms);
+    int breaks = tu_rng_chance(r, 70);
+    size_t run = 0;
+    for (size_t j = 0; j < len; j++) {
+        if (!run && breaks && tu_rng_below(r, 1000) < 4) run = (size_t)tu_rng_range(r, 1, 20);
+        if (run) {
+            run--;
+            s[j] = al == PS_DNA ? (tu_rng_chance(r, 80) ? 'N' : 'R') : (tu_rng_chance(r, 50) ? '-' : '.');
+            continue;
+        }
+        char ch = syms[tu_rng_below(r, use)];
+        s[j] = al == PS_DNA && tu_rng_chance(r, 5) ? (char)tolower((unsigned char)ch) : ch;
+    }
+    s[len] = '\0';
+    return s;
+}
+
+/* A class of 20 standard residues, written [..] or {..}. */
+static void gp_class(tu_buf_t *b, uint32_t m, int neg)
+{
+    tu_buf_putc(b, neg ? '{' : '[');
+    for (int i = 0; i < 20; i++)
+        if (m >> i & 1) tu_buf_putc(b, gp_res[i]);
+    tu_buf_putc(b, neg ? '}' : ']');
+}
+
+/* A pattern of len positions as the probe reader takes it: DNA in IUPAC
+ * letters, protein in PROSITE syntax. When cut from text (len letters),
+ * each position is that symbol, a class holding it, or now and then
+ * something else (a mismatch, or nothing matched through a break); else
+ * random. */
+static char *gp_probe(tu_rng_t *r, ps_alpha_t al, uint32_t len, const char *text)
+{
+    tu_buf_t b = {0};
+    for (uint32_t j = 0; j < len; j++) {
+        int ch = text ? toupper((unsigned char)text[j]) : 0;
+        unsigned roll = (unsigned)tu_rng_below(r, 100);
+        if (al == PS_DNA) {
+            const char *at = ch ? strchr(gp_dna, ch) : NULL;
+            unsigned m = at ? 1u << (at - gp_dna) : 1u << tu_rng_below(r, 4);
+            if (roll >= 95) m = 15;
+            else if (roll >= 82) m |= (unsigned)tu_rng_below(r, 16);
+            else if (roll >= 76) m = 1u << tu_rng_below(r, 4);
+            tu_buf_putc(&b, gp_iupac(m));
+            continue;
+        }
+        if (j) tu_buf_putc(&b, '-');
+        const char *at = ch ? strchr(gp_res, ch) : NULL;
+        int res = at ? (int)(at - gp_res) : (int)tu_rng_below(r, 20);
+        if (roll >= 92) {
+            tu_buf_putc(&b, tu_rng_chance(r, 80) ? 'x' : 'X');
+        } else if (roll >= 80) {
+            uint32_t m = 1u << res;
+            for (int k = (int)tu_rng_range(r, 1, 3); k; k--) m |= 1u << tu_rng_below(r, 20);
+            gp_class(&b, m, 0);
+        } else if (roll >= 74) {
+            uint32_t m = 0;
+            for (int k = (int)tu_rng_range(r, 1, 3); k; k--) m |= 1u << tu_rng_below(r, 20);
+            m &= ~(1u << res);
+            if (!m) m = 1u << (res + 1) % 20;
+            gp_class(&b, m, 1);
+        } else {
+            tu_buf_putc(&b, gp_res[roll >= 68 ? (int)tu_rng_below(r, 20) : res]);
+        }
+    }
+    if (al == PS_PROTEIN) tu_buf_putc(&b, '.');
+    tu_buf_putc(&b, '\0');
+    return b.p;
+}
+
+typedef struct {
+    ps_alpha_t al;
+    int both, mm, threads;
+    uint32_t n;
+    char **probe;
+    int n_rec;
+    char **rec;
+} gp_case_t;
+
+/* Records of up to max_rec letters and n probes of 1 to 64 positions (of
+ * one length now and then), most cut from the records. */
+static void gp_make(tu_rng_t *r, gp_case_t *c, ps_alpha_t al, uint32_t n, size_t max_rec)
+{
+    memset(c, 0, sizeof *c);
+    c->al = al;
+    c->both = al == PS_DNA && tu_rng_chance(r, 60);
+    c->mm = (int)tu_rng_below(r, 4);
+    c->threads = (int)tu_rng_range(r, 1, 4);
+    c->n_rec = (int)tu_rng_range(r, 1, 5);
+    c->rec = calloc((size_t)c->n_rec, sizeof *c->rec);
+    ck_assert_ptr_nonnull(c->rec);
+    for (int t = 0; t < c->n_rec; t++) c->rec[t] = gp_record(r, al, (size_t)tu_rng_below(r, max_rec + 1));
+    c->n = n;
+    c->probe = calloc(n, sizeof *c->probe);
+    ck_assert_ptr_nonnull(c->probe);
+    uint32_t one_len = tu_rng_chance(r, 25) ? (uint32_t)tu_rng_range(r, 1, 64) : 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t len = one_len;
+        if (!len) {
+            unsigned roll = (unsigned)tu_rng_below(r, 100);
+            len = roll < 10 ? 64 : roll < 20 ? (uint32_t)tu_rng_range(r, 1, 3) : (uint32_t)tu_rng_range(r, 1, 64);
+        }
+        const char *from = NULL;
+        int t = (int)tu_rng_below(r, (uint64_t)c->n_rec);
+        size_t rl = strlen(c->rec[t]);
+        if (rl >= len && tu_rng_chance(r, 70)) from = c->rec[t] + tu_rng_below(r, rl - len + 1);
+        c->probe[i] = gp_probe(r, al, len, from);
+    }
+}
+
+static void gp_free(gp_case_t *c)
+{
+    for (uint32_t i = 0; i < c->n; i++) free(c->probe[i]);
+    for (int t = 0; t < c->n_rec; t++) free(c->rec[t]);
+    free(c->probe);
+    free(c->rec);
+}
+
+static ps_patset_t *gp_patset(ps_probes_t **p, uint32_t n, char *const *probes, ps_alpha_t al, int both, int mm,
+                              const char *what)
+{
+    ps_err_t err;
+    int rc = ps_probes_from_strings(p, n, (const char *const *)probes, NULL,
+                                    al == PS_DNA ? PS_ALPHA_DNA : PS_ALPHA_PROTEIN, &err);
+    ck_assert_msg(rc == PS_OK, "%s: probes: %s", what, err.msg);
+    ps_patset_t *ps = NULL;
+    rc = ps_patset_build(&ps, *p, both, mm, &err);
+    ck_assert_msg(rc == PS_OK, "%s: pattern set: %s", what, err.msg);
+    return ps;
+}
+
+/* The GPU pattern engine for `workers`, checked to say what it is. */
+static ps_engine_t *gp_engine(const ps_patset_t *ps, int workers, const char *what)
+{
+    ps_engine_t *e = NULL;
+    ps_err_t err;
+    int rc = ps_gpu_pattern_engine_new(&e, ps, 0, workers, &err);
+    ck_assert_msg(rc == PS_OK, "%s: GPU pattern engine: %s", what, err.msg);
+    ps_engine_info_t in;
+    ps_engine_info(e, &in);
+    ck_assert_int_eq(in.kind, PS_ENGINE_GPU);
+    ck_assert_int_eq(in.patterns, 1);
+    ck_assert_int_eq(in.workers, workers);
+    ck_assert_int_eq(in.gpu_started, 1);
+    ck_assert_msg(in.gpu_name[0] && in.gpu_sms > 0 && in.gpu_mem_gib > 0, "%s: no device described", what);
+    ck_assert_uint_eq(in.max_chunk_syms, PS_GPU_CHUNK_SYMS);
+    return e;
+}
+
+/* Leaf for leaf; then the GPU engine's counters read zero. */
+static void gp_compare(ps_engine_t *e, const ps_patset_t *ps, const uint64_t *got, const uint64_t *want,
+                       const char *what)
+{
+    const uint32_t levels = (uint32_t)ps->max_mm + 1, strands = ps->leaves.both_strands ? 2u : 1u;
+    for (uint32_t l = 0; l < ps->leaves.n_leaves; l++)
+        ck_assert_msg(got[l] == want[l], "%s: probe %u strand %u distance %u: GPU %llu sites, CPU %llu", what,
+                      l / levels / strands, l / levels % strands, l % levels, (unsigned long long)got[l],
+                      (unsigned long long)want[l]);
+    uint64_t *again = calloc(ps->leaves.n_leaves + 1, sizeof *again);
+    ck_assert_ptr_nonnull(again);
+    ps_err_t err;
+    ck_assert_int_eq(e->collect(e, again, &err), PS_OK);
+    for (uint32_t l = 0; l < ps->leaves.n_leaves; l++) ck_assert_uint_eq(again[l], 0);
+    free(again);
+}
+
+/* Case c through files: the CPU pattern engine with its own settings, the
+ * GPU one with chunks mostly just longer than the longest pattern (so that
+ * context and cut restarts are everywhere), blocks now and then. */
+static void gp_run_file(tu_rng_t *r, const gp_case_t *c, const char *dir, int idx)
+{
+    char *path = tu_path(dir, "in.fa");
+    tu_buf_t fa = {0};
+    for (int t = 0; t < c->n_rec; t++) {
+        tu_buf_printf(&fa, ">r%d rec\n", t);
+        size_t len = strlen(c->rec[t]), width = tu_rng_chance(r, 50) ? (size_t)tu_rng_range(r, 10, 120) : len + 1;
+        for (size_t at = 0; at < len; at += width) {
+            tu_buf_put(&fa, c->rec[t] + at, len - at < width ? len - at : width);
+            tu_buf_putc(&fa, '\n');
+        }
+    }
+    tu_write_file(path, fa.p ? fa.p : "", fa.n);
+    tu_buf_free(&fa);
+
+    char what[256];
+    snprintf(what, sizeof what, "case %d (seed %llu; %s, %u probes, %s strands, -m %d, %d threads)", idx,
+             (unsigned long long)tu_seed(), ps_alpha_name(c->al), c->n, c->both ? "both" : "one", c->mm,
+             c->threads);
+    ps_probes_t *p = NULL;
+    ps_patset_t *ps = gp_patset(&p, c->n, c->probe, c->al, c->both, c->mm, what);
+    const uint32_t nl = ps->leaves.n_leaves;
+    uint64_t *want = calloc(nl + 1, sizeof *want), *got = calloc(nl + 1, sizeof *got);
+    ck_assert(want && got);
+    ps_err_t err;
+
+    ps_engine_info_t cin = {.kind = PS_ENGINE_CPU};
+    ps_scan_opts_t co;
+    ps_scan_opts_init(&co, &cin, 1);
+    ps_engine_t *ce = NULL;
+    ck_assert_int_eq(ps_pattern_engine_new(&ce, ps, ps_scan_workers(&co), &err), PS_OK);
+    int rc = ps_scan_file(ce, &ps->leaves, path, &co, want, NULL, NULL, NULL, NULL, &err);
+    ck_assert_msg(rc == PS_OK, "%s: CPU scan: %s", what, err.msg);
+    ps_engine_destroy(ce);
+
+    ps_engine_info_t gin = {.kind = PS_ENGINE_GPU, .max_chunk_syms = PS_GPU_CHUNK_SYMS,
+                            .max_chunk_restarts = PS_GPU_CHUNK_RESTARTS};
+    ps_scan_opts_t go;
+    ps_scan_opts_init(&go, &gin, c->threads);
+    unsigned roll = (unsigned)tu_rng_below(r, 100);
+    if (roll < 70) go.chunk_syms = (uint64_t)ps->leaves.k + tu_rng_below(r, 300);
+    else if (roll < 90) go.chunk_syms = tu_rng_range(r, 1000, 100000);
+    if (tu_rng_chance(r, 30)) go.chunk_restarts = (uint32_t)tu_rng_range(r, 4, 64);
+    if (tu_rng_chance(r, 30)) go.block_bytes = (size_t)tu_rng_range(r, 1, 64);
+    snprintf(what + strlen(what), sizeof what - strlen(what), ", GPU chunks of %llu, %u restarts, blocks %zu",
+             (unsigned long long)go.chunk_syms, go.chunk_restarts, go.block_bytes);
+    ps_engine_t *ge = gp_engine(ps, ps_scan_workers(&go), what);
+    rc = ps_scan_file(ge, &ps->leaves, path, &go, got, NULL, NULL, NULL, NULL, &err);
+    ck_assert_msg(rc == PS_OK, "%s: GPU scan: %s", what, err.msg);
+    gp_compare(ge, ps, got, want, what);
+    ps_engine_info_t in;
+    ps_engine_info(ge, &in);
+    uint64_t letters = 0;
+    for (int t = 0; t < c->n_rec; t++) letters += strlen(c->rec[t]);
+    if (letters >= 1000) ck_assert_msg(in.chunks_gpu > 0, "%s: no chunk reached the GPU", what);
+    ps_engine_destroy(ge);
+    free(want);
+    free(got);
+    ps_patset_free(ps);
+    ps_probes_free(p);
+    free(path);
+}
+
+/* Chunks made here (random symbols, restarts sparse to dense, context),
+ * each counted by both engines directly; the GPU gets every chunk twice,
+ * from different workers, and must count twice the CPU's. */
+static void gp_run_chunks(tu_rng_t *r, ps_alpha_t al, uint32_t n_probes, uint64_t max_len, int idx)
+{
+    enum { NC = 3 };
+    ps_chunk_t ch[NC];
+    static const unsigned pct[NC] = {0, 1, 20};
+    for (int i = 0; i < NC; i++)
+        make_chunk(&ch[i], r, al, tu_rng_range(r, 1, max_len), pct[i] == 1 ? (unsigned)tu_rng_range(r, 1, 3) : pct[i],
+                   0);
+    char **probes = calloc(n_probes, sizeof *probes);
+    ck_assert_ptr_nonnull(probes);
+    char text[65];
+    for (uint32_t i = 0; i < n_probes; i++) {
+        uint32_t len = (uint32_t)tu_rng_range(r, 1, 64);
+        const ps_chunk_t *c = &ch[tu_rng_below(r, NC)];
+        const char *from = NULL;
+        if (c->n >= len && tu_rng_chance(r, 70)) {
+            uint64_t at = tu_rng_below(r, c->n - len + 1);
+            for (uint32_t j = 0; j < len; j++) text[j] = ps_alpha_letter(al, (int)ps_chunk_sym(c, at + j));
+            text[len] = '\0';
+            from = text;
+        }
+        probes[i] = gp_probe(r, al, len, from);
+    }
+    int both = al == PS_DNA && tu_rng_chance(r, 50), mm = (int)tu_rng_below(r, 4);
+    char what[200];
+    snprintf(what, sizeof what, "chunk case %d (seed %llu; %s, %u probes, %s strands, -m %d, lengths %llu %llu %llu)",
+             idx, (unsigned long long)tu_seed(), ps_alpha_name(al), n_probes, both ? "both" : "one", mm,
+             (unsigned long long)ch[0].n, (unsigned long long)ch[1].n, (unsigned long long)ch[2].n);
+    ps_probes_t *p = NULL;
+    ps_patset_t *ps = gp_patset(&p, n_probes, probes, al, both, mm, what);
+    /* Context: up to the longest pattern less one, as chunks carry. */
+    for (int i = 0; i < NC; i++) {
+        uint32_t ctx = (uint32_t)tu_rng_below(r, (uint64_t)ps->leaves.k);
+        ch[i].n_ctx = ctx < ch[i].n ? ctx : 0;
+    }
+    const uint32_t nl = ps->leaves.n_leaves;
+    uint64_t *want = calloc(nl + 1, sizeof *want), *got = calloc(nl + 1, sizeof *got);
+    ck_assert(want && got);
+    ps_err_t err;
+    ps_engine_t *ce = NULL, *ge = gp_engine(ps, 3, what);
+    ck_assert_int_eq(ps_pattern_engine_new(&ce, ps, 1, &err), PS_OK);
+    for (int i = 0; i < NC; i++) ck_assert_int_eq(ce->scan(ce, 0, &ch[i], &err), PS_OK);
+    ck_assert_int_eq(ce->collect(ce, want, &err), PS_OK);
+    for (uint32_t l = 0; l < nl; l++) want[l] *= 2;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < NC; i++) {
+            int rc = ge->scan(ge, (i + pass) % 3, &ch[i], &err);
+            ck_assert_msg(rc == PS_OK, "%s: %s", what, err.msg);
+        }
+    ck_assert_int_eq(ge->collect(ge, got, &err), PS_OK);
+    gp_compare(ge, ps, got, want, what);
+    ps_engine_destroy(ce);
+    ps_engine_destroy(ge);
+    free(want);
+    free(got);
+    ps_patset_free(ps);
+    ps_probes_free(p);
+    for (uint32_t i = 0; i < n_probes; i++) free(probes[i]);
+    free(probes);
+    for (int i = 0; i < NC; i++) ps_chunk_free(&ch[i], NULL);
+}
+
+/* Sets the GPU does not take are refused as usage, saying why, so that the
+ * caller keeps the CPU engine; 64 positions are taken. */
+START_TEST(test_gpu_pattern_refused)
+{
+    char long_probe[66], *seqs[2] = {long_probe, (char *)"ACGTN"};
+    for (int i = 0; i < 65; i++) long_probe[i] = "ACGT"[i * 7 % 4];
+    long_probe[65] = '\0';
+    ps_probes_t *p = NULL;
+    ps_patset_t *ps = gp_patset(&p, 2, seqs, PS_DNA, 1, 1, "65 positions");
+    ps_engine_t *e = NULL;
+    ps_err_t err;
+    ck_assert_int_eq(ps_gpu_pattern_engine_new(&e, ps, 0, 2, &err), PS_E_USAGE);
+    ck_assert_ptr_null(e);
+    ck_assert_msg(strstr(err.msg, "64") && strstr(err.msg, "65"), "'%s' does not say why", err.msg);
+    ps_patset_free(ps);
+    ps_probes_free(p);
+
+    long_probe[64] = '\0';
+    ps = gp_patset(&p, 2, seqs, PS_DNA, 1, 1, "64 positions");
+    e = gp_engine(ps, 2, "64 positions");
+    ps_engine_destroy(e);
+    /* A set that is not all windows (anchors, optional positions). */
+    ps->windows_only = 0;
+    ck_assert_int_eq(ps_gpu_pattern_engine_new(&e, ps, 0, 2, &err), PS_E_USAGE);
+    ck_assert_ptr_null(e);
+    ck_assert_ptr_nonnull(strstr(err.msg, "CPU"));
+    ps_patset_free(ps);
+    ps_probes_free(p);
+}
+END_TEST
+
+/* A few small cases of every kind: quick enough for compute-sanitizer. */
+START_TEST(test_gpu_pattern_small)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x9a7u);
+    char *dir = tu_mkdtemp();
+    for (int k = 0; k < 10; k++) {
+        gp_case_t c;
+        gp_make(&r, &c, k % 3 == 2 ? PS_PROTEIN : PS_DNA, (uint32_t)tu_rng_range(&r, 1, 12), 3000);
+        gp_run_file(&r, &c, dir, k);
+        gp_free(&c);
+    }
+    gp_run_chunks(&r, PS_DNA, 20, 20000, 0);
+    gp_run_chunks(&r, PS_PROTEIN, 20, 20000, 1);
+    tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(test_gpu_pattern_files)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x9a8u);
+    char *dir = tu_mkdtemp();
+    for (int k = 0; k < 60; k++) {
+        gp_case_t c;
+        ps_alpha_t al = tu_rng_chance(&r, 65) ? PS_DNA : PS_PROTEIN;
+        /* Now and then enough patterns for many word groups, or long records. */
+        uint32_t n = tu_rng_chance(&r, 15) ? (uint32_t)tu_rng_range(&r, 100, 400) : (uint32_t)tu_rng_range(&r, 1, 40);
+        gp_make(&r, &c, al, n, tu_rng_chance(&r, 20) ? 200000 : 20000);
+        gp_run_file(&r, &c, dir, k);
+        gp_free(&c);
+    }
+    tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(test_gpu_pattern_chunks)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x9a9u);
+    for (int k = 0; k < 16; k++) {
+        ps_alpha_t al = k % 2 ? PS_PROTEIN : PS_DNA;
+        uint32_t n = k % 4 == 3 ? (uint32_t)tu_rng_range(&r, 100, 300) : (uint32_t)tu_rng_range(&r, 1, 30);
+        gp_run_chunks(&r, al, n, k % 4 == 1 ? 2000000 : 300000, k);
+    }
+}
+END_TEST
+
 Suite *suite_gpu(int *n_checks)
 {
     Suite *s = suite_create("gpu");
@@ -337,5 +741,17 @@ Suite *suite_gpu(int *n_checks)
     TU_ADD_TEST(tc, test_gpu_large_sets, n_checks);
     TU_ADD_TEST(tc, test_gpu_repeats, n_checks);
     suite_add_tcase(s, tc);
+    /* The pattern engine: "pattern_small" is quick enough for
+     * compute-sanitizer, "pattern" is the wide random comparison. */
+    TCase *ps = tcase_create("pattern_small");
+    tcase_set_timeout(ps, 600);
+    TU_ADD_TEST(ps, test_gpu_pattern_refused, n_checks);
+    TU_ADD_TEST(ps, test_gpu_pattern_small, n_checks);
+    suite_add_tcase(s, ps);
+    TCase *pl = tcase_create("pattern");
+    tcase_set_timeout(pl, 600);
+    TU_ADD_TEST(pl, test_gpu_pattern_files, n_checks);
+    TU_ADD_TEST(pl, test_gpu_pattern_chunks, n_checks);
+    suite_add_tcase(s, pl);
     return s;
 }

@@ -3,6 +3,7 @@
  * mixed lengths, mismatches, both strands, records, N runs, chunk cuts). */
 #include <check.h>
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,21 +16,22 @@
 static const char dna_syms[] = "ACGT";
 static const char protein_syms[] = "ACDEFGHIKLMNPQRSTVWYBZXUOJ*";
 
+static ps_pattern_t g_pat; /* the last pattern parse_ok read */
+
 static int parse_ok(ps_alpha_t a, const char *s, ps_class_t *cls)
 {
-    uint32_t len = 0;
     char why[160];
-    int rc = ps_pattern_parse(a, s, strlen(s), cls, &len, why, sizeof why);
+    int rc = ps_pattern_parse(a, s, strlen(s), &g_pat, why, sizeof why);
     ck_assert_msg(rc == 0, "'%s': %s", s, why);
-    return (int)len;
+    memcpy(cls, g_pat.cls, g_pat.len * sizeof *cls);
+    return (int)g_pat.len;
 }
 
 static void parse_fails(ps_alpha_t a, const char *s, const char *want)
 {
-    ps_class_t cls[PS_PATTERN_MAX];
-    uint32_t len = 0;
+    ps_pattern_t pat;
     char why[160] = "";
-    int rc = ps_pattern_parse(a, s, strlen(s), cls, &len, why, sizeof why);
+    int rc = ps_pattern_parse(a, s, strlen(s), &pat, why, sizeof why);
     ck_assert_msg(rc < 0, "'%s' was accepted", s);
     ck_assert_msg(strstr(why, want), "'%s': '%s' does not say '%s'", s, why, want);
 }
@@ -45,7 +47,9 @@ START_TEST(test_parse_iupac)
     for (int i = 0; i < 16; i++) ck_assert_uint_eq(c[i], want[i]);
     ck_assert_int_eq(parse_ok(PS_DNA, "acgtn", c), 5);
     ck_assert_uint_eq(c[4], 15);
-    ck_assert(!ps_pattern_is_exact(c, 5) && ps_pattern_is_exact(c, 4));
+    ck_assert(!ps_pattern_is_exact(&g_pat) && ps_pattern_is_window(&g_pat));
+    parse_ok(PS_DNA, "acgt", c);
+    ck_assert(ps_pattern_is_exact(&g_pat));
     parse_fails(PS_DNA, "ACGXT", "'X' is not a dna letter");
     /* Protein: X is the residue X in a plain string. */
     ck_assert_int_eq(parse_ok(PS_PROTEIN, "AXC", c), 3);
@@ -72,10 +76,32 @@ START_TEST(test_parse_prosite)
     ck_assert_uint_eq(c[1], 5);
     ck_assert_uint_eq(c[3], 15);
     ck_assert_uint_eq(c[4], 14);
-    parse_fails(PS_PROTEIN, "C-x(2,4)-C", "variable repeat (2,4) is not counted yet");
-    parse_fails(PS_PROTEIN, "<M-x-K", "anchor '<'");
-    parse_fails(PS_PROTEIN, "K-D-E-L>", "anchor '>'");
-    parse_fails(PS_PROTEIN, "[G>]", "anchor '>'");
+    /* Variable repeats: the extra copies are optional. */
+    ck_assert_int_eq(parse_ok(PS_PROTEIN, "C-x(2,4)-C", c), 6);
+    ck_assert_uint_eq(g_pat.min_len, 4);
+    const uint8_t opt[6] = {0, 0, 0, 1, 1, 0};
+    for (int i = 0; i < 6; i++) ck_assert_uint_eq(g_pat.opt[i], opt[i]);
+    ck_assert(!ps_pattern_is_window(&g_pat));
+    /* Anchors, plain and inside a class. */
+    parse_ok(PS_PROTEIN, "<M-x-K", c);
+    ck_assert_uint_eq(g_pat.anchors, PS_ANCHOR_START);
+    parse_ok(PS_PROTEIN, "K-D-E-L>.", c);
+    ck_assert_uint_eq(g_pat.anchors, PS_ANCHOR_END);
+    ck_assert_int_eq(parse_ok(PS_PROTEIN, "[<M]-K-[G>]", c), 3);
+    ck_assert_uint_eq(g_pat.anchors, PS_ANCHOR_START_OR | PS_ANCHOR_END_OR);
+    ck_assert_uint_eq(c[0], pbit('M'));
+    ck_assert_uint_eq(c[2], pbit('G'));
+    ck_assert(!ps_pattern_is_window(&g_pat));
+    parse_ok(PS_PROTEIN, "<x(0,11)-C-[GS].", c);
+    ck_assert_uint_eq(g_pat.min_len, 2);
+    parse_fails(PS_PROTEIN, "x(0,3)", "empty string");
+    parse_fails(PS_PROTEIN, "[<M]-x(0,2)", "empty string");
+    parse_fails(PS_PROTEIN, "C-[<M]", "only the first element");
+    parse_fails(PS_PROTEIN, "[G>]-C", "only the last element");
+    parse_fails(PS_PROTEIN, "K>-C", "must end the pattern");
+    parse_fails(PS_PROTEIN, "{<M}-C", "inside {}");
+    parse_fails(PS_PROTEIN, "[G>](2)", "class with an anchor");
+    parse_fails(PS_PROTEIN, "C-x(4,2)", "m < n");
     parse_fails(PS_PROTEIN, "C--C", "element is missing");
     parse_fails(PS_PROTEIN, "C-[DE", "not closed");
     parse_fails(PS_PROTEIN, "C-[]", "empty");
@@ -88,26 +114,46 @@ END_TEST
 
 START_TEST(test_revcomp)
 {
-    ps_class_t c[PS_PATTERN_MAX], r[PS_PATTERN_MAX], want[PS_PATTERN_MAX];
-    int n = parse_ok(PS_DNA, "ARYN", c);
-    ps_pattern_revcomp(c, (uint32_t)n, r);
-    ck_assert_int_eq(parse_ok(PS_DNA, "NRYT", want), 4);
-    for (int i = 0; i < n; i++) ck_assert_uint_eq(r[i], want[i]);
+    ps_class_t c[PS_PATTERN_MAX], want[PS_PATTERN_MAX];
+    ps_pattern_t in, r;
+    int n = parse_ok(PS_DNA, "<A-R-Y-x(0,2)-[GT>]", c);
+    in = g_pat;
+    ps_pattern_revcomp(&in, &r);
+    ck_assert_int_eq(parse_ok(PS_DNA, "[<AC]-x(0,2)-R-Y-T>", want), n);
+    for (int i = 0; i < n; i++) {
+        ck_assert_uint_eq(r.cls[i], want[i]);
+        ck_assert_uint_eq(r.opt[i], g_pat.opt[i]);
+    }
+    ck_assert_uint_eq(r.anchors, g_pat.anchors);
+    ck_assert_uint_eq(r.min_len, g_pat.min_len);
 }
 END_TEST
 
 /* ---- the engine against brute force ------------------------------------ */
 
+/* A generated pattern: elements with repeats, as the generator meant them
+ * (the oracle never reads the text the engine parses). */
+typedef struct {
+    ps_class_t cls;
+    int lo, hi;
+} elem_t;
+
+typedef struct {
+    int n;
+    elem_t e[8];
+    uint8_t anchors; /* PS_ANCHOR_* */
+} gpat_t;
+
 typedef struct {
     ps_alpha_t alpha;
     int both, mm, threads;
     uint32_t n;
-    char **text;       /* the probes as written */
-    ps_class_t **cls;  /* and as classes, from the generator */
-    uint32_t *len;
+    char **text;  /* the probes as written */
+    gpat_t *pat;  /* and as generated */
     char **recs;
     int n_rec;
     uint64_t chunk_syms;
+    uint32_t chunk_restarts;
 } pcase_t;
 
 static ps_class_t random_class(tu_rng_t *r, ps_alpha_t a)
@@ -130,58 +176,103 @@ static const char *iupac_of(ps_class_t c)
     return codes[c & 15];
 }
 
-static void put_class(tu_buf_t *b, ps_alpha_t a, ps_class_t c, int prosite, tu_rng_t *r)
+/* One element's class. edge: '<' or '>' inside the brackets, or 0. */
+static void put_class(tu_buf_t *b, ps_alpha_t a, ps_class_t c, int prosite, char edge, tu_rng_t *r)
 {
     int sigma = a == PS_DNA ? 4 : PS_PROTEIN_SIGMA;
     ps_class_t all = (ps_class_t)((1ull << sigma) - 1);
     const char *syms = a == PS_DNA ? dna_syms : protein_syms;
-    if (a == PS_DNA && (!prosite || tu_rng_chance(r, 50)) && c != all) {
+    if (!edge && a == PS_DNA && (!prosite || tu_rng_chance(r, 50)) && c != all) {
         tu_buf_puts(b, iupac_of(c));
         return;
     }
-    if (c == all && prosite) {
-        tu_buf_putc(b, tu_rng_chance(r, 80) ? 'x' : 'X');
+    if (!edge && c == all) {
+        tu_buf_putc(b, !prosite ? 'N' : tu_rng_chance(r, 80) ? 'x' : 'X');
         return;
     }
-    if (c == all) { /* plain DNA */
-        tu_buf_putc(b, 'N');
-        return;
-    }
-    if (!(c & (c - 1)) && !(prosite && syms[__builtin_ctz(c)] == 'X')) { /* PROSITE's X is any: [X] is the residue */
+    /* PROSITE's X is any: [X] is the residue. */
+    if (!edge && !(c & (c - 1)) && !(prosite && syms[__builtin_ctz(c)] == 'X')) {
         char ch = syms[__builtin_ctz(c)];
         tu_buf_putc(b, tu_rng_chance(r, 20) ? (char)tolower((unsigned char)ch) : ch);
         return;
     }
     /* A class: as [..] or, when shorter, {..}. */
     int n_in = __builtin_popcount(c);
-    int neg = sigma - n_in < n_in && a == PS_PROTEIN;
+    int neg = !edge && sigma - n_in < n_in && a == PS_PROTEIN;
     ps_class_t show = neg ? all & ~c : c;
     tu_buf_putc(b, neg ? '{' : '[');
+    if (edge == '<') tu_buf_putc(b, '<');
     for (int s = 0; s < sigma; s++)
         if (show >> s & 1) tu_buf_putc(b, syms[s]);
+    if (edge == '>') tu_buf_putc(b, '>');
     tu_buf_putc(b, neg ? '}' : ']');
 }
 
-static char *render(tu_rng_t *r, ps_alpha_t a, const ps_class_t *cls, uint32_t len)
+static int is_window(const gpat_t *g)
+{
+    if (g->anchors) return 0;
+    for (int i = 0; i < g->n; i++)
+        if (g->e[i].lo != g->e[i].hi) return 0;
+    return 1;
+}
+
+static char *render(tu_rng_t *r, ps_alpha_t a, const gpat_t *g)
 {
     tu_buf_t b = {0};
-    int prosite = a == PS_PROTEIN ? tu_rng_chance(r, 85) : tu_rng_chance(r, 40);
-    if (!prosite && a == PS_PROTEIN)
-        for (uint32_t i = 0; i < len; i++)
-            if (cls[i] & (cls[i] - 1)) prosite = 1;
-    for (uint32_t i = 0; i < len;) {
-        uint32_t run = 1;
-        while (prosite && i + run < len && cls[i + run] == cls[i]) run++;
-        if (prosite && i) tu_buf_putc(&b, '-');
-        put_class(&b, a, cls[i], prosite, r);
-        if (prosite && run > 1) tu_buf_printf(&b, "(%u)", run);
-        i += prosite ? run : 1;
+    int prosite = !is_window(g) || (a == PS_PROTEIN ? tu_rng_chance(r, 85) : tu_rng_chance(r, 40));
+    for (int i = 0; i < g->n && !prosite && a == PS_PROTEIN; i++)
+        if (g->e[i].cls & (g->e[i].cls - 1)) prosite = 1;
+    if (g->anchors & PS_ANCHOR_START) tu_buf_putc(&b, '<');
+    for (int i = 0; i < g->n; i++) {
+        const elem_t *e = &g->e[i];
+        char edge = i == 0 && (g->anchors & PS_ANCHOR_START_OR) ? '<'
+                    : i == g->n - 1 && (g->anchors & PS_ANCHOR_END_OR) ? '>' : 0;
+        if (prosite) {
+            if (i) tu_buf_putc(&b, '-');
+            put_class(&b, a, e->cls, 1, edge, r);
+            if (e->lo != e->hi) tu_buf_printf(&b, "(%d,%d)", e->lo, e->hi);
+            else if (!edge && (e->lo != 1 || tu_rng_chance(r, 5))) tu_buf_printf(&b, "(%d)", e->lo);
+        } else {
+            for (int j = 0; j < e->lo; j++) put_class(&b, a, e->cls, 0, 0, r);
+        }
     }
+    if (g->anchors & PS_ANCHOR_END) tu_buf_putc(&b, '>');
     if (prosite && tu_rng_chance(r, 20)) tu_buf_putc(&b, '.');
     /* A one-element PROSITE probe without syntax would read as plain. */
     if (prosite && !ps_pattern_is_prosite(b.p, b.n)) tu_buf_putc(&b, '.');
     tu_buf_putc(&b, '\0');
     return b.p;
+}
+
+static void random_gpat(tu_rng_t *r, ps_alpha_t a, int general, gpat_t *g)
+{
+    for (;;) {
+        memset(g, 0, sizeof *g);
+        g->n = (int)tu_rng_range(r, 1, general ? 6 : 8);
+        int mandatory = 0;
+        for (int i = 0; i < g->n; i++) {
+            elem_t *e = &g->e[i];
+            e->cls = random_class(r, a);
+            unsigned roll = (unsigned)tu_rng_below(r, 100);
+            e->lo = e->hi = roll < 80 ? 1 : (int)tu_rng_range(r, 2, 4);
+            if (general && roll >= 90) {
+                e->lo = (int)tu_rng_range(r, 0, 2);
+                e->hi = e->lo + (int)tu_rng_range(r, 1, 3);
+            }
+            if (tu_rng_chance(r, 3)) e->lo = e->hi = (int)tu_rng_range(r, 20, 40); /* long strings, across words */
+            mandatory += e->lo;
+        }
+        if (general) {
+            if (tu_rng_chance(r, 20)) g->anchors |= PS_ANCHOR_START;
+            if (tu_rng_chance(r, 20)) g->anchors |= PS_ANCHOR_END;
+            if (tu_rng_chance(r, 15) && g->e[0].lo == 1 && g->e[0].hi == 1) g->anchors |= PS_ANCHOR_START_OR;
+            if (tu_rng_chance(r, 15) && g->e[g->n - 1].lo == 1 && g->e[g->n - 1].hi == 1 &&
+                !(g->n == 1 && (g->anchors & PS_ANCHOR_START_OR)))
+                g->anchors |= PS_ANCHOR_END_OR;
+        }
+        int floor = 1 + !!(g->anchors & PS_ANCHOR_START_OR) + !!(g->anchors & PS_ANCHOR_END_OR);
+        if (mandatory >= floor) return;
+    }
 }
 
 static void make_pcase(tu_rng_t *r, pcase_t *c)
@@ -193,30 +284,26 @@ static void make_pcase(tu_rng_t *r, pcase_t *c)
     c->threads = (int)tu_rng_range(r, 1, 3);
     c->n = (uint32_t)tu_rng_range(r, 1, 7);
     c->text = calloc(c->n, sizeof *c->text);
-    c->cls = calloc(c->n, sizeof *c->cls);
-    c->len = calloc(c->n, sizeof *c->len);
-    ck_assert(c->text && c->cls && c->len);
-    int one_len = tu_rng_chance(r, 30);
-    uint32_t L0 = (uint32_t)tu_rng_range(r, 1, 12);
+    c->pat = calloc(c->n, sizeof *c->pat);
+    ck_assert(c->text && c->pat);
+    int general = tu_rng_chance(r, 60);
     for (uint32_t i = 0; i < c->n; i++) {
-        c->len[i] = one_len ? L0 : (uint32_t)tu_rng_range(r, 1, 12);
-        if (tu_rng_chance(r, 3)) c->len[i] = (uint32_t)tu_rng_range(r, 60, 140); /* across words */
-        ck_assert((c->cls[i] = malloc(c->len[i] * sizeof(ps_class_t))) != NULL);
-        for (uint32_t j = 0; j < c->len[i]; j++) c->cls[i][j] = random_class(r, c->alpha);
-        c->text[i] = render(r, c->alpha, c->cls[i], c->len[i]);
+        random_gpat(r, c->alpha, general && tu_rng_chance(r, 70), &c->pat[i]);
+        c->text[i] = render(r, c->alpha, &c->pat[i]);
     }
-    c->n_rec = (int)tu_rng_range(r, 1, 4);
+    c->n_rec = (int)tu_rng_range(r, 1, 5);
     c->recs = calloc((size_t)c->n_rec, sizeof *c->recs);
     const char *syms = c->alpha == PS_DNA ? dna_syms : protein_syms;
     size_t sigma = strlen(syms);
     /* A small alphabet of text now and then, so that long classes match. */
     size_t use = tu_rng_chance(r, 30) ? (size_t)tu_rng_range(r, 1, 2) : sigma;
     for (int t = 0; t < c->n_rec; t++) {
-        size_t len = (size_t)tu_rng_below(r, 400);
+        size_t len = (size_t)tu_rng_below(r, tu_rng_chance(r, 30) ? 12 : 400);
         char *s = malloc(len + 1);
         ck_assert(s);
+        unsigned breaks = tu_rng_chance(r, 50) ? 2 : 0;
         for (size_t j = 0; j < len; j++) {
-            if (tu_rng_chance(r, 2)) s[j] = c->alpha == PS_DNA ? 'N' : tu_rng_chance(r, 50) ? '-' : '.';
+            if (tu_rng_chance(r, breaks)) s[j] = c->alpha == PS_DNA ? 'N' : tu_rng_chance(r, 50) ? '-' : '.';
             else s[j] = syms[tu_rng_below(r, use)];
             if (c->alpha == PS_DNA && tu_rng_chance(r, 5)) s[j] = (char)tolower((unsigned char)s[j]);
         }
@@ -224,20 +311,21 @@ static void make_pcase(tu_rng_t *r, pcase_t *c)
         c->recs[t] = s;
     }
     uint32_t kmax = 0;
-    for (uint32_t i = 0; i < c->n; i++) kmax = c->len[i] > kmax ? c->len[i] : kmax;
+    for (uint32_t i = 0; i < c->n; i++) {
+        uint32_t len = 0;
+        for (int e = 0; e < c->pat[i].n; e++) len += (uint32_t)c->pat[i].e[e].hi;
+        kmax = len > kmax ? len : kmax;
+    }
     c->chunk_syms = tu_rng_chance(r, 60) ? kmax + tu_rng_below(r, 40) : 0;
+    c->chunk_restarts = tu_rng_chance(r, 20) ? (uint32_t)tu_rng_range(r, 1, 3) : 0;
 }
 
 static void free_pcase(pcase_t *c)
 {
-    for (uint32_t i = 0; i < c->n; i++) {
-        free(c->text[i]);
-        free(c->cls[i]);
-    }
+    for (uint32_t i = 0; i < c->n; i++) free(c->text[i]);
     for (int t = 0; t < c->n_rec; t++) free(c->recs[t]);
     free(c->text);
-    free(c->cls);
-    free(c->len);
+    free(c->pat);
     free(c->recs);
 }
 
@@ -249,36 +337,69 @@ static int sym_of(ps_alpha_t a, char ch)
     return p && up ? (int)(p - syms) : -1;
 }
 
-/* Sites of every probe and strand at each distance, window by window. */
+static gpat_t revcomp_g(const gpat_t *g)
+{
+    gpat_t r = *g;
+    for (int i = 0; i < g->n; i++) {
+        ps_class_t x = g->e[g->n - 1 - i].cls, y = 0;
+        for (int b = 0; b < 4; b++)
+            if (x >> b & 1) y |= 1u << (3 - b);
+        r.e[i] = g->e[g->n - 1 - i];
+        r.e[i].cls = y;
+    }
+    uint8_t a = g->anchors;
+    r.anchors = (uint8_t)(((a & PS_ANCHOR_START) ? PS_ANCHOR_END : 0) | ((a & PS_ANCHOR_END) ? PS_ANCHOR_START : 0) |
+                          ((a & PS_ANCHOR_START_OR) ? PS_ANCHOR_END_OR : 0) |
+                          ((a & PS_ANCHOR_END_OR) ? PS_ANCHOR_START_OR : 0));
+    return r;
+}
+
+#define FAR 1000000
+
+/* The fewest mismatches with which elements e.. match the record text from
+ * position t on (every way of repeating each), FAR when none does. */
+static int best_from(const pcase_t *c, const gpat_t *g, const char *rec, int len, int e, int t)
+{
+    if (e == g->n) return !(g->anchors & PS_ANCHOR_END) || t == len ? 0 : FAR;
+    int best = FAR;
+    /* [G>]: the last element may stand for the record's end. */
+    if (e == g->n - 1 && (g->anchors & PS_ANCHOR_END_OR) && t == len) best = 0;
+    const elem_t *el = &g->e[e];
+    int cost = 0;
+    for (int rpt = 0; rpt <= el->hi; rpt++) {
+        if (rpt >= el->lo) {
+            int rest = best_from(c, g, rec, len, e + 1, t + rpt);
+            if (cost + rest < best) best = cost + rest;
+        }
+        if (rpt == el->hi || t + rpt >= len) break;
+        int sym = sym_of(c->alpha, rec[t + rpt]);
+        if (sym < 0) break;
+        cost += !(el->cls >> sym & 1);
+    }
+    return best;
+}
+
+/* Sites of every probe and strand at each distance, start by start. */
 static void brute(const pcase_t *c, uint64_t *want)
 {
     const int strands = c->both ? 2 : 1, levels = c->mm + 1;
     for (uint32_t i = 0; i < c->n; i++) {
-        uint32_t L = c->len[i];
-        ps_class_t *rc = malloc(L * sizeof *rc);
-        ck_assert(rc);
-        for (uint32_t j = 0; j < L; j++) { /* reversed, each base complemented */
-            ps_class_t x = c->cls[i][L - 1 - j], y = 0;
-            for (int b = 0; b < 4; b++)
-                if (x >> b & 1) y |= 1u << (3 - b);
-            rc[j] = y;
-        }
         for (int s = 0; s < strands; s++) {
-            const ps_class_t *p = s ? rc : c->cls[i];
+            gpat_t g = s ? revcomp_g(&c->pat[i]) : c->pat[i];
             for (int t = 0; t < c->n_rec; t++) {
-                size_t n = strlen(c->recs[t]);
-                for (size_t at = 0; at + L <= n; at++) {
-                    int d = 0, ok = 1;
-                    for (uint32_t j = 0; j < L && ok; j++) {
-                        int sym = sym_of(c->alpha, c->recs[t][at + j]);
-                        if (sym < 0) ok = 0;
-                        else if (!(p[j] >> sym & 1)) d++;
+                const char *rec = c->recs[t];
+                int len = (int)strlen(rec);
+                for (int at = 0; at < len; at++) {
+                    if ((g.anchors & PS_ANCHOR_START) && at) break;
+                    int d = best_from(c, &g, rec, len, 0, at);
+                    if (at == 0 && (g.anchors & PS_ANCHOR_START_OR)) {
+                        int d2 = best_from(c, &g, rec, len, 1, 0);
+                        d = d2 < d ? d2 : d;
                     }
-                    if (ok && d <= c->mm) want[(i * (uint32_t)strands + (uint32_t)s) * (uint32_t)levels + (uint32_t)d]++;
+                    if (d <= c->mm) want[(i * (uint32_t)strands + (uint32_t)s) * (uint32_t)levels + (uint32_t)d]++;
                 }
             }
         }
-        free(rc);
     }
 }
 
@@ -287,11 +408,27 @@ START_TEST(test_random_patterns)
     tu_rng_t r;
     tu_rng_seed(&r, tu_seed() ^ 0x9a77e4ull);
     char *dir = tu_mkdtemp(), *path = tu_path(dir, "in.fa");
-    for (int k = 0; k < 150; k++) {
+    for (int k = 0; k < 200; k++) {
         pcase_t c;
         make_pcase(&r, &c);
         tu_buf_t fa = {0};
-        for (int t = 0; t < c.n_rec; t++) tu_buf_printf(&fa, ">r%d\n%s\n", t, c.recs[t]);
+        int fastq = tu_rng_chance(&r, 20);
+        for (int t = 0; t < c.n_rec; t++) {
+            if (fastq) {
+                tu_buf_printf(&fa, "@r%d\n%s\n+\n", t, c.recs[t]);
+                for (size_t j = strlen(c.recs[t]); j > 0; j--) tu_buf_putc(&fa, 'I');
+                tu_buf_putc(&fa, '\n');
+            } else if (tu_rng_chance(&r, 50)) {
+                tu_buf_printf(&fa, ">r%d\n%s\n", t, c.recs[t]);
+            } else { /* wrapped lines */
+                tu_buf_printf(&fa, ">r%d desc\n", t);
+                size_t len = strlen(c.recs[t]), wrap = (size_t)tu_rng_range(&r, 1, 60);
+                for (size_t j = 0; j < len; j += wrap) {
+                    tu_buf_put(&fa, c.recs[t] + j, len - j < wrap ? len - j : wrap);
+                    tu_buf_putc(&fa, '\n');
+                }
+            }
+        }
         tu_write_file(path, fa.p, fa.n);
         tu_buf_free(&fa);
 
@@ -305,6 +442,7 @@ START_TEST(test_random_patterns)
         ps_scan_opts_t so;
         ps_scan_opts_init(&so, &in, c.threads);
         if (c.chunk_syms) so.chunk_syms = c.chunk_syms;
+        if (c.chunk_restarts) so.chunk_restarts = c.chunk_restarts;
         if (tu_rng_chance(&r, 30)) so.block_bytes = (size_t)tu_rng_range(&r, 1, 64);
         ps_engine_t *e = NULL;
         ck_assert_msg(ps_pattern_engine_new(&e, ps, ps_scan_workers(&so), &err) == PS_OK, "%s", err.msg);
@@ -314,14 +452,23 @@ START_TEST(test_random_patterns)
         rc = ps_scan_file(e, &ps->leaves, path, &so, got, NULL, &st, NULL, NULL, &err);
         ck_assert_msg(rc == PS_OK, "scan: %s", err.msg);
         brute(&c, want);
+        if (getenv("DUMPCASE") && atoi(getenv("DUMPCASE")) == k) {
+            char cmd[512];
+            snprintf(cmd, sizeof cmd, "cp %s /tmp/x/case.fa", path);
+            if (system(cmd)) {}
+            FILE *f = fopen("/tmp/x/case.tsv", "w");
+            for (uint32_t i = 0; i < c.n; i++) fprintf(f, "p%u\t%s\n", i, c.text[i]);
+            fclose(f);
+            printf("mm %d both %d alpha %d chunk %llu\n", c.mm, c.both, c.alpha, (unsigned long long)so.chunk_syms);
+        }
         for (uint32_t l = 0; l < ps->leaves.n_leaves; l++) {
             uint32_t levels = (uint32_t)c.mm + 1, strands = c.both ? 2u : 1u;
             ck_assert_msg(got[l] == want[l],
-                          "case %d (seed %llu; %s, %s strands, -m %d, %d threads, chunk %llu, block %zu): probe '%s' "
-                          "strand %u distance %u: %llu sites, brute force %llu",
+                          "case %d (seed %llu; %s, %s strands, -m %d, %d threads, chunk %llu/%u, block %zu, %s): "
+                          "probe '%s' strand %u distance %u: %llu sites, brute force %llu",
                           k, (unsigned long long)tu_seed(), ps_alpha_name(c.alpha), c.both ? "both" : "one", c.mm,
-                          c.threads, (unsigned long long)so.chunk_syms, so.block_bytes,
-                          c.text[l / levels / strands], (l / levels) % strands, l % levels,
+                          c.threads, (unsigned long long)so.chunk_syms, so.chunk_restarts, so.block_bytes,
+                          fastq ? "fastq" : "fasta", c.text[l / levels / strands], (l / levels) % strands, l % levels,
                           (unsigned long long)got[l], (unsigned long long)want[l]);
         }
         free(got);

@@ -173,8 +173,15 @@ START_TEST(test_auto_alphabet)
     ps_probes_free(p);
     free(path);
 
-    /* N is not ACGTU: with auto a probe holding N is a peptide. */
+    /* N is any base: a probe of bases and N is a degenerate DNA probe, but
+     * one with a letter that is no base makes the set protein. */
     path = write_probes("c.txt", "ACGN\n");
+    p = load_ok(path, PS_ALPHA_AUTO);
+    ck_assert_int_eq(p->alpha, PS_DNA);
+    ck_assert_int_eq(p->patterns, 1);
+    ps_probes_free(p);
+    free(path);
+    path = write_probes("c2.txt", "ACGN\nMKVL\n");
     p = load_ok(path, PS_ALPHA_AUTO);
     ck_assert_int_eq(p->alpha, PS_PROTEIN);
     ps_probes_free(p);
@@ -306,7 +313,7 @@ START_TEST(test_errors)
     ck_assert_uint_eq(lp->len[2], 3);
     ps_probes_free(lp);
     free(path);
-    path = write_probes("bad_pattern.txt", "ACGT\nC-x(2,4)-C\n");
+    path = write_probes("bad_pattern.txt", "ACGT\nC-x(2,4-C\n");
     load_fails(path, PS_ALPHA_AUTO, 2);
     free(path);
 

@@ -1,0 +1,766 @@
+/* engine_pattern_gpu.cu - the pattern set matched bit-parallel on the GPU
+ * (engine_pattern_gpu.h): the device layout, the kernel and the engine.
+ *
+ * Layout: the strings are packed again, best fit by decreasing length, into
+ * 64-bit words that no string crosses, so that a word's step needs no
+ * carry from its neighbour and each word is independent work. Per word:
+ * its B mask for every symbol (rows padded to 2^bits, so any packed code
+ * reads a row), its first and last bits, and per last bit the string's
+ * distance-0 leaf.
+ *
+ * Kernel: a block holds one group of wpw words (a power of two up to 32)
+ * with their B rows in shared memory; each thread takes one word and one
+ * slice of the text, lanes of a warp being wpw words times 32 / wpw
+ * consecutive slices. A thread starts afresh Lmax - 1 symbols before its
+ * slice (or at the first counted position's reach, or a restart, whichever
+ * is later), resets at every restart, and counts the sites that end inside
+ * its slice at p >= n_ctx. The step is the CPU engine's (engine_pattern.c).
+ * Text words are read 16 DNA or 6 protein symbols at a time, the next one
+ * fetched while the current one is matched; a whole word is matched
+ * without looking for hits beyond OR-ing the top level's last bits, and is
+ * replayed from its saved state, hit by hit, only when that OR is not zero
+ * (hits are rare). A hit counts at the fewest mismatches with one 64-bit
+ * atomicAdd into its leaf.
+ *
+ * Engine: as the automaton's GPU engine (engine_gpu.cu): two or three
+ * streams with a chunk buffer each, a host worker takes a free stream,
+ * queues the copies and the kernel and returns once the copies are done;
+ * counts stay on the device until collect(). */
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_gpu.h"
+#include "engine_pattern_gpu.h"
+#include "pack.h"
+
+namespace {
+
+constexpr int kBlock = 256;
+/* The longest slice, in packed text words: 4096 DNA or 1536 protein symbols,
+ * so that the warm-up of at most 63 symbols costs a few percent at most. */
+constexpr uint32_t kSliceWordsMax = 256;
+constexpr uint32_t kGroupsPerLaunch = 65535; /* gridDim.y */
+constexpr int kLevelsMax = PS_MAX_MM + 1;
+
+struct kparams {
+    const uint32_t *text;
+    const uint32_t *restart;
+    const uint64_t *B; /* rows x n_gw */
+    const uint64_t *first, *last;
+    const uint32_t *leaf; /* 64 x n_gw */
+    unsigned long long *counts;
+    uint32_t n, n_ctx, n_restart;
+    uint32_t n_gw, wpw_shift, group0;
+    uint32_t slice_words, warm;
+};
+
+/* One step of every level; D_{d-1} is read before it is overwritten. */
+template <int LV>
+__device__ __forceinline__ void step(uint64_t (&D)[LV], uint64_t b, uint64_t first)
+{
+    uint64_t y_prev = 0;
+#pragma unroll
+    for (int d = 0; d < LV; d++) {
+        const uint64_t y = D[d] << 1 | first;
+        D[d] = (y & b) | y_prev;
+        y_prev = y;
+    }
+}
+
+/* Counts the sites ending at p (the top level holds every one; a level
+ * holds the sites of all those below it, so the lowest with the bit is the
+ * site's distance). */
+template <int LV>
+__device__ __forceinline__ void count_hits(const uint64_t (&D)[LV], uint64_t last, uint32_t p, uint32_t from,
+                                           const uint32_t *leaf, unsigned long long *counts)
+{
+    uint64_t h = D[LV - 1] & last;
+    if (!h || p < from) return;
+    do {
+        const int b = __ffsll((long long)h) - 1;
+        h &= h - 1;
+        uint32_t d = LV - 1;
+#pragma unroll
+        for (int e = LV - 2; e >= 0; e--)
+            if (D[e] >> b & 1) d = (uint32_t)e;
+        atomicAdd(counts + leaf[b] + d, 1ull);
+    } while (h);
+}
+
+/* Symbols i0 .. i1-1 of packed word w, the first at position p, each
+ * checked for hits. */
+template <int LV, int BITS>
+__device__ __forceinline__ void steps_counted(uint64_t (&D)[LV], uint32_t w, uint32_t i0, uint32_t i1, uint32_t p,
+                                              const uint64_t *myB, uint32_t row_shift, uint64_t first,
+                                              uint64_t last, uint32_t from, const uint32_t *leaf,
+                                              unsigned long long *counts)
+{
+    constexpr uint32_t mask = (1u << BITS) - 1u;
+    for (uint32_t i = i0; i < i1; i++, p++) {
+        const uint32_t c = w >> (BITS * i) & mask;
+        step<LV>(D, myB[c << row_shift], first);
+        count_hits<LV>(D, last, p, from, leaf, counts);
+    }
+}
+
+/* The block's B rows into shared memory: row c of word wi at c * wpw + wi. */
+template <int BITS>
+__device__ __forceinline__ void load_rows(uint64_t *sB, const kparams &k)
+{
+    constexpr uint32_t ROWS = 1u << BITS;
+    const uint32_t wpw = 1u << k.wpw_shift, group = k.group0 + blockIdx.y;
+    for (uint32_t i = threadIdx.x; i < ROWS * wpw; i += blockDim.x) {
+        const uint32_t w = group * wpw + (i & (wpw - 1u));
+        sB[i] = w < k.n_gw ? k.B[(size_t)(i >> k.wpw_shift) * k.n_gw + w] : 0;
+    }
+}
+
+/* This thread's word over its slice. */
+template <int LV, int BITS>
+__device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k)
+{
+    constexpr uint32_t PW = BITS == 2 ? 16u : 6u;
+    constexpr uint32_t mask = (1u << BITS) - 1u;
+    const uint32_t wpw = 1u << k.wpw_shift;
+    const uint32_t wi = threadIdx.x & (wpw - 1u);
+    const uint32_t word = (k.group0 + blockIdx.y) * wpw + wi;
+    if (word >= k.n_gw) return;
+    const uint64_t slice = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> k.wpw_shift;
+    const uint64_t start = slice * k.slice_words * PW;
+    if (start >= k.n) return;
+    const uint32_t end = (uint32_t)min((uint64_t)k.n, start + (uint64_t)k.slice_words * PW);
+    if (end <= k.n_ctx) return;
+    /* Sites end at from or later; the longest begins warm symbols before. */
+    const uint32_t from = max((uint32_t)start, k.n_ctx);
+    uint32_t p = from > k.warm ? from - k.warm : 0;
+
+    /* The first restart after p: the state is fresh at p already. */
+    uint32_t lo = 0, hi = k.n_restart;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi) >> 1;
+        if (k.restart[mid] <= p) lo = mid + 1;
+        else hi = mid;
+    }
+    uint32_t r = lo;
+    uint32_t next = r < k.n_restart ? k.restart[r] : k.n;
+
+    const uint64_t first = k.first[word], last = k.last[word];
+    const uint32_t *leaf = k.leaf + (size_t)word * 64u;
+    const uint64_t *myB = sB + wi;
+    const uint32_t row_shift = k.wpw_shift;
+    uint64_t D[LV];
+#pragma unroll
+    for (int d = 0; d < LV; d++) D[d] = 0;
+
+    while (p < end) {
+        const uint32_t seg_end = min(end, next);
+        /* The head, up to a word boundary. */
+        const uint32_t head_end = (uint32_t)min((uint64_t)seg_end, ((uint64_t)p + PW - 1u) / PW * PW);
+        if (p < head_end) {
+            steps_counted<LV, BITS>(D, __ldg(k.text + p / PW), p % PW, p % PW + (head_end - p), p, myB, row_shift,
+                                    first, last, from, leaf, k.counts);
+            p = head_end;
+        }
+        /* Whole words, the next one read while this one is matched. */
+        uint32_t kw = p / PW;
+        const uint32_t kend = seg_end / PW;
+        if (kw < kend) {
+            uint32_t cur = __ldg(k.text + kw);
+            for (; kw < kend; kw++) {
+                const uint32_t nxt = __ldg(k.text + kw + (kw + 1u < kend ? 1u : 0u));
+                uint64_t S[LV];
+#pragma unroll
+                for (int d = 0; d < LV; d++) S[d] = D[d];
+                uint64_t acc = 0;
+#pragma unroll
+                for (uint32_t i = 0; i < PW; i++) {
+                    step<LV>(D, myB[(cur >> (BITS * i) & mask) << row_shift], first);
+                    acc |= D[LV - 1];
+                }
+                if (acc & last) {
+#pragma unroll
+                    for (int d = 0; d < LV; d++) D[d] = S[d];
+                    steps_counted<LV, BITS>(D, cur, 0, PW, kw * PW, myB, row_shift, first, last, from, leaf,
+                                            k.counts);
+                }
+                cur = nxt;
+            }
+            p = kend * PW;
+        }
+        /* The tail, within one word. */
+        if (p < seg_end) {
+            steps_counted<LV, BITS>(D, __ldg(k.text + p / PW), 0, seg_end - p, p, myB, row_shift, first, last, from,
+                                    leaf, k.counts);
+            p = seg_end;
+        }
+        if (p == next) {
+#pragma unroll
+            for (int d = 0; d < LV; d++) D[d] = 0;
+            r++;
+            next = r < k.n_restart ? k.restart[r] : k.n;
+        }
+    }
+}
+
+template <int LV, int BITS>
+__global__ void __launch_bounds__(kBlock) pattern_kernel(const kparams k)
+{
+    __shared__ uint64_t sB[(1u << BITS) * 32];
+    load_rows<BITS>(sB, k);
+    __syncthreads();
+    match_slice<LV, BITS>(sB, k);
+}
+
+typedef void (*kernel_fn)(const kparams);
+
+/* Every level count and alphabet, by [bits == 5][levels - 1]. */
+static_assert(kLevelsMax == 9, "one kernel per level count: extend the table");
+#define PS_PK(bits) \
+    {pattern_kernel<1, bits>, pattern_kernel<2, bits>, pattern_kernel<3, bits>, pattern_kernel<4, bits>, \
+     pattern_kernel<5, bits>, pattern_kernel<6, bits>, pattern_kernel<7, bits>, pattern_kernel<8, bits>, \
+     pattern_kernel<9, bits>}
+const kernel_fn kKernels[2][kLevelsMax] = {PS_PK(2), PS_PK(5)};
+#undef PS_PK
+
+int cuda_fail(ps_err_t *err, cudaError_t e, const char *what)
+{
+    return ps_fail(err, PS_E_GPU, "GPU error: %s: %s", what, cudaGetErrorString(e));
+}
+
+/* One string of the patset's layout: its first bit and its length. */
+struct str_at {
+    uint32_t pos, len;
+};
+
+/* The longest string of ps, by its last bits. */
+uint32_t longest(const ps_patset_t *ps)
+{
+    uint32_t L = 0;
+    for (uint32_t w = 0; w < ps->n_words; w++)
+        for (uint64_t m = ps->last[w]; m; m &= m - 1) {
+            uint32_t len = ps->len_at[w * 64u + (uint32_t)__builtin_ctzll(m)];
+            if (len > L) L = len;
+        }
+    return L;
+}
+
+/* Whether the GPU takes ps; else PS_E_USAGE saying why. */
+int check_set(const ps_patset_t *ps, ps_err_t *err)
+{
+    if (!ps->windows_only)
+        return ps_fail(err, PS_E_USAGE,
+                       "the GPU pattern engine takes fixed-length patterns without anchors only; this set needs the "
+                       "CPU engine");
+    uint32_t L = longest(ps);
+    if (L > PS_GPU_PATTERN_MAX_LEN)
+        return ps_fail(err, PS_E_USAGE,
+                       "the GPU pattern engine takes patterns of at most %d positions; this set has one of %u",
+                       PS_GPU_PATTERN_MAX_LEN, L);
+    if (ps->max_mm < 0 || ps->max_mm >= kLevelsMax)
+        return ps_fail(err, PS_E_USAGE, "the GPU pattern engine takes 0 to %d mismatches, not %d", kLevelsMax - 1,
+                       ps->max_mm);
+    return PS_OK;
+}
+
+/* The host side of the device layout. */
+struct layout {
+    uint32_t n_gw, rows, lmax;
+    uint64_t *B, *first, *last;
+    uint32_t *leaf;
+};
+
+void layout_free(layout *l)
+{
+    free(l->B);
+    free(l->first);
+    free(l->last);
+    free(l->leaf);
+}
+
+/* Packs ps's strings into words that none crosses: longest first, each
+ * into the fullest word it fits (best fit), found through lists of words
+ * by free bits. */
+int layout_build(layout *l, const ps_patset_t *ps, int bits, ps_err_t *err)
+{
+    memset(l, 0, sizeof *l);
+    const uint32_t n = ps->n_strings, nw = ps->n_words;
+    str_at *s = (str_at *)malloc((n ? n : 1) * sizeof *s);
+    uint32_t *order = (uint32_t *)malloc((n ? n : 1) * sizeof *order);
+    uint32_t *place = (uint32_t *)malloc((n ? n : 1) * 2 * sizeof *place); /* word, bit */
+    uint32_t *nextw = (uint32_t *)malloc((n ? n : 1) * sizeof *nextw), *freeb = (uint32_t *)malloc((n ? n : 1) * sizeof *freeb);
+    int rc = PS_OK;
+    if (!s || !order || !place || !nextw || !freeb) {
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory laying out %u patterns for the GPU", n);
+        goto done;
+    }
+    {
+        /* The strings, in bit order: a first bit opens one, a last bit closes it. */
+        uint32_t got = 0, open = 0;
+        int is_open = 0;
+        for (uint32_t w = 0; w < nw && rc == PS_OK; w++)
+            for (uint64_t m = ps->first[w] | ps->last[w]; m; m &= m - 1) {
+                const uint32_t b = (uint32_t)__builtin_ctzll(m), bit = w * 64u + b;
+                if (ps->first[w] >> b & 1) open = bit, is_open = 1;
+                if (ps->last[w] >> b & 1) {
+                    if (!is_open || got == n || ps->len_at[bit] != bit - open + 1) {
+                        rc = ps_fail(err, PS_E_INTERNAL, "GPU pattern layout: malformed pattern set at bit %u", bit);
+                        break;
+                    }
+                    s[got++] = {open, bit - open + 1};
+                    is_open = 0;
+                }
+            }
+        if (rc == PS_OK && got != n)
+            rc = ps_fail(err, PS_E_INTERNAL, "GPU pattern layout: %u strings found, %u expected", got, n);
+        if (rc < 0) goto done;
+
+        /* Longest first (counting sort), then best fit. */
+        uint32_t cnt[PS_GPU_PATTERN_MAX_LEN + 2] = {0};
+        for (uint32_t i = 0; i < n; i++) {
+            if (s[i].len < 1 || s[i].len > PS_GPU_PATTERN_MAX_LEN) {
+                rc = ps_fail(err, PS_E_USAGE, "the GPU pattern engine takes patterns of at most %d positions",
+                             PS_GPU_PATTERN_MAX_LEN);
+                goto done;
+            }
+            cnt[PS_GPU_PATTERN_MAX_LEN - s[i].len + 1]++;
+            if (s[i].len > l->lmax) l->lmax = s[i].len;
+        }
+        for (int i = 1; i <= PS_GPU_PATTERN_MAX_LEN + 1; i++) cnt[i] += cnt[i - 1];
+        for (uint32_t i = 0; i < n; i++) order[cnt[PS_GPU_PATTERN_MAX_LEN - s[i].len]++] = i;
+        const uint32_t none = UINT32_MAX;
+        uint32_t head[64];
+        for (int i = 0; i < 64; i++) head[i] = none;
+        uint32_t n_gw = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            const uint32_t i = order[k], L = s[i].len;
+            uint32_t f = L;
+            while (f < 64 && head[f] == none) f++;
+            uint32_t w;
+            if (f < 64) {
+                w = head[f];
+                head[f] = nextw[w];
+            } else {
+                w = n_gw++;
+                freeb[w] = 64;
+            }
+            place[2 * i] = w;
+            place[2 * i + 1] = 64 - freeb[w];
+            freeb[w] -= L;
+            if (freeb[w]) {
+                nextw[w] = head[freeb[w]];
+                head[freeb[w]] = w;
+            }
+        }
+
+        l->n_gw = n_gw;
+        l->rows = 1u << bits;
+        l->B = (uint64_t *)calloc((size_t)l->rows * (n_gw ? n_gw : 1), sizeof *l->B);
+        l->first = (uint64_t *)calloc(n_gw ? n_gw : 1, sizeof *l->first);
+        l->last = (uint64_t *)calloc(n_gw ? n_gw : 1, sizeof *l->last);
+        l->leaf = (uint32_t *)calloc((size_t)64 * (n_gw ? n_gw : 1), sizeof *l->leaf);
+        if (!l->B || !l->first || !l->last || !l->leaf) {
+            rc = ps_fail(err, PS_E_NOMEM, "out of memory laying out %u patterns for the GPU", n);
+            goto done;
+        }
+        const uint32_t sigma = (uint32_t)ps->sigma < l->rows ? (uint32_t)ps->sigma : l->rows;
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t w = place[2 * i], at = place[2 * i + 1], L = s[i].len;
+            l->first[w] |= 1ull << at;
+            l->last[w] |= 1ull << (at + L - 1);
+            l->leaf[(size_t)w * 64u + at + L - 1] = ps->leaf_at[s[i].pos + L - 1];
+            for (uint32_t j = 0; j < L; j++) {
+                const uint32_t src = s[i].pos + j;
+                for (uint32_t c = 0; c < sigma; c++)
+                    if (ps->B[(size_t)c * nw + src / 64] >> (src % 64) & 1)
+                        l->B[(size_t)c * n_gw + w] |= 1ull << (at + j);
+            }
+        }
+    }
+done:
+    free(s);
+    free(order);
+    free(place);
+    free(nextw);
+    free(freeb);
+    if (rc < 0) layout_free(l);
+    return rc;
+}
+
+} // namespace
+
+struct ps_gpat {
+    int bits, levels;
+    uint32_t n_gw, wpw_shift, warm, n_leaves;
+    uint32_t resident; /* threads the device holds at once */
+    uint64_t *d_B, *d_first, *d_last;
+    uint32_t *d_leaf;
+    unsigned long long *d_counts;
+    uint64_t *h_counts;
+    kernel_fn kernel;
+};
+
+namespace {
+
+/* Copies the counts (the device idle for g), adds them in, zeroes them. */
+int take_counts(ps_gpat_t *g, uint64_t *leaf_counts, ps_err_t *err)
+{
+    cudaError_t ce;
+    const size_t bytes = (size_t)g->n_leaves * sizeof(uint64_t);
+    if (!bytes) return PS_OK;
+    if ((ce = cudaMemcpy(g->h_counts, g->d_counts, bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
+        return cuda_fail(err, ce, "copying pattern counts from the GPU");
+    if ((ce = cudaMemset(g->d_counts, 0, bytes)) != cudaSuccess) return cuda_fail(err, ce, "clearing GPU counts");
+    /* The engine's streams do not wait for the default stream's memset. */
+    if ((ce = cudaDeviceSynchronize()) != cudaSuccess) return cuda_fail(err, ce, "clearing GPU counts");
+    for (uint32_t i = 0; i < g->n_leaves; i++) leaf_counts[i] += g->h_counts[i];
+    return PS_OK;
+}
+
+cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32_t n_ctx, const uint32_t *d_restart,
+                        uint32_t n_restart, cudaStream_t stream)
+{
+    if (n == 0 || n <= n_ctx || g->n_gw == 0) return cudaSuccess;
+    const uint32_t pw = g->bits == 2 ? 16u : 6u;
+    const uint32_t wpw = 1u << g->wpw_shift, groups = (g->n_gw + wpw - 1) / wpw;
+    const uint64_t text_words = (n + pw - 1) / pw;
+    /* Slices as long as the device stays full: several waves of threads
+     * (words times slices), but never shorter than a few warm-ups. */
+    uint32_t min_words = (4u * g->warm + pw - 1) / pw;
+    if (min_words < 4) min_words = 4;
+    uint32_t sw = kSliceWordsMax;
+    const uint64_t want = 4ull * g->resident;
+    while (sw / 2 >= min_words && (text_words + sw - 1) / sw * (uint64_t)groups * wpw < want) sw /= 2;
+    const uint64_t slices = (text_words + sw - 1) / sw;
+    const uint64_t blocks_x = (slices * wpw + kBlock - 1) / kBlock;
+    if (blocks_x > 0x7fffffffull) return cudaErrorInvalidValue;
+    kparams k;
+    k.text = d_text;
+    k.restart = d_restart;
+    k.B = g->d_B;
+    k.first = g->d_first;
+    k.last = g->d_last;
+    k.leaf = g->d_leaf;
+    k.counts = g->d_counts;
+    k.n = n;
+    k.n_ctx = n_ctx;
+    k.n_restart = n_restart;
+    k.n_gw = g->n_gw;
+    k.wpw_shift = g->wpw_shift;
+    k.slice_words = sw;
+    k.warm = g->warm;
+    for (uint32_t g0 = 0; g0 < groups; g0 += kGroupsPerLaunch) {
+        k.group0 = g0;
+        const uint32_t gy = groups - g0 < kGroupsPerLaunch ? groups - g0 : kGroupsPerLaunch;
+        g->kernel<<<dim3((unsigned)blocks_x, gy), kBlock, 0, stream>>>(k);
+        cudaError_t ce = cudaGetLastError();
+        if (ce != cudaSuccess) return ce;
+    }
+    return cudaSuccess;
+}
+
+} // namespace
+
+extern "C" uint32_t ps_gpat_words(const ps_gpat_t *g) { return g->n_gw; }
+
+extern "C" void ps_gpat_free(ps_gpat_t *g)
+{
+    if (!g) return;
+    cudaFree(g->d_B);
+    cudaFree(g->d_first);
+    cudaFree(g->d_last);
+    cudaFree(g->d_leaf);
+    cudaFree(g->d_counts);
+    free(g->h_counts);
+    free(g);
+}
+
+extern "C" int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, ps_err_t *err)
+{
+    *out = NULL;
+    int rc = check_set(ps, err);
+    if (rc < 0) return rc;
+    const int bits = ps_alpha_bits(ps->leaves.alpha);
+    layout l;
+    if ((rc = layout_build(&l, ps, bits, err)) < 0) return rc;
+    ps_gpat_t *g = (ps_gpat_t *)calloc(1, sizeof *g);
+    if (!g) {
+        layout_free(&l);
+        return ps_fail(err, PS_E_NOMEM, "out of memory");
+    }
+    g->bits = bits;
+    g->levels = ps->max_mm + 1;
+    g->n_gw = l.n_gw;
+    g->warm = l.lmax ? l.lmax - 1 : 0;
+    g->n_leaves = ps->leaves.n_leaves;
+    g->kernel = kKernels[bits == 5][g->levels - 1];
+    while (g->wpw_shift < 5 && (1u << g->wpw_shift) < l.n_gw) g->wpw_shift++;
+    const size_t nw = l.n_gw ? l.n_gw : 1;
+    cudaError_t ce;
+    int dev = 0, sms = 0, per_sm = 0;
+    if ((ce = cudaGetDevice(&dev)) != cudaSuccess ||
+        (ce = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+        (ce = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev)) != cudaSuccess) {
+        rc = cuda_fail(err, ce, "querying the GPU");
+        goto fail;
+    }
+    g->resident = (uint32_t)sms * (uint32_t)per_sm;
+    if (!(g->h_counts = (uint64_t *)malloc(((size_t)g->n_leaves + 1) * sizeof(uint64_t)))) {
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        goto fail;
+    }
+    if ((ce = cudaMalloc(&g->d_B, (size_t)l.rows * nw * sizeof(uint64_t))) != cudaSuccess ||
+        (ce = cudaMalloc(&g->d_first, nw * sizeof(uint64_t))) != cudaSuccess ||
+        (ce = cudaMalloc(&g->d_last, nw * sizeof(uint64_t))) != cudaSuccess ||
+        (ce = cudaMalloc(&g->d_leaf, 64 * nw * sizeof(uint32_t))) != cudaSuccess ||
+        (ce = cudaMalloc(&g->d_counts, ((size_t)g->n_leaves + 1) * sizeof(uint64_t))) != cudaSuccess) {
+        rc = cuda_fail(err, ce, "allocating the GPU pattern layout");
+        goto fail;
+    }
+    if ((ce = cudaMemcpy(g->d_B, l.B, (size_t)l.rows * nw * sizeof(uint64_t), cudaMemcpyHostToDevice)) !=
+            cudaSuccess ||
+        (ce = cudaMemcpy(g->d_first, l.first, nw * sizeof(uint64_t), cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->d_last, l.last, nw * sizeof(uint64_t), cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->d_leaf, l.leaf, 64 * nw * sizeof(uint32_t), cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemset(g->d_counts, 0, ((size_t)g->n_leaves + 1) * sizeof(uint64_t))) != cudaSuccess) {
+        rc = cuda_fail(err, ce, "uploading the GPU pattern layout");
+        goto fail;
+    }
+    /* Kernels on other streams must see the cleared counters. */
+    if ((ce = cudaDeviceSynchronize()) != cudaSuccess) {
+        rc = cuda_fail(err, ce, "uploading the GPU pattern layout");
+        goto fail;
+    }
+    layout_free(&l);
+    *out = g;
+    return PS_OK;
+fail:
+    layout_free(&l);
+    ps_gpat_free(g);
+    return rc;
+}
+
+extern "C" int ps_gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint64_t n, uint32_t n_ctx,
+                              const uint32_t *d_restart, uint32_t n_restart, void *stream, ps_err_t *err)
+{
+    if (n > UINT32_MAX) return ps_fail(err, PS_E_INTERNAL, "GPU pattern kernel: %llu symbols, more than 2^32 - 1",
+                                       (unsigned long long)n);
+    cudaError_t ce = gpat_launch(g, d_text, (uint32_t)n, n_ctx, d_restart, n_restart, (cudaStream_t)stream);
+    return ce == cudaSuccess ? PS_OK : cuda_fail(err, ce, "launching the pattern kernel");
+}
+
+extern "C" int ps_gpat_collect(ps_gpat_t *g, uint64_t *leaf_counts, ps_err_t *err)
+{
+    cudaError_t ce = cudaDeviceSynchronize();
+    if (ce != cudaSuccess) return cuda_fail(err, ce, "pattern kernel");
+    return take_counts(g, leaf_counts, err);
+}
+
+/* ---- the engine -------------------------------------------------------- */
+
+namespace {
+
+struct pstream {
+    pthread_mutex_t lock; /* one host thread on this stream at a time */
+    int lock_ok;
+    cudaStream_t stream;
+    cudaEvent_t copied;
+    uint32_t *d_text, *d_restart;
+};
+
+struct pengine {
+    int device;
+    cudaDeviceProp prop;
+    int workers, n_streams;
+    pstream *s;
+    ps_gpat_t *g;
+    uint64_t chunks; /* scanned, for info (atomic) */
+};
+
+void *pinned_alloc(void *ctx, size_t bytes)
+{
+    (void)ctx;
+    void *p = NULL;
+    /* Portable: the chunk may be filled and copied from any thread. */
+    if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable) != cudaSuccess) return NULL;
+    return p;
+}
+
+void pinned_release(void *ctx, void *p)
+{
+    (void)ctx;
+    if (p) cudaFreeHost(p);
+}
+
+/* Any free stream, else the worker's own once it is free. */
+pstream *take_stream(pengine *pe, int worker)
+{
+    for (int i = 0; i < pe->n_streams; i++) {
+        pstream *s = &pe->s[(worker + i) % pe->n_streams];
+        if (pthread_mutex_trylock(&s->lock) == 0) return s;
+    }
+    pstream *s = &pe->s[worker % pe->n_streams];
+    pthread_mutex_lock(&s->lock);
+    return s;
+}
+
+int scan_on(pengine *pe, pstream *s, const ps_chunk_t *c, ps_err_t *err)
+{
+    cudaError_t ce;
+    if ((ce = cudaSetDevice(pe->device)) != cudaSuccess) return cuda_fail(err, ce, "cudaSetDevice");
+    if ((ce = cudaMemcpyAsync(s->d_text, c->text, ps_chunk_text_bytes(c), cudaMemcpyHostToDevice, s->stream)) !=
+        cudaSuccess)
+        return cuda_fail(err, ce, "copying a chunk to the GPU");
+    if (c->n_restart && (ce = cudaMemcpyAsync(s->d_restart, c->restart, (size_t)c->n_restart * sizeof(uint32_t),
+                                              cudaMemcpyHostToDevice, s->stream)) != cudaSuccess)
+        return cuda_fail(err, ce, "copying restarts to the GPU");
+    if ((ce = cudaEventRecord(s->copied, s->stream)) != cudaSuccess) return cuda_fail(err, ce, "cudaEventRecord");
+    if ((ce = gpat_launch(pe->g, s->d_text, (uint32_t)c->n, c->n_ctx, s->d_restart, c->n_restart, s->stream)) !=
+        cudaSuccess)
+        return cuda_fail(err, ce, "launching the pattern kernel");
+    /* The chunk's host memory may be refilled once its copies are done. */
+    if ((ce = cudaEventSynchronize(s->copied)) != cudaSuccess) return cuda_fail(err, ce, "waiting for a chunk copy");
+    return PS_OK;
+}
+
+int pe_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err)
+{
+    pengine *pe = (pengine *)e->impl;
+    if (worker < 0 || worker >= pe->workers)
+        return ps_fail(err, PS_E_INTERNAL, "GPU pattern engine: worker %d out of range", worker);
+    if (c->n == 0) return PS_OK;
+    if (c->n > PS_GPU_CHUNK_SYMS || c->n_restart > PS_GPU_CHUNK_RESTARTS)
+        return ps_fail(err, PS_E_INTERNAL, "GPU pattern engine: chunk larger than its device buffers");
+    if (c->bits != pe->g->bits)
+        return ps_fail(err, PS_E_INTERNAL, "GPU pattern engine: a chunk of %d-bit symbols for %d-bit patterns",
+                       c->bits, pe->g->bits);
+    pstream *s = take_stream(pe, worker);
+    int rc = scan_on(pe, s, c, err);
+    pthread_mutex_unlock(&s->lock);
+    if (rc == PS_OK) __atomic_add_fetch(&pe->chunks, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
+int pe_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
+{
+    pengine *pe = (pengine *)e->impl;
+    cudaError_t ce;
+    if ((ce = cudaSetDevice(pe->device)) != cudaSuccess) return cuda_fail(err, ce, "cudaSetDevice");
+    /* The streams do not wait for the default stream's copy: wait for them. */
+    for (int i = 0; i < pe->n_streams; i++)
+        if ((ce = cudaStreamSynchronize(pe->s[i].stream)) != cudaSuccess) return cuda_fail(err, ce, "pattern kernel");
+    return take_counts(pe->g, leaf_counts, err);
+}
+
+void pe_info(const ps_engine_t *e, ps_engine_info_t *out)
+{
+    const pengine *pe = (const pengine *)e->impl;
+    memset(out, 0, sizeof *out);
+    out->kind = PS_ENGINE_GPU;
+    out->workers = pe->workers;
+    out->gpu_id = pe->device;
+    out->gpu_started = 1;
+    snprintf(out->gpu_name, sizeof out->gpu_name, "%.95s", pe->prop.name);
+    out->gpu_sms = pe->prop.multiProcessorCount;
+    out->gpu_mem_gib = pe->prop.totalGlobalMem / 1073741824.0;
+    out->patterns = 1;
+    out->chunks_gpu = __atomic_load_n(&pe->chunks, __ATOMIC_RELAXED);
+    out->max_chunk_syms = PS_GPU_CHUNK_SYMS;
+    out->max_chunk_restarts = PS_GPU_CHUNK_RESTARTS;
+}
+
+void pe_destroy(ps_engine_t *e)
+{
+    if (!e) return;
+    pengine *pe = (pengine *)e->impl;
+    if (pe) {
+        cudaSetDevice(pe->device);
+        for (int i = 0; pe->s && i < pe->n_streams; i++) {
+            pstream *s = &pe->s[i];
+            if (s->stream) {
+                cudaStreamSynchronize(s->stream);
+                cudaStreamDestroy(s->stream);
+            }
+            if (s->copied) cudaEventDestroy(s->copied);
+            if (s->lock_ok) pthread_mutex_destroy(&s->lock);
+            cudaFree(s->d_text);
+            cudaFree(s->d_restart);
+        }
+        free(pe->s);
+        ps_gpat_free(pe->g);
+        free(pe);
+    }
+    free(e);
+}
+
+} // namespace
+
+extern "C" int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *ps, int gpu_id, int workers,
+                                         ps_err_t *err)
+{
+    *out = NULL;
+    int rc = check_set(ps, err);
+    if (rc < 0) return rc;
+    char why[384];
+    if (!ps_gpu_usable(gpu_id, why, sizeof why))
+        return ps_fail(err, PS_E_GPU, "GPU pattern engine unavailable: %s", why);
+
+    ps_engine_t *e = (ps_engine_t *)calloc(1, sizeof *e);
+    pengine *pe = (pengine *)calloc(1, sizeof *pe);
+    if (!e || !pe) {
+        free(e);
+        free(pe);
+        return ps_fail(err, PS_E_NOMEM, "out of memory creating the GPU pattern engine");
+    }
+    e->impl = pe;
+    e->destroy = pe_destroy;
+    pe->device = gpu_id;
+    pe->workers = workers > 0 ? workers : 1;
+    /* Two streams at least, so that one's copy overlaps the other's kernel. */
+    pe->n_streams = workers >= 3 ? 3 : 2;
+    const int bits = ps_alpha_bits(ps->leaves.alpha);
+    /* Padded past the last word for the kernel's one-word read-ahead. */
+    const size_t text_bytes = ((size_t)(PS_GPU_CHUNK_SYMS / PS_PER_WORD(bits) + 1) * sizeof(uint32_t) + 31) & ~(size_t)15;
+    cudaError_t ce;
+    if ((ce = cudaSetDevice(gpu_id)) != cudaSuccess) {
+        rc = cuda_fail(err, ce, "cudaSetDevice");
+        goto fail;
+    }
+    if ((ce = cudaGetDeviceProperties(&pe->prop, gpu_id)) != cudaSuccess) {
+        rc = cuda_fail(err, ce, "cudaGetDeviceProperties");
+        goto fail;
+    }
+    if ((rc = ps_gpat_new(&pe->g, ps, err)) < 0) goto fail;
+    if (!(pe->s = (pstream *)calloc((size_t)pe->n_streams, sizeof *pe->s))) {
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory creating the GPU pattern engine");
+        goto fail;
+    }
+    for (int i = 0; i < pe->n_streams; i++) {
+        pstream *s = &pe->s[i];
+        if (pthread_mutex_init(&s->lock, NULL) != 0) {
+            rc = ps_fail(err, PS_E_INTERNAL, "cannot create a mutex");
+            goto fail;
+        }
+        s->lock_ok = 1;
+        if ((ce = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess ||
+            (ce = cudaEventCreateWithFlags(&s->copied, cudaEventDisableTiming)) != cudaSuccess ||
+            (ce = cudaMalloc(&s->d_text, text_bytes)) != cudaSuccess ||
+            (ce = cudaMalloc(&s->d_restart, (size_t)PS_GPU_CHUNK_RESTARTS * sizeof(uint32_t))) != cudaSuccess) {
+            rc = cuda_fail(err, ce, "creating the GPU pattern engine's streams");
+            goto fail;
+        }
+    }
+    e->chunk_alloc.alloc = pinned_alloc;
+    e->chunk_alloc.release = pinned_release;
+    e->chunk_alloc.ctx = pe;
+    e->scan = pe_scan;
+    e->collect = pe_collect;
+    e->info = pe_info;
+    *out = e;
+    return PS_OK;
+fail:
+    pe_destroy(e);
+    return rc;
+}

@@ -1,0 +1,61 @@
+/* engine_pattern_gpu.h - the pattern set (patset.h) matched bit-parallel on
+ * an NVIDIA GPU, with exactly the CPU pattern engine's leaf counts.
+ *
+ * It takes only sets of windows (ps->windows_only) whose strings are each
+ * at most 64 positions; any other set is refused with PS_E_USAGE and a
+ * message saying why, so that the caller keeps the CPU pattern engine.
+ * Counting follows the packed text's rule (pack.h): a site of a string of
+ * length L counts iff it ends at a position >= c->n_ctx with no restart
+ * among its last L - 1 positions, once, at its fewest mismatches.
+ *
+ * The strings are laid out again on the device so that none crosses a
+ * 64-bit word; a GPU thread owns one such word and one slice of a chunk.
+ * Counts stay on the device until collect(), which waits for every chunk
+ * submitted and adds them in. Chunks take at most PS_GPU_CHUNK_SYMS
+ * symbols and PS_GPU_CHUNK_RESTARTS restarts (info() says so), and are best
+ * placed in pinned memory through chunk_alloc. Device memory is the layout,
+ * the counters and two or three chunk buffers, whatever the input size.
+ *
+ * For the kernel benchmark the layout and one launch are also offered
+ * alone (ps_gpat_*, CUDA builds only): packed text already on the device,
+ * counted on the current device. */
+#ifndef PS_ENGINE_PATTERN_GPU_H
+#define PS_ENGINE_PATTERN_GPU_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "error.h"
+#include "patset.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The longest string the GPU layout holds: one 64-bit word. */
+#define PS_GPU_PATTERN_MAX_LEN 64
+
+/* Creates the engine on GPU gpu_id for `workers` concurrent scan()
+ * callers (>= 1) over ps, which must outlive it. PS_E_USAGE: the set is
+ * not one the GPU takes; PS_E_GPU: no usable GPU, or a CUDA failure. */
+int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *ps, int gpu_id, int workers, ps_err_t *err);
+
+/* The device layout of ps with its leaf counters, on the current device. */
+typedef struct ps_gpat ps_gpat_t;
+int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, ps_err_t *err);
+/* Queues the kernel on `stream` (a cudaStream_t; NULL: the default stream)
+ * over n packed symbols at d_text (padded to 16 bytes past the last word)
+ * with n_restart restarts at d_restart, both in device memory; n < 2^32. */
+int ps_gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint64_t n, uint32_t n_ctx, const uint32_t *d_restart,
+                   uint32_t n_restart, void *stream, ps_err_t *err);
+/* Waits for the device, adds the counts into leaf_counts and zeroes them. */
+int ps_gpat_collect(ps_gpat_t *g, uint64_t *leaf_counts, ps_err_t *err);
+/* Device words of the layout (a thread's share of the work), for reports. */
+uint32_t ps_gpat_words(const ps_gpat_t *g);
+void ps_gpat_free(ps_gpat_t *g);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
