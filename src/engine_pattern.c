@@ -88,6 +88,49 @@ static void skip_optional(const ps_patset_t *ps, uint64_t *D)
     }
 }
 
+/* One step of the backward scan away from a record's edges, every pass
+ * over the words fused: shift, class, mismatch, skips over optional
+ * positions (the borrow runs along with the words), and the sites that end
+ * there, counted when `count`. */
+static inline __attribute__((always_inline)) void step_back(const ps_patset_t *ps, worker_t *w, uint64_t *D,
+                                                           uint32_t sym, int count, int touch, const int top,
+                                                           const int has_opt)
+{
+    const uint32_t nw = ps->n_words;
+    const uint64_t *B = ps->B + (size_t)sym * nw;
+    for (int d = top; d >= 0; d--) {
+        uint64_t *Dd = D + (size_t)d * nw, *Dl = d ? Dd - nw : NULL;
+        uint64_t carry = 0, carry_l = 0, borrow = 0;
+        for (uint32_t i = 0; i < nw; i++) {
+            const uint64_t z = ps->zero[i], f = ps->first[i], k = ps->keep[i];
+            uint64_t old = Dd[i] | z, v = (((old << 1 | carry) & k) | f) & B[i];
+            carry = old >> 63;
+            if (Dl) {
+                uint64_t ol = Dl[i] | z;
+                v |= ((ol << 1 | carry_l) & k) | f;
+                carry_l = ol >> 63;
+            }
+            if (has_opt) {
+                uint64_t df = v | ps->opt_F[i], I = ps->opt_I[i], sub = df - I - borrow;
+                borrow = (df < I) || (df - I < borrow);
+                v |= ps->opt_A[i] & (~sub ^ df);
+            }
+            Dd[i] = v;
+            /* At distance 0, the last level: every level is final for word i. */
+            uint64_t acc;
+            if (d == 0 && count && (acc = D[(size_t)top * nw + i] & ps->last[i])) {
+                do {
+                    int bb = __builtin_ctzll(acc);
+                    acc &= acc - 1;
+                    int dd = 0;
+                    while (dd < top && !(D[(size_t)dd * nw + i] >> bb & 1)) dd++;
+                    hit(ps, w, i * 64u + (uint32_t)bb, dd, touch);
+                } while (acc);
+            }
+        }
+    }
+}
+
 /* The general layout (patset.h): the segment [a, b) read backward, a site
  * counted at its start. starts_rec / ends_rec: the segment begins at its
  * record's first letter / ends at its last; closed: it ends at b (else it
@@ -103,6 +146,15 @@ static void scan_segment_back(const ps_patset_t *ps, worker_t *w, const ps_chunk
     memset(D, 0, (size_t)(top + 1) * nw * sizeof *D);
     for (uint64_t p = b; p-- > a;) {
         const int at_end = p + 1 == b && ends_rec, at_start = p == a && starts_rec;
+        if (!at_end && !at_start) {
+            /* The common cases compiled on their own. */
+            uint32_t sym = ps_chunk_sym(c, p);
+            int count = closed || p + reach < c->n;
+            if (top == 0 && ps->has_opt) step_back(ps, w, D, sym, count, touch, 0, 1);
+            else if (top == 0) step_back(ps, w, D, sym, count, touch, 0, 0);
+            else step_back(ps, w, D, sym, count, touch, top, ps->has_opt);
+            continue;
+        }
         const uint64_t *B = ps->B + (size_t)ps_chunk_sym(c, p) * nw;
         for (int d = top; d >= 0; d--) {
             uint64_t *Dd = D + (size_t)d * nw, *Dl = d ? Dd - nw : NULL;

@@ -22,6 +22,7 @@ void ps_patset_free(ps_patset_t *ps)
     free(ps->opt_I);
     free(ps->opt_F);
     free(ps->opt_A);
+    free(ps->keep);
     free(ps->len_at);
     free(ps);
 }
@@ -144,7 +145,7 @@ int ps_patset_build(ps_patset_t **out, const ps_probes_t *p, int both_strands, i
     int bad = !ps->B || !ps->first || !ps->last || !ps->leaf_at || !ps->len_at;
     if (!ps->windows_only) {
         uint64_t **general[] = {&ps->first_end, &ps->zero, &ps->zero_end, &ps->last_start, &ps->skip_start,
-                                &ps->opt_I, &ps->opt_F, &ps->opt_A};
+                                &ps->opt_I, &ps->opt_F, &ps->opt_A, &ps->keep};
         for (size_t g = 0; g < sizeof general / sizeof *general; g++) bad |= !(*general[g] = calloc(w, sizeof(uint64_t)));
     }
     for (int s = 0; s < strands; s++) bad |= !(ps->leaves.probe_leaf[s] = malloc((size_t)p->n * sizeof(uint32_t)));
@@ -165,6 +166,7 @@ int ps_patset_build(ps_patset_t **out, const ps_probes_t *p, int both_strands, i
         }
     }
     free(pat);
+    for (size_t i = 0; ps->keep && i < w; i++) ps->keep[i] = ~(ps->first[i] | ps->first_end[i]);
     ps->leaves.alpha = p->alpha;
     ps->leaves.k = p->k;
     ps->leaves.levels = (int)levels;

@@ -59,6 +59,7 @@ typedef struct {
     uint64_t *last_start; /* last bits of strings that end at a record's start */
     uint64_t *skip_start; /* next-to-last bits that also end there ([<M]) */
     uint64_t *opt_I, *opt_F, *opt_A; /* optional blocks: the bit before, the last bit, all but the first */
+    uint64_t *keep;       /* ~(first | first_end): what a shift may carry into */
     int has_opt;          /* some string has optional positions */
     uint32_t *leaf_at;    /* 64 x n_words: for a last bit, its string's distance-0 leaf */
     uint32_t *len_at;     /* 64 x n_words: for a last bit, its string's length */
