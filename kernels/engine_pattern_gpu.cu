@@ -666,6 +666,7 @@ void pe_info(const ps_engine_t *e, ps_engine_info_t *out)
     out->gpu_sms = pe->prop.multiProcessorCount;
     out->gpu_mem_gib = pe->prop.totalGlobalMem / 1073741824.0;
     out->patterns = 1;
+    snprintf(out->kernel, sizeof out->kernel, "pattern");
     out->chunks_gpu = __atomic_load_n(&pe->chunks, __ATOMIC_RELAXED);
     out->max_chunk_syms = PS_GPU_CHUNK_SYMS;
     out->max_chunk_restarts = PS_GPU_CHUNK_RESTARTS;
