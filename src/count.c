@@ -30,6 +30,7 @@
 #include "engine_kmer.h"
 #include "engine_pattern.h"
 #include "engine_pattern_gpu.h"
+#include "engine_split.h"
 #include "engine_mixed.h"
 #include "gpu_plan.h"
 #include "host.h"
@@ -480,22 +481,17 @@ static int gpu_worth_starting(const opts_t *o, const ps_automaton_t *a, char *wh
 /* Where a GPU is present, whether pattern matching repays starting it:
  * every symbol costs a few word operations per 64 positions of the set and
  * per mismatch level (about 2 ns a word on one CPU thread for windows,
- * measured; 5 ns read backward by starts, which the GPU does not take), so
- * the GPU is started when the CPU alone would need over a second, or when
- * the input size is unknown. The GPU takes windows of up to 64 positions.
+ * measured; 5 ns read backward by starts), so the GPU is started when the
+ * CPU alone would need over a second, or when the input size is unknown.
  * Fills why. */
 static int pattern_gpu_worth(const opts_t *o, const ps_patset_t *ps, char *why, size_t len)
 {
-    if (!ps->windows_only) {
-        snprintf(why, len, "patterns with variable repeats or anchors are matched on the CPU");
-        return 0;
-    }
     double bytes = input_bytes(o);
     if (bytes == 0) {
         snprintf(why, len, "input size unknown");
         return 1;
     }
-    double cpu_s = bytes * ps->n_words * (ps->max_mm + 1) * 2e-9 / o->threads;
+    double cpu_s = bytes * ps->n_words * (ps->max_mm + 1) * (ps->windows_only ? 2e-9 : 5e-9) / o->threads;
     snprintf(why, len, "about %.0f MB of sequence x %u words x %d levels, %.2f s on %d CPU threads", bytes / 1e6,
              ps->n_words, ps->max_mm + 1, cpu_s, o->threads);
     return cpu_s > 1.0;
@@ -553,47 +549,119 @@ static int make_cpu_engine(ps_engine_t **e, const ps_automaton_t *a, const ps_km
     return ks ? ps_kmer_engine_new(e, ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err) : ps_cpu_engine_new(e, a, workers, err);
 }
 
+/* Whether the GPU pattern engine takes probe i: a string of at most 64
+ * positions, of fixed length and without anchors. */
+static int gpu_takes(const ps_probes_t *p, uint32_t i)
+{
+    if (!p->patterns) return p->k <= PS_GPU_PATTERN_MAX_LEN;
+    if (p->len[i] > PS_GPU_PATTERN_MAX_LEN || p->anchors[i]) return 0;
+    for (uint32_t j = 0; j < p->len[i]; j++)
+        if (p->opt[(size_t)i * (size_t)p->k + j]) return 0;
+    return 1;
+}
+
+/* The GPU for the patterns it takes and CPU threads for the others, on the
+ * same chunks: part sets built into parts[0] (GPU) and parts[1] (CPU),
+ * which the caller frees after the engine. PS_E_USAGE when either part
+ * would be empty. */
+static int make_split_engine(ps_engine_t **e, const opts_t *o, const ps_probes_t *p, const ps_patset_t *ps,
+                             ps_patset_t *parts[2], int workers, ps_err_t *err)
+{
+    const uint32_t strands = ps->leaves.both_strands ? 2u : 1u, levels = (uint32_t)ps->leaves.levels;
+    uint32_t *idx = malloc((size_t)p->n * sizeof *idx), n_gpu = 0, n_cpu = 0;
+    if (!idx) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < p->n; i++) n_gpu += gpu_takes(p, i);
+    n_cpu = p->n - n_gpu;
+    if (!n_gpu || !n_cpu) {
+        free(idx);
+        return ps_fail(err, PS_E_USAGE, "the GPU takes %s of the patterns", n_gpu ? "all" : "none");
+    }
+    /* GPU part first, then the CPU part, each in probe order. */
+    uint32_t g = 0, c = n_gpu;
+    for (uint32_t i = 0; i < p->n; i++) idx[gpu_takes(p, i) ? g++ : c++] = i;
+    uint32_t *map[2] = {NULL, NULL}, n_leaves[2];
+    ps_engine_t *part_e[2] = {NULL, NULL};
+    int rc = PS_OK;
+    for (int k = 0; k < 2 && rc == PS_OK; k++) {
+        const uint32_t *sel = idx + (k ? n_gpu : 0), n_sel = k ? n_cpu : n_gpu;
+        if ((rc = ps_patset_build_part(&parts[k], p, sel, n_sel, ps->leaves.both_strands, ps->max_mm, err)) < 0) break;
+        n_leaves[k] = parts[k]->leaves.n_leaves;
+        if (!(map[k] = malloc((size_t)n_leaves[k] * sizeof *map[k]))) {
+            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+            break;
+        }
+        for (uint32_t j = 0; j < n_sel; j++)
+            for (uint32_t s = 0; s < strands; s++)
+                for (uint32_t d = 0; d < levels; d++)
+                    map[k][(j * strands + s) * levels + d] = (sel[j] * strands + s) * levels + d;
+        rc = k ? ps_pattern_engine_new(&part_e[k], parts[k], workers, err)
+               : ps_gpu_pattern_engine_new(&part_e[k], parts[k], o->gpu_id, workers, err);
+    }
+    free(idx);
+    if (rc < 0) {
+        for (int k = 0; k < 2; k++) {
+            ps_engine_destroy(part_e[k]);
+            free(map[k]);
+        }
+        return rc;
+    }
+    if (o->verbose)
+        fprintf(stderr, "probescan: engine: the GPU for %u patterns, %d CPU threads for the other %u\n", n_gpu,
+                o->threads, n_cpu);
+    return ps_split_engine_new(e, part_e[0], map[0], n_leaves[0], part_e[1], map[1], n_leaves[1], err);
+}
+
+/* The pattern engine: on the GPU when asked, or (auto) where one is present
+ * and the work repays its start; the GPU takes the whole set, or the part
+ * it can (make_split_engine); else CPU threads. */
+static int make_pattern_engine(ps_engine_t **e, const opts_t *o, const ps_probes_t *p, const ps_patset_t *ps,
+                               ps_patset_t *parts[2], int workers, ps_err_t *err)
+{
+    char why[sizeof err->msg] = "no NVIDIA GPU device found", work[160] = "";
+    int want_gpu = 0;
+    if (o->engine == ENGINE_GPU) {
+        if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
+            return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
+        want_gpu = 1;
+    } else if (o->engine == ENGINE_AUTO && o->by_record) {
+        snprintf(why, sizeof why, "--by-record counts on the CPU");
+    } else if (o->engine == ENGINE_AUTO && ps_gpu_device_present()) {
+        want_gpu = pattern_gpu_worth(o, ps, work, sizeof work);
+        snprintf(why, sizeof why, "%s", work);
+    }
+    if (want_gpu) {
+        int rc = ps_gpu_pattern_engine_new(e, ps, o->gpu_id, workers, err);
+        if (rc == PS_E_USAGE) rc = make_split_engine(e, o, p, ps, parts, workers, err);
+        if (rc == PS_OK) {
+            if (o->verbose) fprintf(stderr, "probescan: engine: the GPU, patterns (%s)\n", work[0] ? work : "asked for");
+            return rc;
+        }
+        if (o->engine == ENGINE_GPU) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            return ps_fail(err, rc, "--engine gpu: %s; use --engine cpu", msg);
+        }
+        /* auto: no GPU after all, or none of the set for it: the CPU. */
+        snprintf(why, sizeof why, "%s", err->msg);
+        err->code = 0;
+        err->msg[0] = '\0';
+    }
+    if (o->verbose)
+        fprintf(stderr, "probescan: engine: cpu, %d threads, patterns%s%s%s\n", o->threads,
+                o->engine == ENGINE_AUTO ? " (not the GPU: " : "", o->engine == ENGINE_AUTO ? why : "",
+                o->engine == ENGINE_AUTO ? ")" : "");
+    return make_cpu_engine(e, NULL, NULL, ps, workers, err);
+}
+
 /* The one place engines are chosen, for `workers` worker ids. auto: where a
  * GPU may be there, the GPU engine starting in the background with the CPU
  * scanning meanwhile (it checks the GPU off the critical path and falls
  * back to the CPU alone); else the CPU. */
 static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a, const ps_kmerset_t *ks,
-                       const ps_patset_t *ps, int workers, ps_err_t *err)
+                       const ps_probes_t *p, const ps_patset_t *ps, ps_patset_t *parts[2], int workers, ps_err_t *err)
 {
     char why[sizeof err->msg] = "no NVIDIA GPU device found";
-    if (ps) {
-        if (o->engine == ENGINE_GPU) {
-            if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
-                return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
-            int rc = ps_gpu_pattern_engine_new(e, ps, o->gpu_id, workers, err);
-            if (rc == PS_E_USAGE) {
-                char msg[sizeof err->msg];
-                snprintf(msg, sizeof msg, "%s", err->msg);
-                return ps_fail(err, PS_E_USAGE, "--engine gpu: %s; use --engine cpu", msg);
-            }
-            return rc;
-        }
-        char work[160];
-        if (o->engine == ENGINE_AUTO && o->by_record) snprintf(why, sizeof why, "--by-record counts on the CPU");
-        else if (o->engine == ENGINE_AUTO && ps_gpu_device_present() && pattern_gpu_worth(o, ps, work, sizeof work)) {
-            int rc = ps_gpu_pattern_engine_new(e, ps, o->gpu_id, workers, err);
-            if (rc == PS_OK) {
-                if (o->verbose) fprintf(stderr, "probescan: engine: auto: the GPU, patterns (%s)\n", work);
-                return rc;
-            }
-            /* Not a set the GPU takes, or no GPU after all: the CPU. */
-            snprintf(why, sizeof why, "%s", err->msg);
-            err->code = 0;
-            err->msg[0] = '\0';
-        } else if (o->engine == ENGINE_AUTO && ps_gpu_device_present()) {
-            snprintf(why, sizeof why, "%s", work);
-        }
-        if (o->verbose)
-            fprintf(stderr, "probescan: engine: cpu, %d threads, patterns%s%s%s\n", o->threads,
-                    o->engine == ENGINE_AUTO ? " (not the GPU: " : "", o->engine == ENGINE_AUTO ? why : "",
-                    o->engine == ENGINE_AUTO ? ")" : "");
-        return make_cpu_engine(e, NULL, NULL, ps, workers, err);
-    }
+    if (ps) return make_pattern_engine(e, o, p, ps, parts, workers, err);
     if (ks) {
         /* The k-mer set's lookups outrun reading the input on the CPU, and
          * the GPU kernels walk the automaton: no GPU to start. */
@@ -647,7 +715,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     ps_probes_t *p = NULL;
     ps_automaton_t *a = NULL;
     ps_kmerset_t *ks = NULL;
-    ps_patset_t *pset = NULL;
+    ps_patset_t *pset = NULL, *pset_parts[2] = {NULL, NULL}; /* the set, and its GPU and CPU parts */
     const ps_leaves_t *lv = NULL;
     ps_engine_t *e = NULL;
     ps_engine_t **more = NULL; /* engines of the other reading threads */
@@ -735,7 +803,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     ps_engine_info_t info = {.kind = o->engine == ENGINE_CPU || o->by_record ? PS_ENGINE_CPU
                                      : o->engine == ENGINE_GPU ? PS_ENGINE_GPU : PS_ENGINE_AUTO};
     ps_scan_opts_init(&so, &info, o->threads);
-    rc = make_engine(&e, o, a, ks, pset, ps_scan_workers(&so), err);
+    rc = make_engine(&e, o, a, ks, p, pset, pset_parts, ps_scan_workers(&so), err);
     if (rc < 0) goto done;
     ps_engine_info(e, &info);
     ps_scan_opts_init(&so, &info, o->threads);
@@ -856,6 +924,8 @@ done:
     ps_automaton_free(a);
     ps_kmerset_free(ks);
     ps_patset_free(pset);
+    ps_patset_free(pset_parts[0]);
+    ps_patset_free(pset_parts[1]);
     ps_probes_free(p);
     return rc;
 }

@@ -107,6 +107,12 @@ static void lay_out(ps_patset_t *ps, const ps_pattern_t *pat, int reversed, uint
 
 int ps_patset_build(ps_patset_t **out, const ps_probes_t *p, int both_strands, int max_mm, ps_err_t *err)
 {
+    return ps_patset_build_part(out, p, NULL, p->n, both_strands, max_mm, err);
+}
+
+int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t *idx, uint32_t n_idx,
+                         int both_strands, int max_mm, ps_err_t *err)
+{
     *out = NULL;
     if (max_mm < 0 || max_mm > PS_MAX_MM)
         return ps_fail(err, PS_E_USAGE, "--mismatches must be 0 to %d, not %d", PS_MAX_MM, max_mm);
@@ -120,12 +126,12 @@ int ps_patset_build(ps_patset_t **out, const ps_probes_t *p, int both_strands, i
     }
     ps->max_mm = max_mm;
     ps->sigma = ps_alpha_sigma(p->alpha);
-    ps->n_strings = p->n * (uint32_t)strands;
+    ps->n_strings = n_idx * (uint32_t)strands;
     uint64_t bits = 0;
     ps->min_len = UINT32_MAX;
     ps->windows_only = 1;
-    for (uint32_t i = 0; i < p->n; i++) {
-        probe_pattern(p, i, pat);
+    for (uint32_t j = 0; j < n_idx; j++) {
+        probe_pattern(p, idx ? idx[j] : j, pat);
         bits += (uint64_t)pat->len * (uint64_t)strands;
         if (pat->len < ps->min_len) ps->min_len = pat->len;
         if (!ps_pattern_is_window(pat)) ps->windows_only = 0;
@@ -148,19 +154,20 @@ int ps_patset_build(ps_patset_t **out, const ps_probes_t *p, int both_strands, i
                                 &ps->opt_I, &ps->opt_F, &ps->opt_A, &ps->keep};
         for (size_t g = 0; g < sizeof general / sizeof *general; g++) bad |= !(*general[g] = calloc(w, sizeof(uint64_t)));
     }
-    for (int s = 0; s < strands; s++) bad |= !(ps->leaves.probe_leaf[s] = malloc((size_t)p->n * sizeof(uint32_t)));
+    for (int s = 0; s < strands; s++)
+        bad |= !(ps->leaves.probe_leaf[s] = malloc((size_t)(n_idx ? n_idx : 1) * sizeof(uint32_t)));
     if (bad) {
         rc = ps_fail(err, PS_E_NOMEM, "out of memory for %u patterns", p->n);
         goto fail;
     }
     const uint32_t levels = (uint32_t)max_mm + 1;
     uint64_t at = 0;
-    for (uint32_t i = 0; i < p->n; i++) {
-        probe_pattern(p, i, &pat[0]);
+    for (uint32_t j = 0; j < n_idx; j++) {
+        probe_pattern(p, idx ? idx[j] : j, &pat[0]);
         if (strands == 2) ps_pattern_revcomp(&pat[0], &pat[1]);
         for (int s = 0; s < strands; s++) {
-            uint32_t leaf = (i * (uint32_t)strands + (uint32_t)s) * levels;
-            ps->leaves.probe_leaf[s][i] = leaf;
+            uint32_t leaf = (j * (uint32_t)strands + (uint32_t)s) * levels;
+            ps->leaves.probe_leaf[s][j] = leaf;
             lay_out(ps, &pat[s], !ps->windows_only, at, leaf);
             at += pat[s].len;
         }

@@ -69,6 +69,11 @@ typedef struct {
 } ps_patset_t;
 
 int ps_patset_build(ps_patset_t **out, const ps_probes_t *p, int both_strands, int max_mm, ps_err_t *err);
+/* The same over probes idx[0..n_idx) only (their leaves numbered j, the
+ * j-th of them), with p's k: engines over parts of one set, whose sites
+ * the chunks' k - 1 symbols of context serve alike. */
+int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t *idx, uint32_t n_idx,
+                         int both_strands, int max_mm, ps_err_t *err);
 void ps_patset_free(ps_patset_t *ps);
 
 #ifdef __cplusplus

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine_pattern.h"
+#include "engine_split.h"
 #include "pattern.h"
 #include "patset.h"
 #include "scan.h"
@@ -452,15 +453,6 @@ START_TEST(test_random_patterns)
         rc = ps_scan_file(e, &ps->leaves, path, &so, got, NULL, &st, NULL, NULL, &err);
         ck_assert_msg(rc == PS_OK, "scan: %s", err.msg);
         brute(&c, want);
-        if (getenv("DUMPCASE") && atoi(getenv("DUMPCASE")) == k) {
-            char cmd[512];
-            snprintf(cmd, sizeof cmd, "cp %s /tmp/x/case.fa", path);
-            if (system(cmd)) {}
-            FILE *f = fopen("/tmp/x/case.tsv", "w");
-            for (uint32_t i = 0; i < c.n; i++) fprintf(f, "p%u\t%s\n", i, c.text[i]);
-            fclose(f);
-            printf("mm %d both %d alpha %d chunk %llu\n", c.mm, c.both, c.alpha, (unsigned long long)so.chunk_syms);
-        }
         for (uint32_t l = 0; l < ps->leaves.n_leaves; l++) {
             uint32_t levels = (uint32_t)c.mm + 1, strands = c.both ? 2u : 1u;
             ck_assert_msg(got[l] == want[l],
@@ -483,6 +475,78 @@ START_TEST(test_random_patterns)
 }
 END_TEST
 
+/* One engine made of two parts (engine_split.h), here two CPU engines over
+ * a random split of the probes: the whole set's counts, leaf for leaf. */
+START_TEST(test_split_engine)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x5b11ull);
+    char *dir = tu_mkdtemp(), *path = tu_path(dir, "in.fa");
+    for (int k = 0; k < 60; k++) {
+        pcase_t c;
+        do make_pcase(&r, &c);
+        while (c.n < 2 && (free_pcase(&c), 1));
+        tu_buf_t fa = {0};
+        for (int t = 0; t < c.n_rec; t++) tu_buf_printf(&fa, ">r%d\n%s\n", t, c.recs[t]);
+        tu_write_file(path, fa.p, fa.n);
+        tu_buf_free(&fa);
+        ps_err_t err = {0};
+        ps_probes_t *p = NULL;
+        ck_assert(ps_probes_from_strings(&p, c.n, (const char *const *)c.text, NULL, (ps_alpha_req_t)c.alpha, &err) ==
+                  PS_OK);
+        ps_patset_t *whole = NULL, *part[2] = {NULL, NULL};
+        ck_assert(ps_patset_build(&whole, p, c.both, c.mm, &err) == PS_OK);
+        uint32_t idx[8], n0 = (uint32_t)tu_rng_range(&r, 1, c.n - 1);
+        /* A random split: a shuffled order, the first n0 to part 0. */
+        for (uint32_t i = 0; i < c.n; i++) idx[i] = i;
+        for (uint32_t i = c.n - 1; i > 0; i--) {
+            uint32_t j = (uint32_t)tu_rng_below(&r, i + 1), t = idx[i];
+            idx[i] = idx[j];
+            idx[j] = t;
+        }
+        ps_engine_info_t in = {.kind = PS_ENGINE_CPU};
+        ps_scan_opts_t so;
+        ps_scan_opts_init(&so, &in, c.threads);
+        if (c.chunk_syms) so.chunk_syms = c.chunk_syms;
+        ps_engine_t *pe[2];
+        uint32_t *map[2], nl[2];
+        const uint32_t strands = c.both ? 2u : 1u, levels = (uint32_t)c.mm + 1;
+        for (int h = 0; h < 2; h++) {
+            const uint32_t *sel = idx + (h ? n0 : 0), n_sel = h ? c.n - n0 : n0;
+            ck_assert(ps_patset_build_part(&part[h], p, sel, n_sel, c.both, c.mm, &err) == PS_OK);
+            nl[h] = part[h]->leaves.n_leaves;
+            ck_assert((map[h] = malloc(nl[h] * sizeof *map[h])) != NULL);
+            for (uint32_t j = 0; j < n_sel; j++)
+                for (uint32_t st = 0; st < strands; st++)
+                    for (uint32_t d = 0; d < levels; d++)
+                        map[h][(j * strands + st) * levels + d] = (sel[j] * strands + st) * levels + d;
+            ck_assert(ps_pattern_engine_new(&pe[h], part[h], ps_scan_workers(&so), &err) == PS_OK);
+        }
+        ps_engine_t *e = NULL;
+        ck_assert(ps_split_engine_new(&e, pe[0], map[0], nl[0], pe[1], map[1], nl[1], &err) == PS_OK);
+        uint64_t *got = calloc(whole->leaves.n_leaves, sizeof *got), *want = calloc(whole->leaves.n_leaves, sizeof *want);
+        ck_assert(got && want);
+        ps_scan_stats_t st;
+        ck_assert_msg(ps_scan_file(e, &whole->leaves, path, &so, got, NULL, &st, NULL, NULL, &err) == PS_OK, "%s",
+                      err.msg);
+        brute(&c, want);
+        for (uint32_t l = 0; l < whole->leaves.n_leaves; l++)
+            ck_assert_msg(got[l] == want[l], "split case %d (seed %llu): leaf %u: %llu, brute force %llu", k,
+                          (unsigned long long)tu_seed(), l, (unsigned long long)got[l], (unsigned long long)want[l]);
+        free(got);
+        free(want);
+        ps_engine_destroy(e);
+        ps_patset_free(part[0]);
+        ps_patset_free(part[1]);
+        ps_patset_free(whole);
+        ps_probes_free(p);
+        free_pcase(&c);
+    }
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
 Suite *suite_pattern(void)
 {
     Suite *s = suite_create("pattern");
@@ -492,6 +556,7 @@ Suite *suite_pattern(void)
     tcase_add_test(tc, test_parse_prosite);
     tcase_add_test(tc, test_revcomp);
     tcase_add_test(tc, test_random_patterns);
+    tcase_add_test(tc, test_split_engine);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,31 @@
+/* engine_split.h - one engine made of two, each counting a part of the
+ * probes: the GPU taking the patterns it can, the CPU the rest, on the
+ * same chunks.
+ *
+ * Each part has its own leaves, numbered from 0; map_a[l] (map_b[l]) is
+ * the leaf of the whole set that part a's (b's) leaf l stands for, so that
+ * collect() adds the parts' counts into the whole set's leaf counts. Every
+ * scan() goes to both parts, a first (it may return before its counting
+ * is done, as a GPU engine does, so b's work overlaps it). The engine
+ * reports part a's kind, device and chunk limits, and places chunks as a
+ * asks (pinned memory for a GPU); it does not count per record (the CPU
+ * alone does). It owns both parts and the maps once made, also on failure. */
+#ifndef PS_ENGINE_SPLIT_H
+#define PS_ENGINE_SPLIT_H
+
+#include <stdint.h>
+
+#include "engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int ps_split_engine_new(ps_engine_t **out, ps_engine_t *a, uint32_t *map_a, uint32_t n_a, ps_engine_t *b,
+                        uint32_t *map_b, uint32_t n_b, ps_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
