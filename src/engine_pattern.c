@@ -28,6 +28,36 @@ static inline void hit(const ps_patset_t *ps, worker_t *w, uint32_t bit, int d, 
 /* Matches c's symbols [from, to), which lie in one segment that starts at
  * `seg` (no restart in (seg, to)); the state is fresh at seg. Sites ending
  * before c->n_ctx were counted with the previous chunk. */
+/* One forward step for distance d over words [from, to): in the first
+ * words no string crosses into the next, so no carry is kept and the loop
+ * vectorises (a bit shifted out lands on a first bit, which is set anyway,
+ * or on an unused one, which B clears). */
+static inline void step_fwd(const ps_patset_t *ps, uint64_t *Dd, const uint64_t *Dl, const uint64_t *B)
+{
+    const uint32_t nf = ps->free_words, nw = ps->n_words;
+    const uint64_t *first = ps->first;
+    if (Dl) {
+        for (uint32_t i = 0; i < nf; i++)
+            Dd[i] = ((Dd[i] << 1 | first[i]) & B[i]) | Dl[i] << 1 | first[i];
+    } else {
+        for (uint32_t i = 0; i < nf; i++) Dd[i] = (Dd[i] << 1 | first[i]) & B[i];
+    }
+    uint64_t carry = 0, carry_l = 0;
+    for (uint32_t i = nf; i < nw; i++) {
+        uint64_t old = Dd[i], v = ((old << 1 | carry | first[i]) & B[i]);
+        carry = old >> 63;
+        if (Dl) {
+            uint64_t ol = Dl[i];
+            v |= ol << 1 | carry_l | first[i];
+            carry_l = ol >> 63;
+        }
+        Dd[i] = v;
+    }
+}
+
+/* Matches c's symbols [from, to), which lie in one segment that starts at
+ * `seg` (no restart in (seg, to)); the state is fresh at seg. Sites ending
+ * before c->n_ctx were counted with the previous chunk. */
 static void scan_segment(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, uint64_t seg, uint64_t to,
                          int touch)
 {
@@ -39,22 +69,12 @@ static void scan_segment(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c
         const uint64_t *B = ps->B + (size_t)ps_chunk_sym(c, p) * nw;
         /* Distances from the top down, so that D_{d-1} is still the old
          * vector when D_d reads it. */
-        for (int d = top; d >= 0; d--) {
-            uint64_t *Dd = D + (size_t)d * nw, *Dl = d ? Dd - nw : NULL;
-            uint64_t carry = 0, carry_l = 0;
-            for (uint32_t i = 0; i < nw; i++) {
-                uint64_t old = Dd[i], v = ((old << 1 | carry | ps->first[i]) & B[i]);
-                carry = old >> 63;
-                if (Dl) {
-                    uint64_t ol = Dl[i];
-                    v |= ol << 1 | carry_l | ps->first[i];
-                    carry_l = ol >> 63;
-                }
-                Dd[i] = v;
-            }
-        }
+        for (int d = top; d >= 0; d--) step_fwd(ps, D + (size_t)d * nw, d ? D + (size_t)(d - 1) * nw : NULL, B);
         if (p < c->n_ctx) continue;
         const uint64_t *Dt = D + (size_t)top * nw;
+        uint64_t any = 0;
+        for (uint32_t i = 0; i < nw; i++) any |= Dt[i] & ps->last[i];
+        if (!any) continue;
         for (uint32_t i = 0; i < nw; i++) {
             uint64_t acc = Dt[i] & ps->last[i];
             while (acc) {
@@ -88,21 +108,33 @@ static void skip_optional(const ps_patset_t *ps, uint64_t *D)
     }
 }
 
-/* One step of the backward scan away from a record's edges, every pass
- * over the words fused: shift, class, mismatch, skips over optional
- * positions (the borrow runs along with the words), and the sites that end
- * there, counted when `count`. */
+/* One step of the backward scan away from a record's edges: shift, class,
+ * mismatch and skips over optional positions, for each distance; the first
+ * words (no string across them) without carries or borrows, so that they
+ * vectorise, then the sites that end there, counted when `count`. */
 static inline __attribute__((always_inline)) void step_back(const ps_patset_t *ps, worker_t *w, uint64_t *D,
                                                            uint32_t sym, int count, int touch, const int top,
                                                            const int has_opt)
 {
-    const uint32_t nw = ps->n_words;
+    const uint32_t nw = ps->n_words, nf = ps->free_words;
     const uint64_t *B = ps->B + (size_t)sym * nw;
+    const uint64_t *zero = ps->zero, *first = ps->first, *keep = ps->keep;
+    const uint64_t *oF = ps->opt_F, *oI = ps->opt_I, *oA = ps->opt_A;
     for (int d = top; d >= 0; d--) {
-        uint64_t *Dd = D + (size_t)d * nw, *Dl = d ? Dd - nw : NULL;
+        uint64_t *Dd = D + (size_t)d * nw;
+        const uint64_t *Dl = d ? Dd - nw : NULL;
+        for (uint32_t i = 0; i < nf; i++) {
+            uint64_t v = ((((Dd[i] | zero[i]) << 1) & keep[i]) | first[i]) & B[i];
+            if (Dl) v |= (((Dl[i] | zero[i]) << 1) & keep[i]) | first[i];
+            if (has_opt) {
+                uint64_t df = v | oF[i], sub = df - oI[i];
+                v |= oA[i] & (~sub ^ df);
+            }
+            Dd[i] = v;
+        }
         uint64_t carry = 0, carry_l = 0, borrow = 0;
-        for (uint32_t i = 0; i < nw; i++) {
-            const uint64_t z = ps->zero[i], f = ps->first[i], k = ps->keep[i];
+        for (uint32_t i = nf; i < nw; i++) {
+            const uint64_t z = zero[i], f = first[i], k = keep[i];
             uint64_t old = Dd[i] | z, v = (((old << 1 | carry) & k) | f) & B[i];
             carry = old >> 63;
             if (Dl) {
@@ -111,22 +143,26 @@ static inline __attribute__((always_inline)) void step_back(const ps_patset_t *p
                 carry_l = ol >> 63;
             }
             if (has_opt) {
-                uint64_t df = v | ps->opt_F[i], I = ps->opt_I[i], sub = df - I - borrow;
+                uint64_t df = v | oF[i], I = oI[i], sub = df - I - borrow;
                 borrow = (df < I) || (df - I < borrow);
-                v |= ps->opt_A[i] & (~sub ^ df);
+                v |= oA[i] & (~sub ^ df);
             }
             Dd[i] = v;
-            /* At distance 0, the last level: every level is final for word i. */
-            uint64_t acc;
-            if (d == 0 && count && (acc = D[(size_t)top * nw + i] & ps->last[i])) {
-                do {
-                    int bb = __builtin_ctzll(acc);
-                    acc &= acc - 1;
-                    int dd = 0;
-                    while (dd < top && !(D[(size_t)dd * nw + i] >> bb & 1)) dd++;
-                    hit(ps, w, i * 64u + (uint32_t)bb, dd, touch);
-                } while (acc);
-            }
+        }
+    }
+    if (!count) return;
+    const uint64_t *Dt = D + (size_t)top * nw;
+    uint64_t any = 0;
+    for (uint32_t i = 0; i < nw; i++) any |= Dt[i] & ps->last[i];
+    if (!any) return;
+    for (uint32_t i = 0; i < nw; i++) {
+        uint64_t acc = Dt[i] & ps->last[i];
+        while (acc) {
+            int bb = __builtin_ctzll(acc);
+            acc &= acc - 1;
+            int dd = 0;
+            while (dd < top && !(D[(size_t)dd * nw + i] >> bb & 1)) dd++;
+            hit(ps, w, i * 64u + (uint32_t)bb, dd, touch);
         }
     }
 }

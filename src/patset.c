@@ -48,6 +48,13 @@ static void probe_pattern(const ps_probes_t *p, uint32_t i, ps_pattern_t *pat)
 
 static inline void set_bit(uint64_t *v, uint64_t b) { v[b / 64] |= 1ull << (b % 64); }
 
+/* Where a string of len <= 64 positions goes at or after bit at: at, or the
+ * next word when it would cross into it. */
+static inline uint64_t place_short(uint64_t at, uint32_t len)
+{
+    return at % 64 + len > 64 ? (at + 63) / 64 * 64 : at;
+}
+
 /* Lays out one string from bit `at`: the pattern as written (forward) or
  * reversed, with the masks of the general layout. */
 static void lay_out(ps_patset_t *ps, const ps_pattern_t *pat, int reversed, uint64_t at, uint32_t leaf)
@@ -127,15 +134,22 @@ int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t
     ps->max_mm = max_mm;
     ps->sigma = ps_alpha_sigma(p->alpha);
     ps->n_strings = n_idx * (uint32_t)strands;
-    uint64_t bits = 0;
+    /* Strings of up to 64 positions first, none across a word boundary;
+     * longer ones after them, from a word boundary. */
+    uint64_t short_at = 0, long_bits = 0;
     ps->min_len = UINT32_MAX;
     ps->windows_only = 1;
     for (uint32_t j = 0; j < n_idx; j++) {
         probe_pattern(p, idx ? idx[j] : j, pat);
-        bits += (uint64_t)pat->len * (uint64_t)strands;
+        for (int s = 0; s < strands; s++) {
+            if (pat->len <= 64) short_at = place_short(short_at, pat->len) + pat->len;
+            else long_bits += pat->len;
+        }
         if (pat->len < ps->min_len) ps->min_len = pat->len;
         if (!ps_pattern_is_window(pat)) ps->windows_only = 0;
     }
+    ps->free_words = (uint32_t)((short_at + 63) / 64);
+    uint64_t bits = (uint64_t)ps->free_words * 64 + long_bits;
     int rc = PS_OK;
     if (bits > (uint64_t)UINT32_MAX / 2) {
         rc = ps_fail(err, PS_E_USAGE, "%u patterns are too many (%llu positions)", p->n, (unsigned long long)bits);
@@ -161,15 +175,22 @@ int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t
         goto fail;
     }
     const uint32_t levels = (uint32_t)max_mm + 1;
-    uint64_t at = 0;
+    uint64_t at_short = 0, at_long = (uint64_t)ps->free_words * 64;
     for (uint32_t j = 0; j < n_idx; j++) {
         probe_pattern(p, idx ? idx[j] : j, &pat[0]);
         if (strands == 2) ps_pattern_revcomp(&pat[0], &pat[1]);
         for (int s = 0; s < strands; s++) {
             uint32_t leaf = (j * (uint32_t)strands + (uint32_t)s) * levels;
             ps->leaves.probe_leaf[s][j] = leaf;
+            uint64_t at;
+            if (pat[s].len <= 64) {
+                at = place_short(at_short, pat[s].len);
+                at_short = at + pat[s].len;
+            } else {
+                at = at_long;
+                at_long += pat[s].len;
+            }
             lay_out(ps, &pat[s], !ps->windows_only, at, leaf);
-            at += pat[s].len;
         }
     }
     free(pat);

@@ -4,7 +4,8 @@
  * Every searched string (a probe, and with both strands its reverse
  * complement: classes complemented, order reversed) takes as many bits as it
  * has positions, one after another in one long bit vector of n_words 64-bit
- * words (Baeza-Yates and Gonnet's Shift-And, all strings in one vector).
+ * words (a string of up to 64 positions never crosses a word boundary, so
+ * those words need no carries and vectorise; unused bits match nothing) (Baeza-Yates and Gonnet's Shift-And, all strings in one vector).
  * Bit j of the vector for distance d is set after a text symbol when the
  * string's positions up to j match the text ending there with at most d
  * mismatches (Wu and Manber's extension; Hamming distance, substitutions
@@ -49,6 +50,8 @@ typedef struct {
     int sigma;
     uint32_t n_strings;   /* probes x strands */
     uint32_t n_words;     /* 64-bit words of the bit vector */
+    uint32_t free_words;  /* the first words, where no string crosses from one word into the next
+                           * (strings of up to 64 positions; longer ones follow): no carries */
     uint64_t *B;          /* sigma x n_words: bit j set where symbol c is in position j's class */
     uint64_t *first;      /* n_words: the first bit of each string */
     uint64_t *last;       /* n_words: the last bit of each string (not start-anchored) */
