@@ -194,7 +194,7 @@ int main(int argc, char **argv)
                 e->collect(e, want, &err) != PS_OK)
                 die("CPU engine", &err);
             ps_engine_destroy(e);
-            if (ps_gpat_launch(g, d_text, head.n, 0, d_restart, head.n_restart, NULL, &err) != PS_OK ||
+            if (ps_gpat_launch(g, d_text, head.n, 0, d_restart, NULL, head.n_restart, 0, PS_EDGE_CLOSED, NULL, &err) != PS_OK ||
                 ps_gpat_collect(g, got, &err) != PS_OK)
                 die("GPU kernel", &err);
             uint32_t bad = 0;
@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 
             /* The warm-up gives the counts; then the timed runs. */
             memset(got, 0, (size_t)nl * 8);
-            if (ps_gpat_launch(g, d_text, c.n, 0, d_restart, c.n_restart, NULL, &err) != PS_OK ||
+            if (ps_gpat_launch(g, d_text, c.n, 0, d_restart, NULL, c.n_restart, 0, PS_EDGE_CLOSED, NULL, &err) != PS_OK ||
                 ps_gpat_collect(g, got, &err) != PS_OK)
                 die("GPU kernel", &err);
             uint64_t at_d[PS_MAX_MM + 1] = {0};
@@ -210,7 +210,7 @@ int main(int argc, char **argv)
             double ms[64];
             for (int i = 0; i < runs; i++) {
                 CK(cudaEventRecord(e0));
-                if (ps_gpat_launch(g, d_text, c.n, 0, d_restart, c.n_restart, NULL, &err) != PS_OK)
+                if (ps_gpat_launch(g, d_text, c.n, 0, d_restart, NULL, c.n_restart, 0, PS_EDGE_CLOSED, NULL, &err) != PS_OK)
                     die("GPU kernel", &err);
                 CK(cudaEventRecord(e1));
                 CK(cudaEventSynchronize(e1));

@@ -5,22 +5,33 @@
  * 64-bit words that no string crosses, so that a word's step needs no
  * carry from its neighbour and each word is independent work. Per word:
  * its B mask for every symbol (rows padded to 2^bits, so any packed code
- * reads a row), its first and last bits, and per last bit the string's
- * distance-0 leaf.
+ * reads a row), its masks (first and last bits; for the general layout
+ * also the anchors' and the optional blocks' masks, patset.h), and per
+ * last bit the string's distance-0 leaf.
  *
  * Kernel: a block holds one group of wpw words (a power of two up to 32)
  * with their B rows in shared memory; each thread takes one word and one
  * slice of the text, lanes of a warp being wpw words times 32 / wpw
- * consecutive slices. A thread starts afresh Lmax - 1 symbols before its
- * slice (or at the first counted position's reach, or a restart, whichever
- * is later), resets at every restart, and counts the sites that end inside
- * its slice at p >= n_ctx. The step is the CPU engine's (engine_pattern.c).
- * Text words are read 16 DNA or 6 protein symbols at a time, the next one
- * fetched while the current one is matched; a whole word is matched
- * without looking for hits beyond OR-ing the top level's last bits, and is
- * replayed from its saved state, hit by hit, only when that OR is not zero
- * (hits are rare). A hit counts at the fewest mismatches with one 64-bit
- * atomicAdd into its leaf.
+ * consecutive slices. The step is the CPU engine's (engine_pattern.c).
+ *
+ * Windows are read forward: a thread starts afresh Lmax - 1 symbols before
+ * its slice (or at the first counted position's reach, or a restart,
+ * whichever is later), resets at every restart, and counts the sites that
+ * end inside its slice at p >= n_ctx. Text words are read 16 DNA or 6
+ * protein symbols at a time, the next one fetched while the current one is
+ * matched; a whole word is matched without looking for hits beyond OR-ing
+ * the top level's last bits, and is replayed from its saved state, hit by
+ * hit, only when that OR is not zero (hits are rare).
+ *
+ * The general layout is read backward and a site counts at its start: a
+ * thread owns the starts of its slice, starts afresh Lmax - 1 symbols past
+ * it (or at its segment's end, whichever is first: only there may a record
+ * end act), resets at every restart going down, and counts a start when
+ * the CPU engine's chunk would (its segment closed, or its longest match
+ * inside the chunk). Segment edges come with the restarts.
+ *
+ * A hit counts at the fewest mismatches with one 64-bit atomicAdd into its
+ * leaf.
  *
  * Engine: as the automaton's GPU engine (engine_gpu.cu): two or three
  * streams with a chunk buffer each, a host worker takes a free stream,
@@ -45,16 +56,35 @@ constexpr uint32_t kSliceWordsMax = 256;
 constexpr uint32_t kGroupsPerLaunch = 65535; /* gridDim.y */
 constexpr int kLevelsMax = PS_MAX_MM + 1;
 
+/* The per-word masks, rows of n_gw words: windows have the first two. */
+enum {
+    kFirst,
+    kLast,
+    kFirstEnd,
+    kZero,
+    kZeroEnd,
+    kLastStart,
+    kSkipStart,
+    kOptI,
+    kOptF,
+    kOptA,
+    kMasks,
+    kMasksWindows = kLast + 1
+};
+
 struct kparams {
     const uint32_t *text;
     const uint32_t *restart;
-    const uint64_t *B; /* rows x n_gw */
-    const uint64_t *first, *last;
+    const uint8_t *edge; /* per restart, or NULL: none is a record's edge */
+    const uint64_t *B;   /* rows x n_gw */
+    const uint64_t *mask; /* kMasks or kMasksWindows rows x n_gw */
     const uint32_t *leaf; /* 64 x n_gw */
     unsigned long long *counts;
     uint32_t n, n_ctx, n_restart;
     uint32_t n_gw, wpw_shift, group0;
     uint32_t slice_words, warm;
+    uint32_t reach;       /* the general layout: the chunk's ownership reach (leaves.k - 1) */
+    uint8_t head_edge, tail_edge;
 };
 
 /* One step of every level; D_{d-1} is read before it is overwritten. */
@@ -147,7 +177,7 @@ __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k
     uint32_t r = lo;
     uint32_t next = r < k.n_restart ? k.restart[r] : k.n;
 
-    const uint64_t first = k.first[word], last = k.last[word];
+    const uint64_t first = k.mask[(size_t)kFirst * k.n_gw + word], last = k.mask[(size_t)kLast * k.n_gw + word];
     const uint32_t *leaf = k.leaf + (size_t)word * 64u;
     const uint64_t *myB = sB + wi;
     const uint32_t row_shift = k.wpw_shift;
@@ -205,24 +235,204 @@ __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k
     }
 }
 
+/* One word's masks of the general layout. */
+struct gmasks {
+    uint64_t first, last, first_end, zero, zero_end, last_start, skip_start, I, F, A, keep;
+};
+
+/* One backward step of every level (engine_pattern.c's step_back): pre is
+ * what is done before the symbol (leading optional positions), inj what
+ * starts with it; then the skips over optional positions, per level. No
+ * borrow crosses a word: blocks lie inside strings. */
+template <int LV>
+__device__ __forceinline__ void step_back(uint64_t (&D)[LV], uint64_t b, uint64_t pre, uint64_t inj,
+                                          const gmasks &m)
+{
+    uint64_t y_prev = 0;
+#pragma unroll
+    for (int d = 0; d < LV; d++) {
+        const uint64_t y = (((D[d] | pre) << 1) & m.keep) | inj;
+        uint64_t v = (y & b) | y_prev;
+        const uint64_t df = v | m.F;
+        v |= m.A & (~(df - m.I) ^ df);
+        D[d] = v;
+        y_prev = y;
+    }
+}
+
+/* Counts the sites whose bits are in h, each at the lowest level holding
+ * it (a level holds all the sites of those below). */
+template <int LV>
+__device__ __forceinline__ void count_back(const uint64_t (&D)[LV], uint64_t h, const uint32_t *leaf,
+                                           unsigned long long *counts)
+{
+    do {
+        const int b = __ffsll((long long)h) - 1;
+        h &= h - 1;
+        uint32_t d = LV - 1;
+#pragma unroll
+        for (int e = LV - 2; e >= 0; e--)
+            if (D[e] >> b & 1) d = (uint32_t)e;
+        atomicAdd(counts + leaf[b] + d, 1ull);
+    } while (h);
+}
+
+/* A step at a segment's edge: its record's end (the first step read) or
+ * its record's first letter (the last), where anchors act; counted when
+ * `count`. */
+template <int LV>
+__device__ __forceinline__ void edge_step(uint64_t (&D)[LV], uint64_t b, bool at_end, bool at_start, bool count,
+                                          const gmasks &m, const uint32_t *leaf, unsigned long long *counts)
+{
+    step_back<LV>(D, b, m.zero | (at_end ? m.zero_end : 0), m.first | (at_end ? m.first_end : 0), m);
+    if (!count) return;
+    if (!at_start) {
+        const uint64_t h = D[LV - 1] & m.last;
+        if (h) count_back<LV>(D, h, leaf, counts);
+        return;
+    }
+    /* Start-anchored strings end here too, and [<M] may skip its last
+     * position: its next-to-last bit counts for the last one (same word). */
+    const uint64_t L = m.last | m.last_start;
+    uint64_t M[LV];
+#pragma unroll
+    for (int d = 0; d < LV; d++) M[d] = (D[d] & L) | (D[d] & m.skip_start) << 1;
+    if (M[LV - 1]) count_back<LV>(M, M[LV - 1], leaf, counts);
+}
+
+/* Edge bits of restart r (0 without an edge list). */
+__device__ __forceinline__ uint32_t edge_of(const kparams &k, uint32_t r)
+{
+    return k.edge ? k.edge[r] : 0u;
+}
+
+/* This thread's word over the starts of its slice, read backward. */
 template <int LV, int BITS>
+__device__ __forceinline__ void match_slice_back(const uint64_t *sB, const kparams &k)
+{
+    constexpr uint32_t PW = BITS == 2 ? 16u : 6u;
+    constexpr uint32_t mask = (1u << BITS) - 1u;
+    const uint32_t wpw = 1u << k.wpw_shift;
+    const uint32_t wi = threadIdx.x & (wpw - 1u);
+    const uint32_t word = (k.group0 + blockIdx.y) * wpw + wi;
+    if (word >= k.n_gw) return;
+    const uint64_t slice = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> k.wpw_shift;
+    const uint64_t start = slice * k.slice_words * PW;
+    if (start >= k.n) return;
+    const uint32_t s0 = (uint32_t)start;
+    const uint32_t s1 = (uint32_t)min((uint64_t)k.n, start + (uint64_t)k.slice_words * PW);
+
+    /* The segment [a, b) holding s1 - 1: b is restart r, or n when r is
+     * n_restart. */
+    uint32_t lo = 0, hi = k.n_restart;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi) >> 1;
+        if (k.restart[mid] <= s1 - 1u) lo = mid + 1;
+        else hi = mid;
+    }
+    uint32_t r = lo;
+    uint32_t b = r < k.n_restart ? k.restart[r] : k.n;
+    /* The longest match of a start below s1 reads up to s1 + warm - 1. */
+    uint32_t p = (uint32_t)min((uint64_t)b, (uint64_t)s1 + k.warm);
+    bool real_end = p == b;
+
+    gmasks m;
+    const size_t gw = k.n_gw;
+    m.first = k.mask[kFirst * gw + word];
+    m.last = k.mask[kLast * gw + word];
+    m.first_end = k.mask[kFirstEnd * gw + word];
+    m.zero = k.mask[kZero * gw + word];
+    m.zero_end = k.mask[kZeroEnd * gw + word];
+    m.last_start = k.mask[kLastStart * gw + word];
+    m.skip_start = k.mask[kSkipStart * gw + word];
+    m.I = k.mask[kOptI * gw + word];
+    m.F = k.mask[kOptF * gw + word];
+    m.A = k.mask[kOptA * gw + word];
+    m.keep = ~(m.first | m.first_end);
+    const uint32_t *leaf = k.leaf + (size_t)word * 64u;
+    const uint64_t *myB = sB + wi;
+    const uint32_t row_shift = k.wpw_shift;
+#define PS_ROW(c) myB[(uint32_t)(c) << row_shift]
+    uint64_t D[LV];
+#pragma unroll
+    for (int d = 0; d < LV; d++) D[d] = 0;
+
+    for (;;) {
+        const uint32_t a = r > 0 ? k.restart[r - 1] : 0;
+        const bool ends = real_end && ((r < k.n_restart ? edge_of(k, r) : k.tail_edge) & PS_EDGE_REC_END);
+        const bool starts = ((a == 0 ? k.head_edge : edge_of(k, r - 1)) & PS_EDGE_REC_START) != 0;
+        /* Starts below cnt_hi count: all of an ended segment's, else those
+         * whose longest match lies in the chunk (the next chunk counts the
+         * rest from its context). */
+        const bool closed = b < k.n || (k.tail_edge & PS_EDGE_CLOSED);
+        const uint32_t cnt_hi = closed ? s1 : min(s1, k.n > k.reach ? k.n - k.reach : 0u);
+        const uint32_t low = max(a, s0);
+        uint32_t q = p; /* the next symbol read is q - 1 */
+        if (ends) {
+            q--;
+            edge_step<LV>(D, PS_ROW(__ldg(k.text + q / PW) >> (BITS * (q % PW)) & mask), true, starts && q == a,
+                          q < cnt_hi, m, leaf, k.counts);
+        }
+        const bool first_letter = starts && low == a;
+        const uint32_t stop = first_letter ? a + 1 : low;
+        /* Away from the edges, text word by text word. */
+        while (q > stop) {
+            const uint32_t wq = (q - 1u) / PW, base = wq * PW;
+            const uint32_t w = __ldg(k.text + wq);
+            const uint32_t i0 = stop > base ? stop - base : 0;
+            if (i0 == 0 && q - base == PW && base + PW <= cnt_hi) {
+                /* A whole word, every start counted. */
+#pragma unroll
+                for (int i = (int)PW - 1; i >= 0; i--) {
+                    step_back<LV>(D, PS_ROW(w >> (BITS * i) & mask), m.zero, m.first, m);
+                    const uint64_t h = D[LV - 1] & m.last;
+                    if (h) count_back<LV>(D, h, leaf, k.counts);
+                }
+            } else {
+                for (uint32_t i = q - base; i-- > i0;) {
+                    step_back<LV>(D, PS_ROW(w >> (BITS * i) & mask), m.zero, m.first, m);
+                    const uint64_t h = D[LV - 1] & m.last;
+                    if (h && base + i < cnt_hi) count_back<LV>(D, h, leaf, k.counts);
+                }
+            }
+            q = base + i0;
+        }
+        if (q > low) {
+            q--;
+            edge_step<LV>(D, PS_ROW(__ldg(k.text + q / PW) >> (BITS * (q % PW)) & mask), false, true, q < cnt_hi, m,
+                          leaf, k.counts);
+        }
+        if (low == s0) break;
+        /* On to the segment before, read from its end. */
+        b = a;
+        p = a;
+        r--;
+        real_end = true;
+#pragma unroll
+        for (int d = 0; d < LV; d++) D[d] = 0;
+    }
+#undef PS_ROW
+}
+
+template <int LV, int BITS, bool GENERAL>
 __global__ void __launch_bounds__(kBlock) pattern_kernel(const kparams k)
 {
     __shared__ uint64_t sB[(1u << BITS) * 32];
     load_rows<BITS>(sB, k);
     __syncthreads();
-    match_slice<LV, BITS>(sB, k);
+    if (GENERAL) match_slice_back<LV, BITS>(sB, k);
+    else match_slice<LV, BITS>(sB, k);
 }
 
 typedef void (*kernel_fn)(const kparams);
 
-/* Every level count and alphabet, by [bits == 5][levels - 1]. */
+/* Every layout, level count and alphabet, by [general][bits == 5][levels - 1]. */
 static_assert(kLevelsMax == 9, "one kernel per level count: extend the table");
-#define PS_PK(bits) \
-    {pattern_kernel<1, bits>, pattern_kernel<2, bits>, pattern_kernel<3, bits>, pattern_kernel<4, bits>, \
-     pattern_kernel<5, bits>, pattern_kernel<6, bits>, pattern_kernel<7, bits>, pattern_kernel<8, bits>, \
-     pattern_kernel<9, bits>}
-const kernel_fn kKernels[2][kLevelsMax] = {PS_PK(2), PS_PK(5)};
+#define PS_PK(bits, gen) \
+    {pattern_kernel<1, bits, gen>, pattern_kernel<2, bits, gen>, pattern_kernel<3, bits, gen>, \
+     pattern_kernel<4, bits, gen>, pattern_kernel<5, bits, gen>, pattern_kernel<6, bits, gen>, \
+     pattern_kernel<7, bits, gen>, pattern_kernel<8, bits, gen>, pattern_kernel<9, bits, gen>}
+const kernel_fn kKernels[2][2][kLevelsMax] = {{PS_PK(2, false), PS_PK(5, false)}, {PS_PK(2, true), PS_PK(5, true)}};
 #undef PS_PK
 
 int cuda_fail(ps_err_t *err, cudaError_t e, const char *what)
@@ -235,12 +445,15 @@ struct str_at {
     uint32_t pos, len;
 };
 
-/* The longest string of ps, by its last bits. */
+/* Bits of word w of the general layout's mask v (NULL in windows sets). */
+inline uint64_t word_of(const uint64_t *v, uint32_t w) { return v ? v[w] : 0; }
+
+/* The longest string of ps, by its last bits (start-anchored ones too). */
 uint32_t longest(const ps_patset_t *ps)
 {
     uint32_t L = 0;
     for (uint32_t w = 0; w < ps->n_words; w++)
-        for (uint64_t m = ps->last[w]; m; m &= m - 1) {
+        for (uint64_t m = ps->last[w] | word_of(ps->last_start, w); m; m &= m - 1) {
             uint32_t len = ps->len_at[w * 64u + (uint32_t)__builtin_ctzll(m)];
             if (len > L) L = len;
         }
@@ -250,10 +463,9 @@ uint32_t longest(const ps_patset_t *ps)
 /* Whether the GPU takes ps; else PS_E_USAGE saying why. */
 int check_set(const ps_patset_t *ps, ps_err_t *err)
 {
-    if (!ps->windows_only)
-        return ps_fail(err, PS_E_USAGE,
-                       "the GPU pattern engine takes fixed-length patterns without anchors only; this set needs the "
-                       "CPU engine");
+    if (!ps->windows_only && (!ps->first_end || !ps->zero || !ps->zero_end || !ps->last_start ||
+                              !ps->skip_start || !ps->opt_I || !ps->opt_F || !ps->opt_A))
+        return ps_fail(err, PS_E_INTERNAL, "GPU pattern engine: a general pattern set without its masks");
     uint32_t L = longest(ps);
     if (L > PS_GPU_PATTERN_MAX_LEN)
         return ps_fail(err, PS_E_USAGE,
@@ -267,16 +479,15 @@ int check_set(const ps_patset_t *ps, ps_err_t *err)
 
 /* The host side of the device layout. */
 struct layout {
-    uint32_t n_gw, rows, lmax;
-    uint64_t *B, *first, *last;
+    uint32_t n_gw, rows, lmax, n_masks;
+    uint64_t *B, *mask; /* mask: n_masks rows of n_gw words (kFirst, ...) */
     uint32_t *leaf;
 };
 
 void layout_free(layout *l)
 {
     free(l->B);
-    free(l->first);
-    free(l->last);
+    free(l->mask);
     free(l->leaf);
 }
 
@@ -297,14 +508,16 @@ int layout_build(layout *l, const ps_patset_t *ps, int bits, ps_err_t *err)
         goto done;
     }
     {
-        /* The strings, in bit order: a first bit opens one, a last bit closes it. */
+        /* The strings, in bit order: a first bit opens one, a last bit
+         * closes it (in the general layout, those of anchored ends too). */
         uint32_t got = 0, open = 0;
         int is_open = 0;
-        for (uint32_t w = 0; w < nw && rc == PS_OK; w++)
-            for (uint64_t m = ps->first[w] | ps->last[w]; m; m &= m - 1) {
+        for (uint32_t w = 0; w < nw && rc == PS_OK; w++) {
+            const uint64_t fw = ps->first[w] | word_of(ps->first_end, w), lw = ps->last[w] | word_of(ps->last_start, w);
+            for (uint64_t m = fw | lw; m; m &= m - 1) {
                 const uint32_t b = (uint32_t)__builtin_ctzll(m), bit = w * 64u + b;
-                if (ps->first[w] >> b & 1) open = bit, is_open = 1;
-                if (ps->last[w] >> b & 1) {
+                if (fw >> b & 1) open = bit, is_open = 1;
+                if (lw >> b & 1) {
                     if (!is_open || got == n || ps->len_at[bit] != bit - open + 1) {
                         rc = ps_fail(err, PS_E_INTERNAL, "GPU pattern layout: malformed pattern set at bit %u", bit);
                         break;
@@ -313,6 +526,7 @@ int layout_build(layout *l, const ps_patset_t *ps, int bits, ps_err_t *err)
                     is_open = 0;
                 }
             }
+        }
         if (rc == PS_OK && got != n)
             rc = ps_fail(err, PS_E_INTERNAL, "GPU pattern layout: %u strings found, %u expected", got, n);
         if (rc < 0) goto done;
@@ -358,24 +572,28 @@ int layout_build(layout *l, const ps_patset_t *ps, int bits, ps_err_t *err)
         l->n_gw = n_gw;
         l->rows = 1u << bits;
         l->B = (uint64_t *)calloc((size_t)l->rows * (n_gw ? n_gw : 1), sizeof *l->B);
-        l->first = (uint64_t *)calloc(n_gw ? n_gw : 1, sizeof *l->first);
-        l->last = (uint64_t *)calloc(n_gw ? n_gw : 1, sizeof *l->last);
+        l->n_masks = ps->windows_only ? kMasksWindows : kMasks;
+        l->mask = (uint64_t *)calloc((size_t)l->n_masks * (n_gw ? n_gw : 1), sizeof *l->mask);
         l->leaf = (uint32_t *)calloc((size_t)64 * (n_gw ? n_gw : 1), sizeof *l->leaf);
-        if (!l->B || !l->first || !l->last || !l->leaf) {
+        if (!l->B || !l->mask || !l->leaf) {
             rc = ps_fail(err, PS_E_NOMEM, "out of memory laying out %u patterns for the GPU", n);
             goto done;
         }
         const uint32_t sigma = (uint32_t)ps->sigma < l->rows ? (uint32_t)ps->sigma : l->rows;
+        /* Each mask's bits of a string move with it, in order. */
+        const uint64_t *const from[kMasks] = {ps->first,      ps->last,       ps->first_end, ps->zero,
+                                              ps->zero_end,   ps->last_start, ps->skip_start, ps->opt_I,
+                                              ps->opt_F,      ps->opt_A};
         for (uint32_t i = 0; i < n; i++) {
             const uint32_t w = place[2 * i], at = place[2 * i + 1], L = s[i].len;
-            l->first[w] |= 1ull << at;
-            l->last[w] |= 1ull << (at + L - 1);
             l->leaf[(size_t)w * 64u + at + L - 1] = ps->leaf_at[s[i].pos + L - 1];
             for (uint32_t j = 0; j < L; j++) {
                 const uint32_t src = s[i].pos + j;
                 for (uint32_t c = 0; c < sigma; c++)
                     if (ps->B[(size_t)c * nw + src / 64] >> (src % 64) & 1)
                         l->B[(size_t)c * n_gw + w] |= 1ull << (at + j);
+                for (uint32_t k = 0; k < l->n_masks; k++)
+                    if (from[k][src / 64] >> (src % 64) & 1) l->mask[(size_t)k * n_gw + w] |= 1ull << (at + j);
             }
         }
     }
@@ -392,10 +610,10 @@ done:
 } // namespace
 
 struct ps_gpat {
-    int bits, levels;
-    uint32_t n_gw, wpw_shift, warm, n_leaves;
+    int bits, levels, general;
+    uint32_t n_gw, n_masks, wpw_shift, warm, n_leaves, reach;
     uint32_t resident; /* threads the device holds at once */
-    uint64_t *d_B, *d_first, *d_last;
+    uint64_t *d_B, *d_mask;
     uint32_t *d_leaf;
     unsigned long long *d_counts;
     uint64_t *h_counts;
@@ -420,9 +638,12 @@ int take_counts(ps_gpat_t *g, uint64_t *leaf_counts, ps_err_t *err)
 }
 
 cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32_t n_ctx, const uint32_t *d_restart,
-                        uint32_t n_restart, cudaStream_t stream)
+                        uint32_t n_restart, const uint8_t *d_edge, uint8_t head_edge, uint8_t tail_edge,
+                        cudaStream_t stream)
 {
-    if (n == 0 || n <= n_ctx || g->n_gw == 0) return cudaSuccess;
+    /* Windows ending in the context were counted before; starts there
+     * were left to this chunk. */
+    if (n == 0 || (!g->general && n <= n_ctx) || g->n_gw == 0) return cudaSuccess;
     const uint32_t pw = g->bits == 2 ? 16u : 6u;
     const uint32_t wpw = 1u << g->wpw_shift, groups = (g->n_gw + wpw - 1) / wpw;
     const uint64_t text_words = (n + pw - 1) / pw;
@@ -440,8 +661,8 @@ cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32
     k.text = d_text;
     k.restart = d_restart;
     k.B = g->d_B;
-    k.first = g->d_first;
-    k.last = g->d_last;
+    k.edge = d_edge;
+    k.mask = g->d_mask;
     k.leaf = g->d_leaf;
     k.counts = g->d_counts;
     k.n = n;
@@ -451,6 +672,9 @@ cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32
     k.wpw_shift = g->wpw_shift;
     k.slice_words = sw;
     k.warm = g->warm;
+    k.reach = g->reach;
+    k.head_edge = head_edge;
+    k.tail_edge = tail_edge;
     for (uint32_t g0 = 0; g0 < groups; g0 += kGroupsPerLaunch) {
         k.group0 = g0;
         const uint32_t gy = groups - g0 < kGroupsPerLaunch ? groups - g0 : kGroupsPerLaunch;
@@ -469,8 +693,7 @@ extern "C" void ps_gpat_free(ps_gpat_t *g)
 {
     if (!g) return;
     cudaFree(g->d_B);
-    cudaFree(g->d_first);
-    cudaFree(g->d_last);
+    cudaFree(g->d_mask);
     cudaFree(g->d_leaf);
     cudaFree(g->d_counts);
     free(g->h_counts);
@@ -495,7 +718,10 @@ extern "C" int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, ps_err_t *err
     g->n_gw = l.n_gw;
     g->warm = l.lmax ? l.lmax - 1 : 0;
     g->n_leaves = ps->leaves.n_leaves;
-    g->kernel = kKernels[bits == 5][g->levels - 1];
+    g->general = !ps->windows_only;
+    g->n_masks = l.n_masks;
+    g->reach = ps->leaves.k > 0 ? (uint32_t)ps->leaves.k - 1 : 0;
+    g->kernel = kKernels[g->general][bits == 5][g->levels - 1];
     while (g->wpw_shift < 5 && (1u << g->wpw_shift) < l.n_gw) g->wpw_shift++;
     const size_t nw = l.n_gw ? l.n_gw : 1;
     cudaError_t ce;
@@ -512,8 +738,7 @@ extern "C" int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, ps_err_t *err
         goto fail;
     }
     if ((ce = cudaMalloc(&g->d_B, (size_t)l.rows * nw * sizeof(uint64_t))) != cudaSuccess ||
-        (ce = cudaMalloc(&g->d_first, nw * sizeof(uint64_t))) != cudaSuccess ||
-        (ce = cudaMalloc(&g->d_last, nw * sizeof(uint64_t))) != cudaSuccess ||
+        (ce = cudaMalloc(&g->d_mask, l.n_masks * nw * sizeof(uint64_t))) != cudaSuccess ||
         (ce = cudaMalloc(&g->d_leaf, 64 * nw * sizeof(uint32_t))) != cudaSuccess ||
         (ce = cudaMalloc(&g->d_counts, ((size_t)g->n_leaves + 1) * sizeof(uint64_t))) != cudaSuccess) {
         rc = cuda_fail(err, ce, "allocating the GPU pattern layout");
@@ -521,8 +746,8 @@ extern "C" int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, ps_err_t *err
     }
     if ((ce = cudaMemcpy(g->d_B, l.B, (size_t)l.rows * nw * sizeof(uint64_t), cudaMemcpyHostToDevice)) !=
             cudaSuccess ||
-        (ce = cudaMemcpy(g->d_first, l.first, nw * sizeof(uint64_t), cudaMemcpyHostToDevice)) != cudaSuccess ||
-        (ce = cudaMemcpy(g->d_last, l.last, nw * sizeof(uint64_t), cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->d_mask, l.mask, l.n_masks * nw * sizeof(uint64_t), cudaMemcpyHostToDevice)) !=
+            cudaSuccess ||
         (ce = cudaMemcpy(g->d_leaf, l.leaf, 64 * nw * sizeof(uint32_t), cudaMemcpyHostToDevice)) != cudaSuccess ||
         (ce = cudaMemset(g->d_counts, 0, ((size_t)g->n_leaves + 1) * sizeof(uint64_t))) != cudaSuccess) {
         rc = cuda_fail(err, ce, "uploading the GPU pattern layout");
@@ -543,11 +768,13 @@ fail:
 }
 
 extern "C" int ps_gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint64_t n, uint32_t n_ctx,
-                              const uint32_t *d_restart, uint32_t n_restart, void *stream, ps_err_t *err)
+                              const uint32_t *d_restart, const uint8_t *d_edge, uint32_t n_restart, uint8_t head_edge,
+                              uint8_t tail_edge, void *stream, ps_err_t *err)
 {
     if (n > UINT32_MAX) return ps_fail(err, PS_E_INTERNAL, "GPU pattern kernel: %llu symbols, more than 2^32 - 1",
                                        (unsigned long long)n);
-    cudaError_t ce = gpat_launch(g, d_text, (uint32_t)n, n_ctx, d_restart, n_restart, (cudaStream_t)stream);
+    cudaError_t ce = gpat_launch(g, d_text, (uint32_t)n, n_ctx, d_restart, n_restart, d_edge, head_edge, tail_edge,
+                                 (cudaStream_t)stream);
     return ce == cudaSuccess ? PS_OK : cuda_fail(err, ce, "launching the pattern kernel");
 }
 
@@ -568,6 +795,7 @@ struct pstream {
     cudaStream_t stream;
     cudaEvent_t copied;
     uint32_t *d_text, *d_restart;
+    uint8_t *d_edge; /* the general layout's segment edges, per restart */
 };
 
 struct pengine {
@@ -616,9 +844,12 @@ int scan_on(pengine *pe, pstream *s, const ps_chunk_t *c, ps_err_t *err)
     if (c->n_restart && (ce = cudaMemcpyAsync(s->d_restart, c->restart, (size_t)c->n_restart * sizeof(uint32_t),
                                               cudaMemcpyHostToDevice, s->stream)) != cudaSuccess)
         return cuda_fail(err, ce, "copying restarts to the GPU");
+    if (pe->g->general && c->n_restart &&
+        (ce = cudaMemcpyAsync(s->d_edge, c->edge, c->n_restart, cudaMemcpyHostToDevice, s->stream)) != cudaSuccess)
+        return cuda_fail(err, ce, "copying segment edges to the GPU");
     if ((ce = cudaEventRecord(s->copied, s->stream)) != cudaSuccess) return cuda_fail(err, ce, "cudaEventRecord");
-    if ((ce = gpat_launch(pe->g, s->d_text, (uint32_t)c->n, c->n_ctx, s->d_restart, c->n_restart, s->stream)) !=
-        cudaSuccess)
+    if ((ce = gpat_launch(pe->g, s->d_text, (uint32_t)c->n, c->n_ctx, s->d_restart, c->n_restart,
+                          pe->g->general ? s->d_edge : NULL, c->head_edge, c->tail_edge, s->stream)) != cudaSuccess)
         return cuda_fail(err, ce, "launching the pattern kernel");
     /* The chunk's host memory may be refilled once its copies are done. */
     if ((ce = cudaEventSynchronize(s->copied)) != cudaSuccess) return cuda_fail(err, ce, "waiting for a chunk copy");
@@ -688,6 +919,7 @@ void pe_destroy(ps_engine_t *e)
             if (s->lock_ok) pthread_mutex_destroy(&s->lock);
             cudaFree(s->d_text);
             cudaFree(s->d_restart);
+            cudaFree(s->d_edge);
         }
         free(pe->s);
         ps_gpat_free(pe->g);
@@ -748,7 +980,8 @@ extern "C" int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *p
         if ((ce = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess ||
             (ce = cudaEventCreateWithFlags(&s->copied, cudaEventDisableTiming)) != cudaSuccess ||
             (ce = cudaMalloc(&s->d_text, text_bytes)) != cudaSuccess ||
-            (ce = cudaMalloc(&s->d_restart, (size_t)PS_GPU_CHUNK_RESTARTS * sizeof(uint32_t))) != cudaSuccess) {
+            (ce = cudaMalloc(&s->d_restart, (size_t)PS_GPU_CHUNK_RESTARTS * sizeof(uint32_t))) != cudaSuccess ||
+            (pe->g->general && (ce = cudaMalloc(&s->d_edge, PS_GPU_CHUNK_RESTARTS)) != cudaSuccess)) {
             rc = cuda_fail(err, ce, "creating the GPU pattern engine's streams");
             goto fail;
         }

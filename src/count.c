@@ -483,7 +483,8 @@ static int gpu_worth_starting(const opts_t *o, const ps_automaton_t *a, char *wh
  * per mismatch level (about 2 ns a word on one CPU thread for windows,
  * measured; 5 ns read backward by starts), so the GPU is started when the
  * CPU alone would need over a second, or when the input size is unknown.
- * Fills why. */
+ * The GPU takes patterns of up to 64 positions, CPU threads beside it the
+ * longer ones (make_split_engine). Fills why. */
 static int pattern_gpu_worth(const opts_t *o, const ps_patset_t *ps, char *why, size_t len)
 {
     double bytes = input_bytes(o);
@@ -550,14 +551,10 @@ static int make_cpu_engine(ps_engine_t **e, const ps_automaton_t *a, const ps_km
 }
 
 /* Whether the GPU pattern engine takes probe i: a string of at most 64
- * positions, of fixed length and without anchors. */
+ * positions (optional ones included). */
 static int gpu_takes(const ps_probes_t *p, uint32_t i)
 {
-    if (!p->patterns) return p->k <= PS_GPU_PATTERN_MAX_LEN;
-    if (p->len[i] > PS_GPU_PATTERN_MAX_LEN || p->anchors[i]) return 0;
-    for (uint32_t j = 0; j < p->len[i]; j++)
-        if (p->opt[(size_t)i * (size_t)p->k + j]) return 0;
-    return 1;
+    return (p->patterns ? p->len[i] : (uint32_t)p->k) <= PS_GPU_PATTERN_MAX_LEN;
 }
 
 /* The GPU for the patterns it takes and CPU threads for the others, on the

@@ -19,7 +19,7 @@ void ps_engine_describe(const ps_engine_info_t *in, int threads, char *buf, size
         snprintf(buf, len, "CPU, %d thread%s%s", threads, threads == 1 ? "" : "s", in->kmer_set ? ", k-mer set" : "");
         break;
     case PS_ENGINE_GPU:
-        snprintf(buf, len, "%s", gpu);
+        snprintf(buf, len, "%s%s", gpu, in->split ? "; CPU threads for the patterns it does not take" : "");
         break;
     case PS_ENGINE_AUTO:
         if (in->gpu_started)

@@ -1,12 +1,17 @@
 /* engine_pattern_gpu.h - the pattern set (patset.h) matched bit-parallel on
  * an NVIDIA GPU, with exactly the CPU pattern engine's leaf counts.
  *
- * It takes only sets of windows (ps->windows_only) whose strings are each
- * at most 64 positions; any other set is refused with PS_E_USAGE and a
- * message saying why, so that the caller keeps the CPU pattern engine.
- * Counting follows the packed text's rule (pack.h): a site of a string of
- * length L counts iff it ends at a position >= c->n_ctx with no restart
- * among its last L - 1 positions, once, at its fewest mismatches.
+ * It takes every set whose strings are each at most 64 positions: windows
+ * and the general layout (variable repeats, anchors); a longer one is
+ * refused with PS_E_USAGE and a message saying why, so that the caller
+ * keeps the CPU pattern engine. Counting is the CPU engine's: for windows
+ * (ps->windows_only) the packed text's rule (pack.h): a site of a string
+ * of length L counts iff it ends at a position >= c->n_ctx with no restart
+ * among its last L - 1 positions, once, at its fewest mismatches; for the
+ * general layout a site counts at its start, once, at its fewest
+ * mismatches, anchors acting at the segment edges the chunk records, and a
+ * start of an unclosed last segment is left to the next chunk when its
+ * longest match could reach past the chunk (engine_pattern.c).
  *
  * The strings are laid out again on the device so that none crosses a
  * 64-bit word; a GPU thread owns one such word and one slice of a chunk.
@@ -45,9 +50,12 @@ typedef struct ps_gpat ps_gpat_t;
 int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, ps_err_t *err);
 /* Queues the kernel on `stream` (a cudaStream_t; NULL: the default stream)
  * over n packed symbols at d_text (padded to 16 bytes past the last word)
- * with n_restart restarts at d_restart, both in device memory; n < 2^32. */
+ * with n_restart restarts at d_restart and their edges at d_edge (NULL:
+ * no restart is a record's edge; windows ignore them), all in device
+ * memory, and the chunk's head_edge and tail_edge (pack.h); n < 2^32. */
 int ps_gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint64_t n, uint32_t n_ctx, const uint32_t *d_restart,
-                   uint32_t n_restart, void *stream, ps_err_t *err);
+                   const uint8_t *d_edge, uint32_t n_restart, uint8_t head_edge, uint8_t tail_edge, void *stream,
+                   ps_err_t *err);
 /* Waits for the device, adds the counts into leaf_counts and zeroes them. */
 int ps_gpat_collect(ps_gpat_t *g, uint64_t *leaf_counts, ps_err_t *err);
 /* Device words of the layout (a thread's share of the work), for reports. */

@@ -37,6 +37,7 @@ static void split_info(const ps_engine_t *e, ps_engine_info_t *out)
     sp->part[1]->info(sp->part[1], &b);
     out->chunks_cpu += b.chunks_cpu;
     out->patterns = 1;
+    out->split = 1;
 }
 
 static void split_destroy(ps_engine_t *e)

@@ -32,6 +32,13 @@ void ps_scan_opts_init(ps_scan_opts_t *o, const ps_engine_info_t *in, int thread
         o->chunk_syms = 1u << 26;
         o->chunk_restarts = 1u << 20;
         o->ring = 7;
+        if (in->split) {
+            /* CPU threads share each chunk's work: a chunk in flight for
+             * each, as for the default engine. */
+            o->chunk_syms = 1u << 22;
+            o->chunk_restarts = 1u << 16;
+            o->ring = o->threads + 1;
+        }
         break;
     case PS_ENGINE_AUTO:
         /* As large as the GPU likes them within the CPU's reach. */

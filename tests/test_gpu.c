@@ -2,7 +2,9 @@
  *
  * The pattern engine on the GPU is compared with the CPU pattern engine
  * the same way, over files (classes, lengths 1 to 64, mismatches, both
- * strands, N runs and records, small chunks) and over chunks made here.
+ * strands, N runs and records, small chunks, FASTA and FASTQ) and over
+ * chunks made here, for windows and for general patterns (variable
+ * repeats, anchors).
  *
  * The runner (check_main.c) adds this suite only where a GPU is usable, and
  * otherwise reports its checks skipped. CUDA is first touched inside the
@@ -23,6 +25,7 @@
 #include "engine_pattern_gpu.h"
 #include "gpu_plan.h"
 #include "pack.h"
+#include "pattern.h"
 #include "patset.h"
 #include "probes.h"
 #include "scan.h"
@@ -419,7 +422,7 @@ static char *gp_probe(tu_rng_t *r, ps_alpha_t al, uint32_t len, const char *text
 
 typedef struct {
     ps_alpha_t al;
-    int both, mm, threads;
+    int both, mm, threads, fastq;
     uint32_t n;
     char **probe;
     int n_rec;
@@ -454,6 +457,147 @@ static void gp_make(tu_rng_t *r, gp_case_t *c, ps_alpha_t al, uint32_t n, size_t
         size_t rl = strlen(c->rec[t]);
         if (rl >= len && tu_rng_chance(r, 70)) from = c->rec[t] + tu_rng_below(r, rl - len + 1);
         c->probe[i] = gp_probe(r, al, len, from);
+    }
+}
+
+/* One position of a general pattern in PROSITE syntax, matching text
+ * letter ch (when not 0) or now and then not (a mismatch). */
+static void gg_class(tu_rng_t *r, tu_buf_t *b, ps_alpha_t al, int ch)
+{
+    unsigned roll = (unsigned)tu_rng_below(r, 100);
+    if (roll >= 90) {
+        tu_buf_putc(b, 'x');
+        return;
+    }
+    if (al == PS_DNA) {
+        const char *at = ch ? strchr(gp_dna, toupper(ch)) : NULL;
+        unsigned m = at ? 1u << (at - gp_dna) : 1u << tu_rng_below(r, 4);
+        if (roll >= 78) m |= (unsigned)tu_rng_below(r, 16);
+        else if (roll >= 72) m = 1u << tu_rng_below(r, 4);
+        tu_buf_putc(b, m == 15 ? 'x' : gp_iupac(m));
+        return;
+    }
+    const char *at = ch ? strchr(gp_res, toupper(ch)) : NULL;
+    int res = at ? (int)(at - gp_res) : (int)tu_rng_below(r, 20);
+    if (roll >= 78) {
+        uint32_t m = 1u << res;
+        for (int k = (int)tu_rng_range(r, 1, 3); k; k--) m |= 1u << tu_rng_below(r, 20);
+        gp_class(b, m, 0);
+    } else if (roll >= 74) {
+        uint32_t m = 1u << tu_rng_below(r, 20);
+        m &= ~(1u << res);
+        gp_class(b, m ? m : 1u << (res + 1) % 20, 1);
+    } else {
+        tu_buf_putc(b, gp_res[roll >= 68 ? (int)tu_rng_below(r, 20) : res]);
+    }
+}
+
+/* A class with an anchor inside, [<..] or [..>], holding letter ch. */
+static void gg_edge(tu_rng_t *r, tu_buf_t *b, ps_alpha_t al, int ch, char edge)
+{
+    const char *syms = al == PS_DNA ? gp_dna : gp_res;
+    const char *at = ch ? strchr(syms, toupper(ch)) : NULL;
+    tu_buf_putc(b, '[');
+    if (edge == '<') tu_buf_putc(b, '<');
+    tu_buf_putc(b, at ? *at : syms[tu_rng_below(r, strlen(syms))]);
+    if (tu_rng_chance(r, 30)) tu_buf_putc(b, syms[tu_rng_below(r, strlen(syms))]);
+    if (edge == '>') tu_buf_putc(b, '>');
+    tu_buf_putc(b, ']');
+}
+
+/* A general pattern of at most 64 positions in PROSITE syntax: variable
+ * repeats e(n,m), fixed ones, '<' '>' anchors and [<M] [G>] classes. When
+ * text is given it is mostly cut from it (from its start or near its end
+ * when anchored there), so that it matches. */
+static char *gp_general(tu_rng_t *r, ps_alpha_t al, const char *text)
+{
+    for (;;) {
+        size_t tl = text ? strlen(text) : 0, t = 0;
+        int start = tu_rng_chance(r, 15), end = tu_rng_chance(r, 15);
+        int start_or = !start && tu_rng_chance(r, 12), end_or = !end && tu_rng_chance(r, 12);
+        if (tl && tu_rng_chance(r, 80)) {
+            if ((start || start_or) && tu_rng_chance(r, 70)) t = 0;
+            else if ((end || end_or) && tu_rng_chance(r, 70)) t = tl - (size_t)tu_rng_range(r, 1, tl < 16 ? tl : 16);
+            else t = (size_t)tu_rng_below(r, tl);
+        } else {
+            tl = 0;
+        }
+        tu_buf_t b = {0};
+        int n_el = (int)tu_rng_range(r, 1, 8), total = 0, mandatory = 0, floor = 1;
+        if (start) tu_buf_putc(&b, '<');
+        for (int i = 0; i < n_el && total < 64; i++) {
+            if (i) tu_buf_putc(&b, '-');
+            int ch = t < tl ? text[t] : 0;
+            char edge = i == 0 && start_or ? '<' : i == n_el - 1 && end_or ? '>' : 0;
+            if (edge) {
+                gg_edge(r, &b, al, ch, edge);
+                total++, mandatory++, floor++, t++;
+                continue;
+            }
+            unsigned roll = (unsigned)tu_rng_below(r, 100);
+            int lo = 1, hi = 1;
+            if (roll < 18) {
+                lo = (int)tu_rng_below(r, 3);
+                hi = lo + (int)tu_rng_range(r, 1, 3);
+            } else if (roll < 21) {
+                lo = hi = (int)tu_rng_range(r, 8, 30); /* long strings, up to a whole word */
+            } else if (roll < 30) {
+                lo = hi = (int)tu_rng_range(r, 2, 4);
+            }
+            if (total + hi > 64) hi = 64 - total, lo = lo < hi ? lo : hi;
+            if (hi > 1 || lo != hi) {
+                /* Repeats mostly of any letter, so that cut text matches. */
+                if (tu_rng_chance(r, 80)) tu_buf_putc(&b, 'x');
+                else gg_class(r, &b, al, ch);
+                if (lo == hi) tu_buf_printf(&b, "(%d)", lo);
+                else tu_buf_printf(&b, "(%d,%d)", lo, hi);
+                t += (size_t)tu_rng_range(r, (uint64_t)lo, (uint64_t)hi);
+            } else {
+                gg_class(r, &b, al, ch);
+                t++;
+            }
+            total += hi;
+            mandatory += lo;
+        }
+        if (end) tu_buf_putc(&b, '>');
+        if (mandatory < floor) { /* the reader refuses what may match nothing */
+            tu_buf_free(&b);
+            continue;
+        }
+        if (!ps_pattern_is_prosite(b.p, b.n)) tu_buf_putc(&b, '.');
+        tu_buf_putc(&b, '\0');
+        return b.p;
+    }
+}
+
+/* A case of general patterns (a few plain windows among them): records
+ * long and short (anchors act at both ends of short ones), FASTQ now and
+ * then. */
+static void gp_make_general(tu_rng_t *r, gp_case_t *c, ps_alpha_t al, uint32_t n, size_t max_rec)
+{
+    memset(c, 0, sizeof *c);
+    c->al = al;
+    c->both = al == PS_DNA && tu_rng_chance(r, 60);
+    c->mm = (int)tu_rng_below(r, 4);
+    c->threads = (int)tu_rng_range(r, 1, 4);
+    c->fastq = tu_rng_chance(r, 25);
+    c->n_rec = (int)tu_rng_range(r, 1, 12);
+    c->rec = calloc((size_t)c->n_rec, sizeof *c->rec);
+    ck_assert_ptr_nonnull(c->rec);
+    for (int t = 0; t < c->n_rec; t++)
+        c->rec[t] = gp_record(r, al, (size_t)tu_rng_below(r, tu_rng_chance(r, 30) ? 12 : max_rec + 1));
+    c->n = n;
+    c->probe = calloc(n, sizeof *c->probe);
+    ck_assert_ptr_nonnull(c->probe);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *rec = c->rec[tu_rng_below(r, (uint64_t)c->n_rec)];
+        if (tu_rng_chance(r, 10)) {
+            uint32_t len = (uint32_t)tu_rng_range(r, 1, 64);
+            size_t rl = strlen(rec);
+            c->probe[i] = gp_probe(r, al, len, rl >= len ? rec + tu_rng_below(r, rl - len + 1) : NULL);
+        } else {
+            c->probe[i] = gp_general(r, al, rec);
+        }
     }
 }
 
@@ -521,6 +665,12 @@ static void gp_run_file(tu_rng_t *r, const gp_case_t *c, const char *dir, int id
     char *path = tu_path(dir, "in.fa");
     tu_buf_t fa = {0};
     for (int t = 0; t < c->n_rec; t++) {
+        if (c->fastq) {
+            tu_buf_printf(&fa, "@r%d rec\n%s\n+\n", t, c->rec[t]);
+            for (size_t j = strlen(c->rec[t]); j > 0; j--) tu_buf_putc(&fa, 'I');
+            tu_buf_putc(&fa, '\n');
+            continue;
+        }
         tu_buf_printf(&fa, ">r%d rec\n", t);
         size_t len = strlen(c->rec[t]), width = tu_rng_chance(r, 50) ? (size_t)tu_rng_range(r, 10, 120) : len + 1;
         for (size_t at = 0; at < len; at += width) {
@@ -532,9 +682,9 @@ static void gp_run_file(tu_rng_t *r, const gp_case_t *c, const char *dir, int id
     tu_buf_free(&fa);
 
     char what[256];
-    snprintf(what, sizeof what, "case %d (seed %llu; %s, %u probes, %s strands, -m %d, %d threads)", idx,
+    snprintf(what, sizeof what, "case %d (seed %llu; %s, %u probes, %s strands, -m %d, %d threads, %s)", idx,
              (unsigned long long)tu_seed(), ps_alpha_name(c->al), c->n, c->both ? "both" : "one", c->mm,
-             c->threads);
+             c->threads, c->fastq ? "fastq" : "fasta");
     ps_probes_t *p = NULL;
     ps_patset_t *ps = gp_patset(&p, c->n, c->probe, c->al, c->both, c->mm, what);
     const uint32_t nl = ps->leaves.n_leaves;
@@ -558,7 +708,7 @@ static void gp_run_file(tu_rng_t *r, const gp_case_t *c, const char *dir, int id
     unsigned roll = (unsigned)tu_rng_below(r, 100);
     if (roll < 70) go.chunk_syms = (uint64_t)ps->leaves.k + tu_rng_below(r, 300);
     else if (roll < 90) go.chunk_syms = tu_rng_range(r, 1000, 100000);
-    if (tu_rng_chance(r, 30)) go.chunk_restarts = (uint32_t)tu_rng_range(r, 4, 64);
+    if (tu_rng_chance(r, 30)) go.chunk_restarts = (uint32_t)tu_rng_range(r, ps->windows_only ? 4 : 1, 64);
     if (tu_rng_chance(r, 30)) go.block_bytes = (size_t)tu_rng_range(r, 1, 64);
     snprintf(what + strlen(what), sizeof what - strlen(what), ", GPU chunks of %llu, %u restarts, blocks %zu",
              (unsigned long long)go.chunk_syms, go.chunk_restarts, go.block_bytes);
@@ -579,10 +729,11 @@ static void gp_run_file(tu_rng_t *r, const gp_case_t *c, const char *dir, int id
     free(path);
 }
 
-/* Chunks made here (random symbols, restarts sparse to dense, context),
- * each counted by both engines directly; the GPU gets every chunk twice,
- * from different workers, and must count twice the CPU's. */
-static void gp_run_chunks(tu_rng_t *r, ps_alpha_t al, uint32_t n_probes, uint64_t max_len, int idx)
+/* Chunks made here (random symbols, restarts sparse to dense, context;
+ * for general patterns random segment edges, the last segment closed or
+ * not), each counted by both engines directly; the GPU gets every chunk
+ * twice, from different workers, and must count twice the CPU's. */
+static void gp_run_chunks(tu_rng_t *r, ps_alpha_t al, uint32_t n_probes, uint64_t max_len, int general, int idx)
 {
     enum { NC = 3 };
     ps_chunk_t ch[NC];
@@ -592,10 +743,19 @@ static void gp_run_chunks(tu_rng_t *r, ps_alpha_t al, uint32_t n_probes, uint64_
                    0);
     char **probes = calloc(n_probes, sizeof *probes);
     ck_assert_ptr_nonnull(probes);
-    char text[65];
+    char text[81];
     for (uint32_t i = 0; i < n_probes; i++) {
         uint32_t len = (uint32_t)tu_rng_range(r, 1, 64);
         const ps_chunk_t *c = &ch[tu_rng_below(r, NC)];
+        if (general) {
+            /* Cut from up to 80 letters of the chunk, or from its start. */
+            uint64_t at = tu_rng_chance(r, 20) || c->n <= 80 ? 0 : tu_rng_below(r, c->n - 80);
+            uint32_t got = 0;
+            for (; got < 80 && at + got < c->n; got++) text[got] = ps_alpha_letter(al, (int)ps_chunk_sym(c, at + got));
+            text[got] = '\0';
+            probes[i] = gp_general(r, al, text);
+            continue;
+        }
         const char *from = NULL;
         if (c->n >= len && tu_rng_chance(r, 70)) {
             uint64_t at = tu_rng_below(r, c->n - len + 1);
@@ -607,15 +767,21 @@ static void gp_run_chunks(tu_rng_t *r, ps_alpha_t al, uint32_t n_probes, uint64_
     }
     int both = al == PS_DNA && tu_rng_chance(r, 50), mm = (int)tu_rng_below(r, 4);
     char what[200];
-    snprintf(what, sizeof what, "chunk case %d (seed %llu; %s, %u probes, %s strands, -m %d, lengths %llu %llu %llu)",
-             idx, (unsigned long long)tu_seed(), ps_alpha_name(al), n_probes, both ? "both" : "one", mm,
-             (unsigned long long)ch[0].n, (unsigned long long)ch[1].n, (unsigned long long)ch[2].n);
+    snprintf(what, sizeof what,
+             "%s chunk case %d (seed %llu; %s, %u probes, %s strands, -m %d, lengths %llu %llu %llu)",
+             general ? "general" : "windows", idx, (unsigned long long)tu_seed(), ps_alpha_name(al), n_probes,
+             both ? "both" : "one", mm, (unsigned long long)ch[0].n, (unsigned long long)ch[1].n,
+             (unsigned long long)ch[2].n);
     ps_probes_t *p = NULL;
     ps_patset_t *ps = gp_patset(&p, n_probes, probes, al, both, mm, what);
     /* Context: up to the longest pattern less one, as chunks carry. */
     for (int i = 0; i < NC; i++) {
         uint32_t ctx = (uint32_t)tu_rng_below(r, (uint64_t)ps->leaves.k);
         ch[i].n_ctx = ctx < ch[i].n ? ctx : 0;
+        if (!general) continue;
+        for (uint32_t j = 0; j < ch[i].n_restart; j++) ch[i].edge[j] = (uint8_t)tu_rng_below(r, 4);
+        ch[i].head_edge = (uint8_t)tu_rng_below(r, 2);
+        ch[i].tail_edge = (uint8_t)(tu_rng_below(r, 4) * 2); /* PS_EDGE_REC_END, PS_EDGE_CLOSED */
     }
     const uint32_t nl = ps->leaves.n_leaves;
     uint64_t *want = calloc(nl + 1, sizeof *want), *got = calloc(nl + 1, sizeof *got);
@@ -644,8 +810,9 @@ static void gp_run_chunks(tu_rng_t *r, ps_alpha_t al, uint32_t n_probes, uint64_
     for (int i = 0; i < NC; i++) ps_chunk_free(&ch[i], NULL);
 }
 
-/* Sets the GPU does not take are refused as usage, saying why, so that the
- * caller keeps the CPU engine; 64 positions are taken. */
+/* Sets the GPU does not take (a string of over 64 positions, windows or
+ * general, anchored or not) are refused as usage, saying why, so that the
+ * caller keeps the CPU engine; 64 positions are taken, general sets too. */
 START_TEST(test_gpu_pattern_refused)
 {
     char long_probe[66], *seqs[2] = {long_probe, (char *)"ACGTN"};
@@ -665,13 +832,33 @@ START_TEST(test_gpu_pattern_refused)
     ps = gp_patset(&p, 2, seqs, PS_DNA, 1, 1, "64 positions");
     e = gp_engine(ps, 2, "64 positions");
     ps_engine_destroy(e);
-    /* A set that is not all windows (anchors, optional positions). */
-    ps->windows_only = 0;
-    ck_assert_int_eq(ps_gpu_pattern_engine_new(&e, ps, 0, 2, &err), PS_E_USAGE);
-    ck_assert_ptr_null(e);
-    ck_assert_ptr_nonnull(strstr(err.msg, "CPU"));
     ps_patset_free(ps);
     ps_probes_free(p);
+
+    /* General sets: 64 positions at most, counting optional ones and
+     * strings anchored at either end. */
+    static const char *const general[][2] = {
+        {"<A-x(0,62)-C", "C-x(2,4)-[GT>]"}, /* taken */
+        {"A-x(2,63)-C", "<C-G"},           /* 65 positions */
+        {"<A-x(63)-C", "C-x(2,4)-G"},      /* 65, anchored at the start */
+        {"A-x(0,63)-C>", "A-[CG]"},        /* 65, anchored at the end */
+    };
+    for (size_t i = 0; i < sizeof general / sizeof *general; i++) {
+        char *g[2] = {(char *)general[i][0], (char *)general[i][1]};
+        ps = gp_patset(&p, 2, g, i % 2 ? PS_PROTEIN : PS_DNA, 1, 2, general[i][0]);
+        ck_assert_int_eq(ps->windows_only, 0);
+        if (i == 0) {
+            e = gp_engine(ps, 2, general[i][0]);
+        } else {
+            ck_assert_int_eq(ps_gpu_pattern_engine_new(&e, ps, 0, 2, &err), PS_E_USAGE);
+            ck_assert_msg(strstr(err.msg, "64") && strstr(err.msg, "65"), "%s: '%s' does not say why",
+                          general[i][0], err.msg);
+        }
+        ps_engine_destroy(e);
+        e = NULL;
+        ps_patset_free(ps);
+        ps_probes_free(p);
+    }
 }
 END_TEST
 
@@ -687,8 +874,53 @@ START_TEST(test_gpu_pattern_small)
         gp_run_file(&r, &c, dir, k);
         gp_free(&c);
     }
-    gp_run_chunks(&r, PS_DNA, 20, 20000, 0);
-    gp_run_chunks(&r, PS_PROTEIN, 20, 20000, 1);
+    gp_run_chunks(&r, PS_DNA, 20, 20000, 0, 0);
+    gp_run_chunks(&r, PS_PROTEIN, 20, 20000, 0, 1);
+    tu_rmtree(dir);
+}
+END_TEST
+
+/* General patterns, a few small cases of files and chunks: quick enough
+ * for compute-sanitizer. */
+START_TEST(test_gpu_pattern_general_small)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x9b1u);
+    char *dir = tu_mkdtemp();
+    for (int k = 0; k < 8; k++) {
+        gp_case_t c;
+        gp_make_general(&r, &c, k % 2 ? PS_PROTEIN : PS_DNA, (uint32_t)tu_rng_range(&r, 1, 12), 2000);
+        gp_run_file(&r, &c, dir, k);
+        gp_free(&c);
+    }
+    gp_run_chunks(&r, PS_DNA, 16, 20000, 1, 0);
+    gp_run_chunks(&r, PS_PROTEIN, 16, 20000, 1, 1);
+    tu_rmtree(dir);
+}
+END_TEST
+
+/* General patterns over many random files: anchors, variable repeats,
+ * classes, mismatches, both strands, records and breaks, FASTA and FASTQ,
+ * chunks and restart lists so small that context, deferred starts and
+ * edges are everywhere; many word groups now and then. */
+START_TEST(test_gpu_pattern_general)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x9b2u);
+    char *dir = tu_mkdtemp();
+    for (int k = 0; k < 120; k++) {
+        gp_case_t c;
+        ps_alpha_t al = tu_rng_chance(&r, 50) ? PS_DNA : PS_PROTEIN;
+        uint32_t n = tu_rng_chance(&r, 15) ? (uint32_t)tu_rng_range(&r, 100, 400) : (uint32_t)tu_rng_range(&r, 1, 40);
+        gp_make_general(&r, &c, al, n, tu_rng_chance(&r, 20) ? 100000 : 3000);
+        gp_run_file(&r, &c, dir, k);
+        gp_free(&c);
+    }
+    for (int k = 0; k < 12; k++) {
+        ps_alpha_t al = k % 2 ? PS_PROTEIN : PS_DNA;
+        uint32_t n = k % 4 == 3 ? (uint32_t)tu_rng_range(&r, 100, 300) : (uint32_t)tu_rng_range(&r, 1, 30);
+        gp_run_chunks(&r, al, n, k % 4 == 1 ? 2000000 : 300000, 1, k);
+    }
     tu_rmtree(dir);
 }
 END_TEST
@@ -718,7 +950,7 @@ START_TEST(test_gpu_pattern_chunks)
     for (int k = 0; k < 16; k++) {
         ps_alpha_t al = k % 2 ? PS_PROTEIN : PS_DNA;
         uint32_t n = k % 4 == 3 ? (uint32_t)tu_rng_range(&r, 100, 300) : (uint32_t)tu_rng_range(&r, 1, 30);
-        gp_run_chunks(&r, al, n, k % 4 == 1 ? 2000000 : 300000, k);
+        gp_run_chunks(&r, al, n, k % 4 == 1 ? 2000000 : 300000, 0, k);
     }
 }
 END_TEST
@@ -742,7 +974,8 @@ Suite *suite_gpu(int *n_checks)
     TU_ADD_TEST(tc, test_gpu_repeats, n_checks);
     suite_add_tcase(s, tc);
     /* The pattern engine: "pattern_small" is quick enough for
-     * compute-sanitizer, "pattern" is the wide random comparison. */
+     * compute-sanitizer, "pattern" is the wide random comparison; the
+     * same for general patterns below. */
     TCase *ps = tcase_create("pattern_small");
     tcase_set_timeout(ps, 600);
     TU_ADD_TEST(ps, test_gpu_pattern_refused, n_checks);
@@ -753,5 +986,14 @@ Suite *suite_gpu(int *n_checks)
     TU_ADD_TEST(pl, test_gpu_pattern_files, n_checks);
     TU_ADD_TEST(pl, test_gpu_pattern_chunks, n_checks);
     suite_add_tcase(s, pl);
+    /* General patterns: "pattern_general_small" for compute-sanitizer. */
+    TCase *gs = tcase_create("pattern_general_small");
+    tcase_set_timeout(gs, 600);
+    TU_ADD_TEST(gs, test_gpu_pattern_general_small, n_checks);
+    suite_add_tcase(s, gs);
+    TCase *gl = tcase_create("pattern_general");
+    tcase_set_timeout(gl, 600);
+    TU_ADD_TEST(gl, test_gpu_pattern_general, n_checks);
+    suite_add_tcase(s, gl);
     return s;
 }
