@@ -1,4 +1,4 @@
-# probescan - count equal-length probes in FASTA/FASTQ, on the GPU or all CPU cores.
+# probescan - count probes, degenerate primers and PROSITE patterns in FASTA/FASTQ, on the GPU or all CPU cores.
 #   make            build ./probescan (with the CUDA engine when nvcc is found); installs
 #                   nothing, and names what is missing
 #   make deps       install the build and test dependencies (apt, as root)

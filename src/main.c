@@ -23,7 +23,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-"probescan %s - count equal-length probes in sequence files, on the GPU or all CPU cores\n"
+"probescan %s - count probes and patterns in sequence files, on the GPU or all CPU cores\n"
 "\n"
 "Usage: probescan <command> [options]\n"
 "\n"
