@@ -9,10 +9,13 @@
  * also the anchors' and the optional blocks' masks, patset.h), and per
  * last bit the string's distance-0 leaf.
  *
- * Kernel: a block holds one group of wpw words (a power of two up to 32)
- * with their B rows in shared memory; each thread takes one word and one
- * slice of the text, lanes of a warp being wpw words times 32 / wpw
- * consecutive slices. The step is the CPU engine's (engine_pattern.c).
+ * Kernel: a block holds one group of wpw units (a power of two up to 32)
+ * with their B rows in shared memory; each thread takes one unit and one
+ * slice of the text, lanes of a warp being wpw units times 32 / wpw
+ * consecutive slices. A unit is one word, or for windows two (where the
+ * set has two): the symbol's decoding and row load then serve both, and
+ * their top levels share one OR. The step is the CPU engine's
+ * (engine_pattern.c), less the OR of first bits into the top level.
  *
  * Windows are read forward: a thread starts afresh Lmax - 1 symbols before
  * its slice (or at the first counted position's reach, or a restart,
@@ -82,21 +85,49 @@ struct kparams {
     unsigned long long *counts;
     uint32_t n, n_ctx, n_restart;
     uint32_t n_gw, wpw_shift, group0;
+    uint32_t n_unit;      /* the threads' shares of the words: n_gw, or n_gw / 2 where windows take two */
     uint32_t slice_words, warm;
     uint32_t reach;       /* the general layout: the chunk's ownership reach (leaves.k - 1) */
     uint8_t head_edge, tail_edge;
 };
 
-/* One step of every level; D_{d-1} is read before it is overwritten. */
+/* One step of every level; D_{d-1} is read before it is overwritten.
+ * Above level 0, y_prev holds the first bits already (first & b is in
+ * it), so those levels take (D << 1 & b) | y_prev, and the top level's
+ * y, needed by no level above, is never formed. */
 template <int LV>
 __device__ __forceinline__ void step(uint64_t (&D)[LV], uint64_t b, uint64_t first)
 {
-    uint64_t y_prev = 0;
+    uint64_t y_prev = D[0] << 1 | first;
+    D[0] = y_prev & b;
 #pragma unroll
-    for (int d = 0; d < LV; d++) {
-        const uint64_t y = D[d] << 1 | first;
-        D[d] = (y & b) | y_prev;
-        y_prev = y;
+    for (int d = 1; d < LV; d++) {
+        const uint64_t s = D[d] << 1;
+        D[d] = (s & b) | y_prev;
+        if (d + 1 < LV) y_prev = s | first;
+    }
+}
+
+/* A row's entry for a unit is NW words side by side, so that one load
+ * fetches them all: 1 << entry_shift bytes; a row holds wpw entries. */
+template <int NW>
+__device__ __forceinline__ uint32_t entry_shift()
+{
+    static_assert(NW == 1 || NW == 2, "units of one or two words");
+    return NW == 2 ? 4u : 3u;
+}
+
+/* The unit's entry at byte offset off of the block's rows. */
+template <int NW>
+__device__ __forceinline__ void unit_rows(const uint64_t *sB, uint32_t off, uint64_t (&b)[NW])
+{
+    const char *at = reinterpret_cast<const char *>(sB) + off;
+    if constexpr (NW == 1) {
+        b[0] = *reinterpret_cast<const uint64_t *>(at);
+    } else {
+        const ulonglong2 v = *reinterpret_cast<const ulonglong2 *>(at);
+        b[0] = v.x;
+        b[1] = v.y;
     }
 }
 
@@ -121,43 +152,49 @@ __device__ __forceinline__ void count_hits(const uint64_t (&D)[LV], uint64_t las
 }
 
 /* Symbols i0 .. i1-1 of packed word w, the first at position p, each
- * checked for hits. */
-template <int LV, int BITS>
-__device__ __forceinline__ void steps_counted(uint64_t (&D)[LV], uint32_t w, uint32_t i0, uint32_t i1, uint32_t p,
-                                              const uint64_t *myB, uint32_t row_shift, uint64_t first,
-                                              uint64_t last, uint32_t from, const uint32_t *leaf,
-                                              unsigned long long *counts)
+ * checked for hits, for the NW words of a unit. */
+template <int LV, int BITS, int NW>
+__device__ __forceinline__ void steps_counted(uint64_t (&D)[NW][LV], uint32_t w, uint32_t i0, uint32_t i1,
+                                              uint32_t p, const uint64_t *sB, uint32_t at, uint32_t row_bytes_shift,
+                                              const uint64_t (&first)[NW], const uint64_t (&last)[NW],
+                                              uint32_t from, const uint32_t *leaf, unsigned long long *counts)
 {
     constexpr uint32_t mask = (1u << BITS) - 1u;
     for (uint32_t i = i0; i < i1; i++, p++) {
-        const uint32_t c = w >> (BITS * i) & mask;
-        step<LV>(D, myB[c << row_shift], first);
-        count_hits<LV>(D, last, p, from, leaf, counts);
+        uint64_t b[NW];
+        unit_rows<NW>(sB, (w >> (BITS * i) & mask) << row_bytes_shift | at, b);
+#pragma unroll
+        for (int j = 0; j < NW; j++) {
+            step<LV>(D[j], b[j], first[j]);
+            count_hits<LV>(D[j], last[j], p, from, leaf + 64u * j, counts);
+        }
     }
 }
 
-/* The block's B rows into shared memory: row c of word wi at c * wpw + wi. */
-template <int BITS>
+/* The block's B rows into shared memory: row c of unit u's word j at
+ * (c * wpw + u) * NW + j, the block's words being consecutive. */
+template <int BITS, int NW>
 __device__ __forceinline__ void load_rows(uint64_t *sB, const kparams &k)
 {
     constexpr uint32_t ROWS = 1u << BITS;
-    const uint32_t wpw = 1u << k.wpw_shift, group = k.group0 + blockIdx.y;
-    for (uint32_t i = threadIdx.x; i < ROWS * wpw; i += blockDim.x) {
-        const uint32_t w = group * wpw + (i & (wpw - 1u));
-        sB[i] = w < k.n_gw ? k.B[(size_t)(i >> k.wpw_shift) * k.n_gw + w] : 0;
+    const uint32_t shift = k.wpw_shift + (NW == 2 ? 1u : 0u), row = 1u << shift;
+    const uint32_t group = k.group0 + blockIdx.y;
+    for (uint32_t i = threadIdx.x; i < ROWS * row; i += blockDim.x) {
+        const uint32_t w = group * row + (i & (row - 1u));
+        sB[i] = w < k.n_gw ? k.B[(size_t)(i >> shift) * k.n_gw + w] : 0;
     }
 }
 
-/* This thread's word over its slice. */
-template <int LV, int BITS>
+/* This thread's unit (NW words) over its slice. */
+template <int LV, int BITS, int NW>
 __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k)
 {
     constexpr uint32_t PW = BITS == 2 ? 16u : 6u;
     constexpr uint32_t mask = (1u << BITS) - 1u;
     const uint32_t wpw = 1u << k.wpw_shift;
     const uint32_t wi = threadIdx.x & (wpw - 1u);
-    const uint32_t word = (k.group0 + blockIdx.y) * wpw + wi;
-    if (word >= k.n_gw) return;
+    const uint32_t unit = (k.group0 + blockIdx.y) * wpw + wi;
+    if (unit >= k.n_unit) return;
     const uint64_t slice = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> k.wpw_shift;
     const uint64_t start = slice * k.slice_words * PW;
     if (start >= k.n) return;
@@ -177,44 +214,69 @@ __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k
     uint32_t r = lo;
     uint32_t next = r < k.n_restart ? k.restart[r] : k.n;
 
-    const uint64_t first = k.mask[(size_t)kFirst * k.n_gw + word], last = k.mask[(size_t)kLast * k.n_gw + word];
-    const uint32_t *leaf = k.leaf + (size_t)word * 64u;
-    const uint64_t *myB = sB + wi;
-    const uint32_t row_shift = k.wpw_shift;
-    uint64_t D[LV];
+    const uint32_t word = unit * NW;
+    uint64_t first[NW], last[NW], any_last = 0;
 #pragma unroll
-    for (int d = 0; d < LV; d++) D[d] = 0;
+    for (int j = 0; j < NW; j++) {
+        first[j] = k.mask[(size_t)kFirst * k.n_gw + word + j];
+        last[j] = k.mask[(size_t)kLast * k.n_gw + word + j];
+        any_last |= last[j];
+    }
+    const uint32_t *leaf = k.leaf + (size_t)word * 64u;
+    /* Byte offsets into the rows: the unit's entry at `at` in each row,
+     * rows 1 << rbs bytes apart (at < 1 << rbs, so OR adds). */
+    const uint32_t rbs = k.wpw_shift + entry_shift<NW>(), at = wi << entry_shift<NW>();
+    uint64_t D[NW][LV];
+#pragma unroll
+    for (int j = 0; j < NW; j++)
+#pragma unroll
+        for (int d = 0; d < LV; d++) D[j][d] = 0;
 
     while (p < end) {
         const uint32_t seg_end = min(end, next);
         /* The head, up to a word boundary. */
         const uint32_t head_end = (uint32_t)min((uint64_t)seg_end, ((uint64_t)p + PW - 1u) / PW * PW);
         if (p < head_end) {
-            steps_counted<LV, BITS>(D, __ldg(k.text + p / PW), p % PW, p % PW + (head_end - p), p, myB, row_shift,
-                                    first, last, from, leaf, k.counts);
+            steps_counted<LV, BITS, NW>(D, __ldg(k.text + p / PW), p % PW, p % PW + (head_end - p), p, sB, at, rbs,
+                                        first, last, from, leaf, k.counts);
             p = head_end;
         }
-        /* Whole words, the next one read while this one is matched. */
+        /* Whole words, the next one read while this one is matched. The
+         * unit's top levels are OR-ed together: a bit of one word under
+         * another's last bit only costs a replay that finds nothing. */
         uint32_t kw = p / PW;
         const uint32_t kend = seg_end / PW;
         if (kw < kend) {
             uint32_t cur = __ldg(k.text + kw);
+            const uint32_t rows_mask = mask << rbs;
             for (; kw < kend; kw++) {
                 const uint32_t nxt = __ldg(k.text + kw + (kw + 1u < kend ? 1u : 0u));
-                uint64_t S[LV];
+                /* The word shifted once so that each symbol's offset is a
+                 * shift, a mask and an OR. */
+                const uint64_t x = (uint64_t)cur << rbs;
+                uint64_t S[NW][LV];
 #pragma unroll
-                for (int d = 0; d < LV; d++) S[d] = D[d];
+                for (int j = 0; j < NW; j++)
+#pragma unroll
+                    for (int d = 0; d < LV; d++) S[j][d] = D[j][d];
                 uint64_t acc = 0;
 #pragma unroll
                 for (uint32_t i = 0; i < PW; i++) {
-                    step<LV>(D, myB[(cur >> (BITS * i) & mask) << row_shift], first);
-                    acc |= D[LV - 1];
-                }
-                if (acc & last) {
+                    uint64_t b[NW];
+                    unit_rows<NW>(sB, ((uint32_t)(x >> (BITS * i)) & rows_mask) | at, b);
 #pragma unroll
-                    for (int d = 0; d < LV; d++) D[d] = S[d];
-                    steps_counted<LV, BITS>(D, cur, 0, PW, kw * PW, myB, row_shift, first, last, from, leaf,
-                                            k.counts);
+                    for (int j = 0; j < NW; j++) {
+                        step<LV>(D[j], b[j], first[j]);
+                        acc |= D[j][LV - 1];
+                    }
+                }
+                if (acc & any_last) {
+#pragma unroll
+                    for (int j = 0; j < NW; j++)
+#pragma unroll
+                        for (int d = 0; d < LV; d++) D[j][d] = S[j][d];
+                    steps_counted<LV, BITS, NW>(D, cur, 0, PW, kw * PW, sB, at, rbs, first, last, from, leaf,
+                                                k.counts);
                 }
                 cur = nxt;
             }
@@ -222,13 +284,15 @@ __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k
         }
         /* The tail, within one word. */
         if (p < seg_end) {
-            steps_counted<LV, BITS>(D, __ldg(k.text + p / PW), 0, seg_end - p, p, myB, row_shift, first, last, from,
-                                    leaf, k.counts);
+            steps_counted<LV, BITS, NW>(D, __ldg(k.text + p / PW), 0, seg_end - p, p, sB, at, rbs, first, last,
+                                        from, leaf, k.counts);
             p = seg_end;
         }
         if (p == next) {
 #pragma unroll
-            for (int d = 0; d < LV; d++) D[d] = 0;
+            for (int j = 0; j < NW; j++)
+#pragma unroll
+                for (int d = 0; d < LV; d++) D[j][d] = 0;
             r++;
             next = r < k.n_restart ? k.restart[r] : k.n;
         }
@@ -315,7 +379,7 @@ __device__ __forceinline__ void match_slice_back(const uint64_t *sB, const kpara
     const uint32_t wpw = 1u << k.wpw_shift;
     const uint32_t wi = threadIdx.x & (wpw - 1u);
     const uint32_t word = (k.group0 + blockIdx.y) * wpw + wi;
-    if (word >= k.n_gw) return;
+    if (word >= k.n_unit) return;
     const uint64_t slice = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> k.wpw_shift;
     const uint64_t start = slice * k.slice_words * PW;
     if (start >= k.n) return;
@@ -414,25 +478,31 @@ __device__ __forceinline__ void match_slice_back(const uint64_t *sB, const kpara
 #undef PS_ROW
 }
 
-template <int LV, int BITS, bool GENERAL>
+/* The kernels' kinds: windows with units of one or two words, the general layout. */
+enum { kWindows1, kWindows2, kGeneral, kKinds };
+
+template <int LV, int BITS, int KIND>
 __global__ void __launch_bounds__(kBlock) pattern_kernel(const kparams k)
 {
-    __shared__ uint64_t sB[(1u << BITS) * 32];
-    load_rows<BITS>(sB, k);
+    constexpr int NW = KIND == kWindows2 ? 2 : 1;
+    __shared__ __align__(16) uint64_t sB[(1u << BITS) * 32 * NW];
+    load_rows<BITS, NW>(sB, k);
     __syncthreads();
-    if (GENERAL) match_slice_back<LV, BITS>(sB, k);
-    else match_slice<LV, BITS>(sB, k);
+    if constexpr (KIND == kGeneral) match_slice_back<LV, BITS>(sB, k);
+    else match_slice<LV, BITS, NW>(sB, k);
 }
 
 typedef void (*kernel_fn)(const kparams);
 
-/* Every layout, level count and alphabet, by [general][bits == 5][levels - 1]. */
+/* Every kind, level count and alphabet, by [kind][bits == 5][levels - 1]. */
 static_assert(kLevelsMax == 9, "one kernel per level count: extend the table");
-#define PS_PK(bits, gen) \
-    {pattern_kernel<1, bits, gen>, pattern_kernel<2, bits, gen>, pattern_kernel<3, bits, gen>, \
-     pattern_kernel<4, bits, gen>, pattern_kernel<5, bits, gen>, pattern_kernel<6, bits, gen>, \
-     pattern_kernel<7, bits, gen>, pattern_kernel<8, bits, gen>, pattern_kernel<9, bits, gen>}
-const kernel_fn kKernels[2][2][kLevelsMax] = {{PS_PK(2, false), PS_PK(5, false)}, {PS_PK(2, true), PS_PK(5, true)}};
+#define PS_PK(bits, kind) \
+    {pattern_kernel<1, bits, kind>, pattern_kernel<2, bits, kind>, pattern_kernel<3, bits, kind>, \
+     pattern_kernel<4, bits, kind>, pattern_kernel<5, bits, kind>, pattern_kernel<6, bits, kind>, \
+     pattern_kernel<7, bits, kind>, pattern_kernel<8, bits, kind>, pattern_kernel<9, bits, kind>}
+const kernel_fn kKernels[kKinds][2][kLevelsMax] = {{PS_PK(2, kWindows1), PS_PK(5, kWindows1)},
+                                                   {PS_PK(2, kWindows2), PS_PK(5, kWindows2)},
+                                                   {PS_PK(2, kGeneral), PS_PK(5, kGeneral)}};
 #undef PS_PK
 
 int cuda_fail(ps_err_t *err, cudaError_t e, const char *what)
@@ -480,6 +550,8 @@ int check_set(const ps_patset_t *ps, ps_err_t *err)
 /* The host side of the device layout. */
 struct layout {
     uint32_t n_gw, rows, lmax, n_masks;
+    uint32_t n_words; /* holding strings: n_gw less the empty one that evens a set of two-word units */
+    uint32_t nw;      /* words per unit (a thread's share) */
     uint64_t *B, *mask; /* mask: n_masks rows of n_gw words (kFirst, ...) */
     uint32_t *leaf;
 };
@@ -569,6 +641,12 @@ int layout_build(layout *l, const ps_patset_t *ps, int bits, ps_err_t *err)
             }
         }
 
+        /* Windows take two words a thread, sharing the symbol's decoding
+         * and row load, where there are two; an odd count gets an empty
+         * word (no first or last bits: it never leaves the zero state). */
+        l->n_words = n_gw;
+        l->nw = ps->windows_only && n_gw >= 2 ? 2 : 1;
+        n_gw = (n_gw + l->nw - 1) / l->nw * l->nw;
         l->n_gw = n_gw;
         l->rows = 1u << bits;
         l->B = (uint64_t *)calloc((size_t)l->rows * (n_gw ? n_gw : 1), sizeof *l->B);
@@ -612,6 +690,7 @@ done:
 struct ps_gpat {
     int bits, levels, general;
     uint32_t n_gw, n_masks, wpw_shift, warm, n_leaves, reach;
+    uint32_t n_words, n_unit; /* words holding strings; the threads' shares (kparams) */
     uint32_t resident; /* threads the device holds at once */
     uint64_t *d_B, *d_mask;
     uint32_t *d_leaf;
@@ -645,7 +724,7 @@ cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32
      * were left to this chunk. */
     if (n == 0 || (!g->general && n <= n_ctx) || g->n_gw == 0) return cudaSuccess;
     const uint32_t pw = g->bits == 2 ? 16u : 6u;
-    const uint32_t wpw = 1u << g->wpw_shift, groups = (g->n_gw + wpw - 1) / wpw;
+    const uint32_t wpw = 1u << g->wpw_shift, groups = (g->n_unit + wpw - 1) / wpw;
     const uint64_t text_words = (n + pw - 1) / pw;
     /* Slices as long as the device stays full: several waves of threads
      * (words times slices), but never shorter than a few warm-ups. */
@@ -669,6 +748,7 @@ cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32
     k.n_ctx = n_ctx;
     k.n_restart = n_restart;
     k.n_gw = g->n_gw;
+    k.n_unit = g->n_unit;
     k.wpw_shift = g->wpw_shift;
     k.slice_words = sw;
     k.warm = g->warm;
@@ -687,7 +767,7 @@ cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32
 
 } // namespace
 
-extern "C" uint32_t ps_gpat_words(const ps_gpat_t *g) { return g->n_gw; }
+extern "C" uint32_t ps_gpat_words(const ps_gpat_t *g) { return g->n_words; }
 
 extern "C" void ps_gpat_free(ps_gpat_t *g)
 {
@@ -716,13 +796,15 @@ extern "C" int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, ps_err_t *err
     g->bits = bits;
     g->levels = ps->max_mm + 1;
     g->n_gw = l.n_gw;
+    g->n_words = l.n_words;
+    g->n_unit = l.n_gw / l.nw;
     g->warm = l.lmax ? l.lmax - 1 : 0;
     g->n_leaves = ps->leaves.n_leaves;
     g->general = !ps->windows_only;
     g->n_masks = l.n_masks;
     g->reach = ps->leaves.k > 0 ? (uint32_t)ps->leaves.k - 1 : 0;
-    g->kernel = kKernels[g->general][bits == 5][g->levels - 1];
-    while (g->wpw_shift < 5 && (1u << g->wpw_shift) < l.n_gw) g->wpw_shift++;
+    g->kernel = kKernels[g->general ? kGeneral : l.nw == 2 ? kWindows2 : kWindows1][bits == 5][g->levels - 1];
+    while (g->wpw_shift < 5 && (1u << g->wpw_shift) < g->n_unit) g->wpw_shift++;
     const size_t nw = l.n_gw ? l.n_gw : 1;
     cudaError_t ce;
     int dev = 0, sms = 0, per_sm = 0;
