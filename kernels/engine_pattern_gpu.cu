@@ -185,20 +185,34 @@ __device__ __forceinline__ void load_rows(uint64_t *sB, const kparams &k)
     }
 }
 
+/* This thread's share of a launch: its lane wi among the threads of its
+ * word group, its unit of words and its slice [s0, s1) of the chunk (PW
+ * symbols a text word). false when it has none. */
+template <uint32_t PW>
+__device__ __forceinline__ bool thread_share(const kparams &k, uint32_t *wi, uint32_t *unit, uint32_t *s0,
+                                             uint32_t *s1)
+{
+    const uint32_t wpw = 1u << k.wpw_shift;
+    *wi = threadIdx.x & (wpw - 1u);
+    *unit = (k.group0 + blockIdx.y) * wpw + *wi;
+    if (*unit >= k.n_unit) return false;
+    const uint64_t slice = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> k.wpw_shift;
+    const uint64_t start = slice * k.slice_words * PW;
+    if (start >= k.n) return false;
+    *s0 = (uint32_t)start;
+    *s1 = (uint32_t)min((uint64_t)k.n, start + (uint64_t)k.slice_words * PW);
+    return true;
+}
+
 /* This thread's unit (NW words) over its slice. */
 template <int LV, int BITS, int NW>
 __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k)
 {
     constexpr uint32_t PW = BITS == 2 ? 16u : 6u;
     constexpr uint32_t mask = (1u << BITS) - 1u;
-    const uint32_t wpw = 1u << k.wpw_shift;
-    const uint32_t wi = threadIdx.x & (wpw - 1u);
-    const uint32_t unit = (k.group0 + blockIdx.y) * wpw + wi;
-    if (unit >= k.n_unit) return;
-    const uint64_t slice = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> k.wpw_shift;
-    const uint64_t start = slice * k.slice_words * PW;
-    if (start >= k.n) return;
-    const uint32_t end = (uint32_t)min((uint64_t)k.n, start + (uint64_t)k.slice_words * PW);
+    uint32_t wi, unit, s0, end;
+    if (!thread_share<PW>(k, &wi, &unit, &s0, &end)) return;
+    const uint64_t start = s0;
     if (end <= k.n_ctx) return;
     /* Sites end at from or later; the longest begins warm symbols before. */
     const uint32_t from = max((uint32_t)start, k.n_ctx);
@@ -376,15 +390,8 @@ __device__ __forceinline__ void match_slice_back(const uint64_t *sB, const kpara
 {
     constexpr uint32_t PW = BITS == 2 ? 16u : 6u;
     constexpr uint32_t mask = (1u << BITS) - 1u;
-    const uint32_t wpw = 1u << k.wpw_shift;
-    const uint32_t wi = threadIdx.x & (wpw - 1u);
-    const uint32_t word = (k.group0 + blockIdx.y) * wpw + wi;
-    if (word >= k.n_unit) return;
-    const uint64_t slice = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> k.wpw_shift;
-    const uint64_t start = slice * k.slice_words * PW;
-    if (start >= k.n) return;
-    const uint32_t s0 = (uint32_t)start;
-    const uint32_t s1 = (uint32_t)min((uint64_t)k.n, start + (uint64_t)k.slice_words * PW);
+    uint32_t wi, word, s0, s1;
+    if (!thread_share<PW>(k, &wi, &word, &s0, &s1)) return;
 
     /* The segment [a, b) holding s1 - 1: b is restart r, or n when r is
      * n_restart. */

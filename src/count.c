@@ -552,6 +552,16 @@ static int make_cpu_engine(ps_engine_t **e, const ps_automaton_t *a, const ps_km
     return ks ? ps_kmer_engine_new(e, ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err) : ps_cpu_engine_new(e, a, workers, err);
 }
 
+/* -v: the CPU runs, and with --engine auto why not the GPU. */
+static void say_cpu(const opts_t *o, const char *what, const char *why)
+{
+    if (!o->verbose) return;
+    if (o->engine == ENGINE_AUTO)
+        fprintf(stderr, "probescan: engine: cpu, %d threads%s (not the GPU: %s)\n", o->threads, what, why);
+    else
+        fprintf(stderr, "probescan: engine: cpu, %d threads%s\n", o->threads, what);
+}
+
 /* Whether the GPU pattern engine takes probe i: a string of at most 64
  * positions (optional ones included). */
 static int gpu_takes(const ps_probes_t *p, uint32_t i)
@@ -645,10 +655,7 @@ static int make_pattern_engine(ps_engine_t **e, const opts_t *o, const ps_probes
         err->code = 0;
         err->msg[0] = '\0';
     }
-    if (o->verbose)
-        fprintf(stderr, "probescan: engine: cpu, %d threads, patterns%s%s%s\n", o->threads,
-                o->engine == ENGINE_AUTO ? " (not the GPU: " : "", o->engine == ENGINE_AUTO ? why : "",
-                o->engine == ENGINE_AUTO ? ")" : "");
+    say_cpu(o, ", patterns", why);
     return make_cpu_engine(e, NULL, NULL, ps, workers, err);
 }
 
@@ -682,10 +689,7 @@ static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a
         snprintf(why, sizeof why, "%s: less than starting the GPU repays", work);
     }
     int rc = make_cpu_engine(e, a, NULL, NULL, workers, err);
-    if (rc == PS_OK && o->verbose)
-        fprintf(stderr, "probescan: engine: cpu, %d threads%s%s%s\n", o->threads,
-                o->engine == ENGINE_AUTO ? " (not the GPU: " : "", o->engine == ENGINE_AUTO ? why : "",
-                o->engine == ENGINE_AUTO ? ")" : "");
+    if (rc == PS_OK) say_cpu(o, "", why);
     return rc;
 }
 

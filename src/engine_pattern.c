@@ -81,8 +81,8 @@ static void scan_segment(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c
                 int b = __builtin_ctzll(acc);
                 acc &= acc - 1;
                 uint32_t bit = i * 64u + (uint32_t)b;
-                /* The string must lie in the segment. */
-                if (p + 1 - seg < ps->len_at[bit]) continue;
+                /* The state was fresh at seg: a last bit is set only once
+                 * the whole string lies in the segment. */
                 int d = 0;
                 while (d < top && !(D[(size_t)d * nw + i] >> b & 1)) d++;
                 hit(ps, w, bit, d, touch);
@@ -94,27 +94,14 @@ static void scan_segment(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c
 /* Bit g of the vector v. */
 static inline int bit_at(const uint64_t *v, uint64_t g) { return (int)(v[g / 64] >> (g % 64) & 1); }
 
-/* The epsilon moves over optional positions, for one distance: within each
- * block, every bit above the lowest set one (Navarro and Raffinot), as one
- * subtraction across the words (a block's F bit stops the borrow). */
-static void skip_optional(const ps_patset_t *ps, uint64_t *D)
-{
-    uint64_t borrow = 0;
-    for (uint32_t i = 0; i < ps->n_words; i++) {
-        uint64_t df = D[i] | ps->opt_F[i], I = ps->opt_I[i];
-        uint64_t sub = df - I - borrow;
-        borrow = (df < I) || (df - I < borrow);
-        D[i] |= ps->opt_A[i] & (~sub ^ df);
-    }
-}
-
-/* One step of the backward scan away from a record's edges: shift, class,
- * mismatch and skips over optional positions, for each distance; the first
- * words (no string across them) without carries or borrows, so that they
- * vectorise, then the sites that end there, counted when `count`. */
-static inline __attribute__((always_inline)) void step_back(const ps_patset_t *ps, worker_t *w, uint64_t *D,
-                                                           uint32_t sym, int count, int touch, const int top,
-                                                           const int has_opt)
+/* One step of the backward scan over symbol sym: shift, class, mismatch
+ * and skips over optional positions (Navarro and Raffinot's subtraction,
+ * its borrow running along with the words), for each distance; at_end: the
+ * symbol is its record's last, where end-anchored strings begin. The first
+ * words (no string across them) go without carries or borrows, so that
+ * they vectorise. Compiled apart for each constant combination. */
+static inline __attribute__((always_inline)) void advance_back(const ps_patset_t *ps, uint64_t *D, uint32_t sym,
+                                                              const int top, const int has_opt, const int at_end)
 {
     const uint32_t nw = ps->n_words, nf = ps->free_words;
     const uint64_t *B = ps->B + (size_t)sym * nw;
@@ -123,9 +110,16 @@ static inline __attribute__((always_inline)) void step_back(const ps_patset_t *p
     for (int d = top; d >= 0; d--) {
         uint64_t *Dd = D + (size_t)d * nw;
         const uint64_t *Dl = d ? Dd - nw : NULL;
+        /* Per word: z, the positions done before this symbol (leading
+         * optional ones, and at a record's end those that may stand for
+         * it); f, where strings begin; what shifts out of one string must
+         * not start the next (keep). */
+#define PRE(i) (zero[i] | (at_end ? ps->zero_end[i] : 0))
+#define FIRST(i) (first[i] | (at_end ? ps->first_end[i] : 0))
         for (uint32_t i = 0; i < nf; i++) {
-            uint64_t v = ((((Dd[i] | zero[i]) << 1) & keep[i]) | first[i]) & B[i];
-            if (Dl) v |= (((Dl[i] | zero[i]) << 1) & keep[i]) | first[i];
+            const uint64_t z = PRE(i), f = FIRST(i);
+            uint64_t v = ((((Dd[i] | z) << 1) & keep[i]) | f) & B[i];
+            if (Dl) v |= (((Dl[i] | z) << 1) & keep[i]) | f;
             if (has_opt) {
                 uint64_t df = v | oF[i], sub = df - oI[i];
                 v |= oA[i] & (~sub ^ df);
@@ -134,7 +128,7 @@ static inline __attribute__((always_inline)) void step_back(const ps_patset_t *p
         }
         uint64_t carry = 0, carry_l = 0, borrow = 0;
         for (uint32_t i = nf; i < nw; i++) {
-            const uint64_t z = zero[i], f = first[i], k = keep[i];
+            const uint64_t z = PRE(i), f = FIRST(i), k = keep[i];
             uint64_t old = Dd[i] | z, v = (((old << 1 | carry) & k) | f) & B[i];
             carry = old >> 63;
             if (Dl) {
@@ -149,7 +143,19 @@ static inline __attribute__((always_inline)) void step_back(const ps_patset_t *p
             }
             Dd[i] = v;
         }
+#undef PRE
+#undef FIRST
     }
+}
+
+/* One step away from a record's edges, then the sites that start there,
+ * counted when `count`. */
+static inline __attribute__((always_inline)) void step_back(const ps_patset_t *ps, worker_t *w, uint64_t *D,
+                                                           uint32_t sym, int count, int touch, const int top,
+                                                           const int has_opt)
+{
+    const uint32_t nw = ps->n_words;
+    advance_back(ps, D, sym, top, has_opt, 0);
     if (!count) return;
     const uint64_t *Dt = D + (size_t)top * nw;
     uint64_t any = 0;
@@ -191,30 +197,9 @@ static void scan_segment_back(const ps_patset_t *ps, worker_t *w, const ps_chunk
             else step_back(ps, w, D, sym, count, touch, top, ps->has_opt);
             continue;
         }
-        const uint64_t *B = ps->B + (size_t)ps_chunk_sym(c, p) * nw;
-        for (int d = top; d >= 0; d--) {
-            uint64_t *Dd = D + (size_t)d * nw, *Dl = d ? Dd - nw : NULL;
-            uint64_t carry = 0, carry_l = 0;
-            for (uint32_t i = 0; i < nw; i++) {
-                /* Positions done before this symbol: leading optional ones,
-                 * and at a record's end those that may stand for it. */
-                uint64_t pre = ps->zero[i] | (at_end ? ps->zero_end[i] : 0);
-                uint64_t inj = ps->first[i] | (at_end ? ps->first_end[i] : 0);
-                /* What shifts out of one string must not start the next,
-                 * which may begin only at a record's end. */
-                uint64_t keep = ~(ps->first[i] | ps->first_end[i]);
-                uint64_t old = Dd[i] | pre, v = (((old << 1 | carry) & keep) | inj) & B[i];
-                carry = old >> 63;
-                if (Dl) {
-                    uint64_t ol = Dl[i] | pre;
-                    v |= ((ol << 1 | carry_l) & keep) | inj;
-                    carry_l = ol >> 63;
-                }
-                Dd[i] = v;
-            }
-        }
-        if (ps->has_opt)
-            for (int d = 0; d <= top; d++) skip_optional(ps, D + (size_t)d * nw);
+        /* A record's edge: rare, so compiled once for any case. */
+        if (at_end) advance_back(ps, D, ps_chunk_sym(c, p), top, 1, 1);
+        else advance_back(ps, D, ps_chunk_sym(c, p), top, 1, 0);
         if (!closed && p + reach >= c->n) continue; /* the next chunk counts it */
         const uint64_t *Dt = D + (size_t)top * nw;
         uint64_t carry_s = 0;

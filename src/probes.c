@@ -412,6 +412,9 @@ static int only_acgtu(const char *text, size_t n)
  * (more than one base), PROSITE syntax to skip, or anything else (0). */
 enum { CLS_ACGTU = 1, CLS_IUPAC = 2, CLS_SYNTAX = 4 };
 
+/* The degenerate IUPAC codes, either case. */
+static const char iupac_codes[] = "RYSWKMBDHVNryswkmbdhvn";
+
 /* -a auto: DNA when every probe looks like DNA, that is when all its
  * letters are A, C, G, T, U or IUPAC codes and at least half of them A, C,
  * G, T, U or N (a degenerate primer; a peptide of those letters alone is
@@ -430,7 +433,7 @@ static int infer_alphabet(const raw_t *r, int acgtu, ps_alpha_t *alpha, char *no
     }
     uint8_t cls[256] = {0};
     for (const char *c = "ACGTUacgtu"; *c; c++) cls[(unsigned char)*c] = CLS_ACGTU;
-    for (const char *c = "RYSWKMBDHVNryswkmbdhvn"; *c; c++) cls[(unsigned char)*c] = CLS_IUPAC;
+    for (const char *c = iupac_codes; *c; c++) cls[(unsigned char)*c] = CLS_IUPAC;
     for (int b = 1; b < 256; b++)
         if (ps_pattern_syntax_byte((unsigned char)b)) cls[b] |= CLS_SYNTAX;
     uint32_t n_dna = 0, first_dna = UINT32_MAX, first_other = UINT32_MAX;
@@ -508,7 +511,7 @@ static int needs_pattern(const raw_t *r, uint32_t i, ps_alpha_t alpha)
     if (ps_pattern_is_prosite(s, len)) return 1;
     if (alpha != PS_DNA) return 0;
     for (size_t j = 0; j < len; j++)
-        if (strchr("RYSWKMBDHVNryswkmbdhvn", s[j]) && s[j]) return 1;
+        if (s[j] && strchr(iupac_codes, s[j])) return 1;
     return 0;
 }
 
