@@ -16,6 +16,7 @@ struct ps_blocks {
     uint8_t t[PS_MAX_K];     /* open tail before the next block */
     uint32_t t_len;
     uint64_t records, symbols, other, lines;
+    uint64_t rec_letters;    /* letters of the record in progress at the last cut */
     char last_name[PS_NAME_MAX + 1];
 };
 
@@ -109,6 +110,7 @@ int ps_block_parse(ps_parser_t *p, const ps_block_t *b, uint64_t line_base, cons
     out->symbols = p->stats.symbols;
     out->other = p->stats.other;
     out->lines = p->line - 1;
+    out->tail_letters = p->seq_len;
     snprintf(out->last_name, sizeof out->last_name, "%s", p->name);
     return PS_OK;
 }
@@ -137,6 +139,7 @@ uint32_t ps_blocks_join(ps_blocks_t *bl, const ps_block_out_t *o, uint8_t *seg)
         memcpy(bl->t, o->tail, o->tail_len);
         bl->t_len = o->tail_len;
     }
+    bl->rec_letters = o->records ? o->tail_letters : bl->rec_letters + o->tail_letters;
     bl->records += o->records;
     bl->symbols += o->symbols;
     bl->other += o->other;
@@ -153,6 +156,13 @@ int ps_blocks_reparse(const ps_blocks_t *bl, ps_parser_t *p, const ps_block_t *b
     if (rc < 0) return rc;
     *err = *fallback;
     return fallback->code ? fallback->code : PS_E_INTERNAL;
+}
+
+void ps_blocks_place(const ps_blocks_t *bl, ps_block_place_t *at)
+{
+    at->rec_base = bl->records;
+    at->cont_name = bl->last_name;
+    at->cont_off = bl->rec_letters;
 }
 
 void ps_blocks_counts(const ps_blocks_t *bl, ps_reader_stats_t *st)

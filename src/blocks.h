@@ -45,6 +45,7 @@ typedef struct {
     int open_end;        /* its last segment is still open at the cut */
     int one_segment;     /* open at both ends with no restart in between */
     uint64_t records, symbols, other, lines;
+    uint64_t tail_letters;  /* letters of the record in progress at the cut, within this block */
     char last_name[PS_NAME_MAX + 1]; /* the name of the record in progress at the cut */
     uint8_t head[PS_MAX_K], tail[PS_MAX_K]; /* first and last k-1 symbols of its first and last segments */
     uint32_t head_len, tail_len;
@@ -82,6 +83,10 @@ uint32_t ps_blocks_join(ps_blocks_t *bl, const ps_block_out_t *o, uint8_t *seg);
  * and returns that error (or fallback, should it now parse). */
 int ps_blocks_reparse(const ps_blocks_t *bl, ps_parser_t *p, const ps_block_t *b, ps_chunk_t *c,
                       const ps_err_t *fallback, ps_err_t *err);
+
+/* Where the next block to join lies (call before joining it). at->cont_name
+ * points into bl and changes with the join. */
+void ps_blocks_place(const ps_blocks_t *bl, ps_block_place_t *at);
 
 /* Records, symbols and other characters of the blocks joined so far, into st. */
 void ps_blocks_counts(const ps_blocks_t *bl, ps_reader_stats_t *st);

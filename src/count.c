@@ -47,12 +47,6 @@
 typedef enum { ENGINE_AUTO, ENGINE_CPU, ENGINE_GPU } engine_req_t;
 typedef enum { INDEX_AUTO, INDEX_AUTOMATON, INDEX_KMER_SET } index_req_t;
 
-/* Strings (probes times strands) from which --index auto takes the k-mer
- * set: below it the automaton's table stays in cache and walks faster than
- * hashing; above it the automaton grows by k states a string and takes
- * longer to build than the scan it serves (BENCHMARKS.md, "index"). */
-#define KMER_SET_FROM 12000
-
 typedef struct {
     const char *probes, *output, *stats, *kernel;
     ps_alpha_req_t alpha;
@@ -133,7 +127,7 @@ static void usage_count(FILE *f)
 "\n"
 "Example:\n"
 "  probescan count -p probes.fa -t 8 genome.fa.gz > counts.tsv\n",
-            PS_MAX_K, PS_MAX_MM, ps_host_cpus(), KMER_SET_FROM, kernels);
+            PS_MAX_K, PS_MAX_MM, ps_host_cpus(), PS_KMER_SET_FROM, kernels);
 }
 
 static int parse_uint(const char *s, long max, long *out)
@@ -325,18 +319,6 @@ static void show_progress(void *ctx, const ps_reader_t *r)
                 done / 1e6, rate / 1e6);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 typedef struct {
     double probes, build, engine, scan, output, total;
 } timing_t;
@@ -358,7 +340,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     struct rusage ru;
     long maxrss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
     fprintf(f, "{\n  \"version\": ");
-    json_str(f, PS_VERSION);
+    ps_json_str(f, PS_VERSION);
     ps_engine_info_t in;
     ps_engine_info(es[0], &in);
     for (int j = 1; j < n_engines; j++) {
@@ -371,12 +353,12 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     ps_engine_describe(&in, o->threads, device, sizeof device);
     static const char *const asked[] = {"cpu", "gpu", "auto"};
     fprintf(f, ",\n  \"engine\": ");
-    json_str(f, ps_engine_ran(&in));
+    ps_json_str(f, ps_engine_ran(&in));
     fprintf(f, ",\n  \"engine_requested\": \"%s\"", asked[in.kind]);
     fprintf(f, ",\n  \"device\": ");
-    json_str(f, device);
+    ps_json_str(f, device);
     fprintf(f, ",\n  \"gpu_started\": %s,\n  \"kernel\": ", in.gpu_started ? "true" : "false");
-    if (in.kernel[0]) json_str(f, in.kernel);
+    if (in.kernel[0]) ps_json_str(f, in.kernel);
     else fputs("null", f);
     fprintf(f, ",\n  \"index\": \"%s\",\n  \"kmer_path\": %s,\n  \"chunks\": {\"cpu\": %" PRIu64 ", \"gpu\": %" PRIu64 "}",
             in.patterns ? "patterns" : in.kmer_set ? "kmer_set" : "automaton", in.kmer_path ? "true" : "false", in.chunks_cpu, in.chunks_gpu);
@@ -386,7 +368,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     fprintf(f, "  \"inputs\": [");
     for (int i = 0; i < o->n_inputs; i++) {
         fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
-        json_str(f, o->inputs[i]);
+        ps_json_str(f, o->inputs[i]);
         fprintf(f, ", \"format\": \"%s\", \"records\": %" PRIu64 ", \"bases\": %" PRIu64 ", \"other_symbols\": %" PRIu64
                    ", \"bytes\": %" PRIu64 ", \"seconds\": %.6f}",
                 st[i].in.format ? st[i].in.format : st[i].in.fastq ? "fastq" : "fasta", st[i].in.records, st[i].in.symbols, st[i].in.other, st[i].in.bytes,
@@ -519,8 +501,8 @@ static int choose_index(const opts_t *o, const ps_probes_t *p, int both, char *w
     }
     if (!ps_kmerset_fits(p)) snprintf(why, len, "%s probes of length %d", ps_alpha_name(p->alpha), p->k);
     else if (o->engine == ENGINE_GPU) snprintf(why, len, "the GPU walks the automaton");
-    else if (strings < KMER_SET_FROM)
-        snprintf(why, len, "%llu strings, fewer than %d", (unsigned long long)strings, KMER_SET_FROM);
+    else if (strings < PS_KMER_SET_FROM)
+        snprintf(why, len, "%llu strings, fewer than %d", (unsigned long long)strings, PS_KMER_SET_FROM);
     else {
         snprintf(why, len, "%llu strings of k = %d", (unsigned long long)strings, p->k);
         return 1;
@@ -741,10 +723,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
         }
         both = 0;
     }
-    if (p->alpha_note[0]) fprintf(stderr, "probescan: warning: %s: %s\n", o->probes, p->alpha_note);
-    if (p->id && (p->skipped_matrix || p->skipped_rule))
-        fprintf(stderr, "probescan: %s: %u PROSITE patterns; %u MATRIX and %u RULE entries skipped (not patterns)\n",
-                o->probes, p->n, p->skipped_matrix, p->skipped_rule);
+    ps_probes_warn(p, o->probes);
     if (o->verbose)
         fprintf(stderr, "probescan: %u probes of length %d; alphabet %s%s; strands: %s\n", p->n, p->k,
                 ps_alpha_name(p->alpha),
@@ -845,7 +824,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     if (o->by_record) {
         rc = ps_record_writer_new(&rw, ps_output_stream(out), p, lv, err);
         if (rc < 0) goto done;
-        sink = (ps_record_sink_t){ps_record_writer_emit, rw};
+        sink = (ps_record_sink_t){ps_record_writer_emit, rw, NULL, NULL, NULL, NULL};
     }
     progress_t pg = {.enabled = !o->quiet && isatty(STDERR_FILENO), .total_files = o->n_inputs};
     if (!(cols = calloc((size_t)o->n_inputs, sizeof *cols))) {

@@ -61,6 +61,10 @@ struct ps_engine {
     /* Optional: fills h (cleared first) with c's hits per record instead of
      * counting them; NULL when the engine cannot attribute hits to records. */
     int (*scan_records)(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_rec_hits_t *h, ps_err_t *err);
+    /* Optional: fills s (cleared first) with the sites c owns, where each
+     * starts and its leaf, in no particular order (`locate`); NULL when the
+     * engine cannot place its sites. */
+    int (*scan_sites)(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_sites_t *s, ps_err_t *err);
     void (*info)(const ps_engine_t *e, ps_engine_info_t *out);
     void (*destroy)(ps_engine_t *e);
     ps_allocator_t chunk_alloc; /* where chunk memory goes; alloc NULL = malloc */

@@ -53,15 +53,40 @@ static inline uint32_t sym_at(const uint32_t *text, uint64_t i, uint32_t per, ui
 
 #define LANES 4
 
+/* Where the walks' leaves go: counted, or listed with where they start
+ * (scan_sites; then oom says the list could not grow). */
+typedef struct {
+    uint64_t *counts;
+    ps_sites_t *sites;
+    uint32_t lead; /* k - 1: a leaf at p is a site starting at p - lead */
+    int oom;
+} hits_t;
+
+static inline __attribute__((always_inline)) void hit(hits_t *h, const int list, uint32_t leaf, uint64_t p)
+{
+    if (!list) {
+        h->counts[leaf]++;
+        return;
+    }
+    ps_sites_t *st = h->sites;
+    ps_err_t ignored;
+    if (st->n == st->cap && ps_sites_reserve(st, 1, &ignored) < 0) {
+        h->oom = 1;
+        return;
+    }
+    st->pos[st->n] = (uint32_t)(p - h->lead);
+    st->leaf[st->n++] = leaf;
+}
+
 /* One walk over l; used for the last few pieces. */
-static inline void walk_one(const uint32_t *restrict delta, int shift, uint32_t leaf_base,
-                            const uint32_t *text, lane_t *l, uint64_t *restrict counts, uint32_t per,
-                            uint32_t bits)
+static inline __attribute__((always_inline)) void walk_one(const uint32_t *restrict delta, int shift,
+                                                          uint32_t leaf_base, const uint32_t *text, lane_t *l,
+                                                          hits_t *h, const int list, uint32_t per, uint32_t bits)
 {
     uint32_t s = l->s;
     for (uint64_t p = l->pos; p < l->end; p++) {
         s = delta[(s << shift) | sym_at(text, p, per, bits)];
-        if (s >= leaf_base) counts[s - leaf_base]++;
+        if (s >= leaf_base) hit(h, list, s - leaf_base, p);
     }
     l->pos = l->end;
     l->s = s;
@@ -69,8 +94,8 @@ static inline void walk_one(const uint32_t *restrict delta, int shift, uint32_t 
 
 /* LANES walks in lockstep: their table lookups are independent, so their
  * cache misses overlap instead of queueing behind one another. */
-static inline void scan_lanes(const ps_automaton_t *a, const ps_chunk_t *c, uint64_t *restrict counts,
-                              uint32_t per, uint32_t bits)
+static inline __attribute__((always_inline)) void scan_lanes(const ps_automaton_t *a, const ps_chunk_t *c, hits_t *h,
+                                                            const int list, uint32_t per, uint32_t bits)
 {
     const uint32_t *restrict delta = a->delta;
     const int shift = a->shift;
@@ -91,10 +116,10 @@ static inline void scan_lanes(const ps_automaton_t *a, const ps_chunk_t *c, uint
             s1 = delta[(s1 << shift) | sym_at(text, p1 + t, per, bits)];
             s2 = delta[(s2 << shift) | sym_at(text, p2 + t, per, bits)];
             s3 = delta[(s3 << shift) | sym_at(text, p3 + t, per, bits)];
-            if (s0 >= leaf_base) counts[s0 - leaf_base]++;
-            if (s1 >= leaf_base) counts[s1 - leaf_base]++;
-            if (s2 >= leaf_base) counts[s2 - leaf_base]++;
-            if (s3 >= leaf_base) counts[s3 - leaf_base]++;
+            if (s0 >= leaf_base) hit(h, list, s0 - leaf_base, p0 + t);
+            if (s1 >= leaf_base) hit(h, list, s1 - leaf_base, p1 + t);
+            if (s2 >= leaf_base) hit(h, list, s2 - leaf_base, p2 + t);
+            if (s3 >= leaf_base) hit(h, list, s3 - leaf_base, p3 + t);
         }
         L[0].s = s0, L[1].s = s1, L[2].s = s2, L[3].s = s3;
         L[0].pos = p0 + m, L[1].pos = p1 + m, L[2].pos = p2 + m, L[3].pos = p3 + m;
@@ -105,17 +130,18 @@ static inline void scan_lanes(const ps_automaton_t *a, const ps_chunk_t *c, uint
                 live--;
             }
     }
-    for (int i = 0; i < live; i++) walk_one(delta, shift, leaf_base, text, &L[i], counts, per, bits);
+    for (int i = 0; i < live; i++) walk_one(delta, shift, leaf_base, text, &L[i], h, list, per, bits);
     lane_t l;
-    while (next_piece(&cu, &l)) walk_one(delta, shift, leaf_base, text, &l, counts, per, bits);
+    while (next_piece(&cu, &l)) walk_one(delta, shift, leaf_base, text, &l, h, list, per, bits);
 }
 
 void ps_cpu_scan_chunk(const ps_automaton_t *a, const ps_chunk_t *c, uint64_t *leaf_counts)
 {
+    hits_t h = {leaf_counts, NULL, 0, 0};
     if (c->bits == 2)
-        scan_lanes(a, c, leaf_counts, 16, 2);
+        scan_lanes(a, c, &h, 0, 16, 2);
     else
-        scan_lanes(a, c, leaf_counts, 6, 5);
+        scan_lanes(a, c, &h, 0, 6, 5);
 }
 
 typedef struct {
@@ -173,6 +199,22 @@ static int cpu_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_
             dense[touched[i]] = 0;
         }
     }
+    return PS_OK;
+}
+
+/* Every site c owns, by its start: the same walks, listing their leaves
+ * (none can be reached in a chunk's context, which is shorter than k). */
+static int cpu_scan_sites(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_sites_t *out, ps_err_t *err)
+{
+    (void)worker;
+    const ps_automaton_t *a = ((cpu_t *)e->impl)->a;
+    hits_t h = {NULL, out, (uint32_t)a->k - 1, 0};
+    out->n = 0;
+    if (c->bits == 2)
+        scan_lanes(a, c, &h, 1, 16, 2);
+    else
+        scan_lanes(a, c, &h, 1, 6, 5);
+    if (h.oom) return ps_fail(err, PS_E_NOMEM, "out of memory for the sites of a chunk");
     return PS_OK;
 }
 
@@ -243,6 +285,7 @@ int ps_cpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int threads, p
     e->scan = cpu_scan;
     e->collect = cpu_collect;
     e->scan_records = cpu_scan_records;
+    e->scan_sites = cpu_scan_sites;
     e->info = cpu_info;
     e->destroy = cpu_destroy;
     *out = e;

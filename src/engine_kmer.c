@@ -21,15 +21,21 @@ typedef struct {
     hits_t *rec;      /* per worker, for scan_records */
 } kmer_t;
 
-/* Where a batch's hits go: counted (atomically or not) or listed. */
-typedef enum { TO_LOCAL, TO_SHARED, TO_LIST } sink_kind_t;
+/* Where a batch's hits go: counted (atomically or not), listed, or listed
+ * with where they start. */
+typedef enum { TO_LOCAL, TO_SHARED, TO_LIST, TO_SITES } sink_kind_t;
 
 /* Looks up a batch of keys that passed the filter, whose home slots were
  * prefetched as they were added. */
 static inline __attribute__((always_inline)) int flush(const ps_kmerset_t *ks, const uint64_t *key,
-                                                       const uint64_t *home, int n, sink_kind_t kind,
-                                                       uint64_t *counts, hits_t *list)
+                                                       const uint64_t *home, const uint32_t *start, int n,
+                                                       sink_kind_t kind, uint64_t *counts, hits_t *list,
+                                                       ps_sites_t *sites)
 {
+    if (kind == TO_SITES && sites->n + (uint64_t)n > sites->cap) {
+        ps_err_t ignored;
+        if (ps_sites_reserve(sites, (uint64_t)n, &ignored) < 0) return -1;
+    }
     if (kind == TO_LIST && list->n + (size_t)n > list->cap) {
         size_t cap = list->cap ? list->cap * 2 : 4096;
         while (cap < list->n + (size_t)n) cap *= 2;
@@ -43,7 +49,11 @@ static inline __attribute__((always_inline)) int flush(const ps_kmerset_t *ks, c
         if (leaf == PS_KMERSET_EMPTY) continue;
         if (kind == TO_LOCAL) counts[leaf]++;
         else if (kind == TO_SHARED) __atomic_fetch_add(&counts[leaf], 1, __ATOMIC_RELAXED);
-        else list->leaf[list->n++] = leaf;
+        else if (kind == TO_LIST) list->leaf[list->n++] = leaf;
+        else {
+            sites->pos[sites->n] = start[i];
+            sites->leaf[sites->n++] = leaf;
+        }
     }
     return 0;
 }
@@ -53,7 +63,7 @@ static inline __attribute__((always_inline)) int flush(const ps_kmerset_t *ks, c
  * empty there. Returns 0, or -1 when the hit list cannot grow. */
 static inline __attribute__((always_inline)) int walk(const ps_kmerset_t *ks, const ps_chunk_t *c, uint64_t from,
                                                       uint64_t to, sink_kind_t kind, uint64_t *counts,
-                                                      hits_t *list)
+                                                      hits_t *list, ps_sites_t *sites)
 {
     uint32_t r = ps_chunk_restart_after(c, from);
     uint64_t next_restart = r < c->n_restart ? c->restart[r] : UINT64_MAX;
@@ -61,6 +71,7 @@ static inline __attribute__((always_inline)) int walk(const ps_kmerset_t *ks, co
     const uint32_t k = (uint32_t)ks->k;
     const uint32_t *text = c->text;
     uint64_t key = 0, keys[BATCH], homes[BATCH];
+    uint32_t starts[BATCH];
     uint32_t filled = 0;
     int nb = 0;
     for (uint64_t p = from; p < to; p++) {
@@ -79,13 +90,14 @@ static inline __attribute__((always_inline)) int walk(const ps_kmerset_t *ks, co
         uint64_t h = ps_kmerset_home(ks, key);
         __builtin_prefetch(&ks->slot[h]);
         keys[nb] = key;
+        if (kind == TO_SITES) starts[nb] = (uint32_t)(p + 1 - k);
         homes[nb++] = h;
         if (nb == BATCH) {
-            if (flush(ks, keys, homes, nb, kind, counts, list)) return -1;
+            if (flush(ks, keys, homes, starts, nb, kind, counts, list, sites)) return -1;
             nb = 0;
         }
     }
-    return flush(ks, keys, homes, nb, kind, counts, list);
+    return flush(ks, keys, homes, starts, nb, kind, counts, list, sites);
 }
 
 static int kmer_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err)
@@ -94,9 +106,9 @@ static int kmer_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *
     if (worker < 0 || worker >= km->threads) return ps_fail(err, PS_E_INTERNAL, "k-mer engine: bad worker %d", worker);
     if (c->bits != 2) return ps_fail(err, PS_E_INTERNAL, "k-mer engine: a chunk of %d-bit symbols", c->bits);
     if (km->local)
-        walk(km->ks, c, 0, c->n, TO_LOCAL, km->counts + (size_t)worker * km->ks->leaves.n_leaves, NULL);
+        walk(km->ks, c, 0, c->n, TO_LOCAL, km->counts + (size_t)worker * km->ks->leaves.n_leaves, NULL, NULL);
     else
-        walk(km->ks, c, 0, c->n, TO_SHARED, km->counts, NULL);
+        walk(km->ks, c, 0, c->n, TO_SHARED, km->counts, NULL, NULL);
     __atomic_add_fetch(&km->chunks, 1, __ATOMIC_RELAXED);
     return PS_OK;
 }
@@ -119,7 +131,7 @@ static int kmer_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps
     for (uint32_t j = 0; j < c->n_rec; j++) {
         uint64_t to = j + 1 < c->n_rec ? c->rec_pos[j + 1] : c->n;
         list->n = 0;
-        if (walk(km->ks, c, c->rec_pos[j], to, TO_LIST, NULL, list))
+        if (walk(km->ks, c, c->rec_pos[j], to, TO_LIST, NULL, list, NULL))
             return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
         if (!list->n) continue;
         qsort(list->leaf, list->n, sizeof *list->leaf, cmp_u32);
@@ -136,6 +148,16 @@ static int kmer_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps
             i = run;
         }
     }
+    return PS_OK;
+}
+
+static int kmer_scan_sites(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_sites_t *out, ps_err_t *err)
+{
+    kmer_t *km = e->impl;
+    if (worker < 0 || worker >= km->threads) return ps_fail(err, PS_E_INTERNAL, "k-mer engine: bad worker %d", worker);
+    out->n = 0;
+    if (walk(km->ks, c, 0, c->n, TO_SITES, NULL, NULL, out))
+        return ps_fail(err, PS_E_NOMEM, "out of memory for the sites of a chunk");
     return PS_OK;
 }
 
@@ -197,6 +219,7 @@ int ps_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, int threads, u
     e->scan = kmer_scan;
     e->collect = kmer_collect;
     e->scan_records = kmer_scan_records;
+    e->scan_sites = kmer_scan_sites;
     e->info = kmer_info;
     e->destroy = kmer_destroy;
     *out = e;

@@ -8,7 +8,13 @@ typedef struct {
     uint64_t *counts;   /* n_leaves */
     uint32_t *touched;  /* scan_records: leaves with counts in the current record */
     uint32_t n_touched;
+    ps_sites_t *sites;  /* scan_sites: where the sites go */
+    int oom;            /* scan_sites: the list could not grow */
 } worker_t;
+
+/* What a site found does: counted, counted for its record (scan_records),
+ * or listed with where it starts (scan_sites). */
+enum { COUNT, TOUCH, SITES };
 
 typedef struct {
     const ps_patset_t *ps;
@@ -17,11 +23,23 @@ typedef struct {
     uint64_t chunks;
 } pat_t;
 
-/* A site of the string whose last bit is `bit` ends at p, at distance d. */
-static inline void hit(const ps_patset_t *ps, worker_t *w, uint32_t bit, int d, int touch)
+/* A site of the string whose last bit is `bit`, at distance d, starting
+ * at chunk position start. */
+static inline void hit(const ps_patset_t *ps, worker_t *w, uint32_t bit, int d, int mode, uint64_t start)
 {
     uint32_t leaf = ps->leaf_at[bit] + (uint32_t)d;
-    if (touch && w->counts[leaf] == 0) w->touched[w->n_touched++] = leaf;
+    if (mode == SITES) {
+        ps_sites_t *s = w->sites;
+        ps_err_t ignored;
+        if (s->n == s->cap && ps_sites_reserve(s, 1, &ignored) < 0) {
+            w->oom = 1;
+            return;
+        }
+        s->pos[s->n] = (uint32_t)start;
+        s->leaf[s->n++] = leaf;
+        return;
+    }
+    if (mode == TOUCH && w->counts[leaf] == 0) w->touched[w->n_touched++] = leaf;
     w->counts[leaf]++;
 }
 
@@ -59,7 +77,7 @@ static inline void step_fwd(const ps_patset_t *ps, uint64_t *Dd, const uint64_t 
  * `seg` (no restart in (seg, to)); the state is fresh at seg. Sites ending
  * before c->n_ctx were counted with the previous chunk. */
 static void scan_segment(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, uint64_t seg, uint64_t to,
-                         int touch)
+                         int mode)
 {
     const uint32_t nw = ps->n_words;
     const int top = ps->max_mm;
@@ -85,7 +103,7 @@ static void scan_segment(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c
                  * the whole string lies in the segment. */
                 int d = 0;
                 while (d < top && !(D[(size_t)d * nw + i] >> b & 1)) d++;
-                hit(ps, w, bit, d, touch);
+                hit(ps, w, bit, d, mode, p + 1 - ps->len_at[bit]);
             }
         }
     }
@@ -151,7 +169,7 @@ static inline __attribute__((always_inline)) void advance_back(const ps_patset_t
 /* One step away from a record's edges, then the sites that start there,
  * counted when `count`. */
 static inline __attribute__((always_inline)) void step_back(const ps_patset_t *ps, worker_t *w, uint64_t *D,
-                                                           uint32_t sym, int count, int touch, const int top,
+                                                           uint32_t sym, uint64_t p, int count, int mode, const int top,
                                                            const int has_opt)
 {
     const uint32_t nw = ps->n_words;
@@ -168,7 +186,7 @@ static inline __attribute__((always_inline)) void step_back(const ps_patset_t *p
             acc &= acc - 1;
             int dd = 0;
             while (dd < top && !(D[(size_t)dd * nw + i] >> bb & 1)) dd++;
-            hit(ps, w, i * 64u + (uint32_t)bb, dd, touch);
+            hit(ps, w, i * 64u + (uint32_t)bb, dd, mode, p);
         }
     }
 }
@@ -179,7 +197,7 @@ static inline __attribute__((always_inline)) void step_back(const ps_patset_t *p
  * goes on into the next chunk, which repeats k - 1 symbols as context and
  * counts the starts whose longest match could reach past b). */
 static void scan_segment_back(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, uint64_t a, uint64_t b,
-                              int starts_rec, int ends_rec, int closed, int touch)
+                              int starts_rec, int ends_rec, int closed, int mode)
 {
     const uint32_t nw = ps->n_words;
     const int top = ps->max_mm;
@@ -192,9 +210,9 @@ static void scan_segment_back(const ps_patset_t *ps, worker_t *w, const ps_chunk
             /* The common cases compiled on their own. */
             uint32_t sym = ps_chunk_sym(c, p);
             int count = closed || p + reach < c->n;
-            if (top == 0 && ps->has_opt) step_back(ps, w, D, sym, count, touch, 0, 1);
-            else if (top == 0) step_back(ps, w, D, sym, count, touch, 0, 0);
-            else step_back(ps, w, D, sym, count, touch, top, ps->has_opt);
+            if (top == 0 && ps->has_opt) step_back(ps, w, D, sym, p, count, mode, 0, 1);
+            else if (top == 0) step_back(ps, w, D, sym, p, count, mode, 0, 0);
+            else step_back(ps, w, D, sym, p, count, mode, top, ps->has_opt);
             continue;
         }
         /* A record's edge: rare, so compiled once for any case. */
@@ -219,21 +237,21 @@ static void scan_segment_back(const ps_patset_t *ps, worker_t *w, const ps_chunk
                         (at_start && g && bit_at(ps->skip_start, g - 1) && bit_at(Dd, g - 1)))
                         break;
                 }
-                hit(ps, w, (uint32_t)g, d, touch);
+                hit(ps, w, (uint32_t)g, d, mode, p);
             }
         }
     }
 }
 
 /* Matches [from, to) segment by segment. */
-static void scan_range(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, uint64_t from, uint64_t to, int touch)
+static void scan_range(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, uint64_t from, uint64_t to, int mode)
 {
     uint32_t r = ps_chunk_restart_after(c, from);
     uint64_t seg = from;
     while (seg < to) {
         uint64_t end = r < c->n_restart && c->restart[r] < to ? c->restart[r] : to;
         if (ps->windows_only) {
-            scan_segment(ps, w, c, seg, end, touch);
+            scan_segment(ps, w, c, seg, end, mode);
         } else {
             /* The restart at seg, if any, is the one before r. */
             int starts = seg == 0 ? c->head_edge & PS_EDGE_REC_START
@@ -241,7 +259,7 @@ static void scan_range(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, 
             int at_restart = r < c->n_restart && c->restart[r] == end;
             int ends = at_restart ? c->edge[r] & PS_EDGE_REC_END : end == c->n ? c->tail_edge & PS_EDGE_REC_END : 0;
             int closed = end < c->n || (c->tail_edge & PS_EDGE_CLOSED);
-            scan_segment_back(ps, w, c, seg, end, !!starts, !!ends, closed, touch);
+            scan_segment_back(ps, w, c, seg, end, !!starts, !!ends, closed, mode);
         }
         seg = end;
         r++;
@@ -252,7 +270,7 @@ static int pat_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *e
 {
     (void)err;
     pat_t *pt = e->impl;
-    scan_range(pt->ps, &pt->w[worker], c, 0, c->n, 0);
+    scan_range(pt->ps, &pt->w[worker], c, 0, c->n, COUNT);
     __atomic_fetch_add(&pt->chunks, 1, __ATOMIC_RELAXED);
     return PS_OK;
 }
@@ -283,7 +301,7 @@ static int pat_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_
     for (uint32_t j = 0; j < c->n_rec; j++) {
         uint64_t to = j + 1 < c->n_rec ? c->rec_pos[j + 1] : c->n;
         w->n_touched = 0;
-        scan_range(pt->ps, w, c, c->rec_pos[j], to, 1);
+        scan_range(pt->ps, w, c, c->rec_pos[j], to, TOUCH);
         if (!w->n_touched) continue;
         int rc = ps_rec_hits_reserve(h, w->n_touched, err);
         if (rc < 0) return rc;
@@ -295,6 +313,20 @@ static int pat_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_
             w->counts[l] = 0;
         }
     }
+    __atomic_fetch_add(&pt->chunks, 1, __ATOMIC_RELAXED);
+    return PS_OK;
+}
+
+static int pat_scan_sites(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_sites_t *out, ps_err_t *err)
+{
+    pat_t *pt = e->impl;
+    worker_t *w = &pt->w[worker];
+    out->n = 0;
+    w->sites = out;
+    w->oom = 0;
+    scan_range(pt->ps, w, c, 0, c->n, SITES);
+    w->sites = NULL;
+    if (w->oom) return ps_fail(err, PS_E_NOMEM, "out of memory for the sites of a chunk");
     __atomic_fetch_add(&pt->chunks, 1, __ATOMIC_RELAXED);
     return PS_OK;
 }
@@ -341,6 +373,7 @@ int ps_pattern_engine_new(ps_engine_t **out, const ps_patset_t *ps, int threads,
     e->scan = pat_scan;
     e->collect = pat_collect;
     e->scan_records = pat_scan_records;
+    e->scan_sites = pat_scan_sites;
     e->info = pat_info;
     e->destroy = pat_destroy;
     if (!(pt->w = calloc((size_t)threads, sizeof *pt->w))) goto nomem;

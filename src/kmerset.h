@@ -35,6 +35,13 @@ extern "C" {
 #define PS_KMERSET_MAX_K 32
 #define PS_KMERSET_EMPTY UINT32_MAX
 
+/* Strings (probes times strands) from which the k-mer set is chosen over
+ * the automaton by default: below it the automaton's table stays in cache
+ * and walks faster than hashing; above it the automaton grows by k states a
+ * string and takes longer to build than the scan it serves (BENCHMARKS.md,
+ * "index"). */
+#define PS_KMER_SET_FROM 12000
+
 typedef struct {
     uint64_t key;  /* the k-mer */
     uint32_t leaf; /* its leaf; PS_KMERSET_EMPTY in an empty slot */

@@ -1,6 +1,6 @@
 /* probescan - find many probes in sequence files, on the GPU or all CPU
  * cores. This file only dispatches to the subcommands, each of which owns
- * its options (count.c, merge.c, summary.c), and prints the one error line. */
+ * its options (count.c, locate.c, merge.c, summary.c), and prints the one error line. */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +10,7 @@
 #include "count.h"
 #include "engine_gpu.h"
 #include "error.h"
+#include "locate.h"
 #include "merge.h"
 #include "summary.h"
 
@@ -29,6 +30,7 @@ static void usage(FILE *f)
 "\n"
 "Commands:\n"
 "  count    count probes in FASTA/FASTQ inputs (probescan count --help)\n"
+"  locate   every site of every probe, as BED (probescan locate --help)\n"
 "  merge    sum or join count tables of scattered chunks (probescan merge --help)\n"
 "  summary  MultiQC report files from count tables (probescan summary --help)\n"
 "  version  the versions of probescan, htslib and CUDA, and the GPU architectures built\n"
@@ -68,6 +70,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (!strcmp(argv[1], "count")) rc = ps_count_main(argc - 1, argv + 1, cl, &err);
+    else if (!strcmp(argv[1], "locate")) rc = ps_locate_main(argc - 1, argv + 1, cl, &err);
     else if (!strcmp(argv[1], "merge")) rc = ps_merge(argc - 1, argv + 1, stdout, stderr, cl, &err);
     else if (!strcmp(argv[1], "summary")) rc = ps_summary_main(argc - 1, argv + 1, cl, &err);
     else rc = ps_fail(&err, PS_E_USAGE, "unknown command '%s' (see probescan --help)", argv[1]);

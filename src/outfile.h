@@ -34,6 +34,9 @@ int ps_output_commit(ps_output_t *o, ps_err_t *err);
  * o. Safe on NULL. */
 void ps_output_abort(ps_output_t *o);
 
+/* Writes s to f as a JSON string, quoted and escaped (statistics files). */
+void ps_json_str(FILE *f, const char *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,7 @@ int ps_chunk_init_lists(ps_chunk_t *c, ps_alpha_t a, uint64_t cap, uint32_t cap_
     c->text = al_alloc(al, (size_t)(cap / c->per_word + 1) * sizeof(uint32_t));
     c->restart = al_alloc(al, (size_t)cap_restart * sizeof(uint32_t));
     c->edge = malloc(cap_restart);
+    c->seg_off = malloc((size_t)cap_restart * sizeof *c->seg_off);
     uint32_t lists = cap_rec ? cap_rec : 1;
     c->rec_pos = malloc((size_t)lists * sizeof(uint32_t));
     c->rec_id = malloc((size_t)lists * sizeof(uint64_t));
@@ -44,7 +45,7 @@ int ps_chunk_init_lists(ps_chunk_t *c, ps_alpha_t a, uint64_t cap, uint32_t cap_
     /* Room for an average name of 32 bytes; a chunk closes early when full. */
     c->name_cap = cap_rec ? (cap_rec * 32u < 4096u ? 4096u : cap_rec * 32u) : 1u;
     c->rec_name = malloc(c->name_cap);
-    if (!c->text || !c->restart || !c->edge || !c->rec_pos || !c->rec_id || !c->name_off || !c->rec_name) {
+    if (!c->text || !c->restart || !c->edge || !c->seg_off || !c->rec_pos || !c->rec_id || !c->name_off || !c->rec_name) {
         ps_chunk_free(c, al);
         return ps_fail(err, PS_E_NOMEM, "out of memory allocating a %llu-symbol chunk",
                        (unsigned long long)cap);
@@ -58,6 +59,8 @@ void ps_chunk_free(ps_chunk_t *c, const ps_allocator_t *al)
     al_free(al, c->restart);
     free(c->edge);
     c->edge = NULL;
+    free(c->seg_off);
+    c->seg_off = NULL;
     free(c->rec_pos);
     free(c->rec_id);
     free(c->name_off);
@@ -73,6 +76,7 @@ void ps_chunk_clear(ps_chunk_t *c)
     c->n_ctx = 0;
     c->n_restart = 0;
     c->head_edge = c->tail_edge = 0;
+    c->head_off = 0;
     c->n_rec = 0;
     c->name_len = 0;
     c->word_fill = 0;
@@ -101,6 +105,7 @@ int ps_chunk_restart(ps_chunk_t *c)
     if (c->n_restart && c->restart[c->n_restart - 1] == c->n) return 0;
     if (c->n_restart == c->cap_restart) return -1;
     c->edge[c->n_restart] = 0;
+    c->seg_off[c->n_restart] = 0;
     c->restart[c->n_restart++] = (uint32_t)c->n;
     return 0;
 }
@@ -150,4 +155,25 @@ void ps_rec_hits_free(ps_rec_hits_t *h)
     free(h->leaf);
     free(h->count);
     memset(h, 0, sizeof *h);
+}
+
+int ps_sites_reserve(ps_sites_t *s, uint64_t more, ps_err_t *err)
+{
+    if (s->n + more <= s->cap) return PS_OK;
+    uint64_t cap = s->cap ? s->cap : 1024;
+    while (cap < s->n + more) cap *= 2;
+    uint32_t *p = realloc(s->pos, cap * sizeof *p);
+    if (p) s->pos = p;
+    uint32_t *l = realloc(s->leaf, cap * sizeof *l);
+    if (l) s->leaf = l;
+    if (!p || !l) return ps_fail(err, PS_E_NOMEM, "out of memory for %llu sites", (unsigned long long)(s->n + more));
+    s->cap = cap;
+    return PS_OK;
+}
+
+void ps_sites_free(ps_sites_t *s)
+{
+    free(s->pos);
+    free(s->leaf);
+    memset(s, 0, sizeof *s);
 }

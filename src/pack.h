@@ -29,6 +29,15 @@
  * record or the end of the input follows) rather than going on into the
  * next chunk as its context.
  *
+ * Record offsets, for reporting where a site lies (also filled by the reader
+ * that reads in order; blocks leave them 0): seg_off[i] is the 0-based
+ * offset within its record of the symbol at restart i, counting every
+ * sequence letter of the record (N and other breaks included, line ends
+ * not), and head_off that of the symbol at position 0 (context included).
+ * A segment holds consecutive letters of one record, so the symbol at
+ * position p of the segment starting at restart i lies at seg_off[i] +
+ * (p - restart[i]).
+ *
  * Records are listed separately so that per-record counting can attribute
  * matches: rec_pos[j] is the position of the first symbol of record rec_id[j]
  * (its 0-based ordinal in the input) in this chunk, and rec_name + name_off[j]
@@ -67,6 +76,8 @@ typedef struct {
     uint8_t *edge;      /* per restart: PS_EDGE_REC_START | PS_EDGE_REC_END */
     uint8_t head_edge;  /* PS_EDGE_REC_START of the segment at position 0 */
     uint8_t tail_edge;  /* PS_EDGE_REC_END | PS_EDGE_CLOSED of the last segment */
+    uint64_t *seg_off;  /* per restart: the record offset of its symbol */
+    uint64_t head_off;  /* the record offset of the symbol at position 0 */
     uint32_t *rec_pos;  /* first position of each listed record */
     uint64_t *rec_id;   /* its ordinal in the input */
     uint32_t *name_off; /* its name in rec_name */
@@ -133,6 +144,14 @@ static inline uint32_t ps_chunk_restart_after(const ps_chunk_t *c, uint64_t pos)
     return lo;
 }
 
+/* The 0-based offset within its record of the symbol at position p (the
+ * reader's record offsets, see above). */
+static inline uint64_t ps_chunk_offset(const ps_chunk_t *c, uint64_t p)
+{
+    uint32_t r = ps_chunk_restart_after(c, p);
+    return r ? c->seg_off[r - 1] + (p - c->restart[r - 1]) : c->head_off + p;
+}
+
 /* Copies the first up-to-max symbols of the chunk's first segment (those
  * before its first restart) into out; returns how many. */
 uint32_t ps_chunk_head(const ps_chunk_t *c, uint32_t max, uint8_t *out);
@@ -164,6 +183,32 @@ typedef struct {
     uint64_t *count;
     uint64_t n_hit, cap_hit;
 } ps_rec_hits_t;
+
+/* The sites of one chunk, for `locate`: site i starts at chunk position
+ * pos[i] (its first symbol) and is counted at leaf[i] (leaves.h: probe,
+ * strand and distance). A site lies in one segment, may start inside the
+ * context, and belongs to the chunk that counts it (pack.h's rule; start-
+ * owned sites: the chunk whose own symbols hold the start). Grown as needed
+ * by whoever fills it. */
+typedef struct {
+    uint32_t *pos;
+    uint32_t *leaf;
+    uint64_t n, cap;
+} ps_sites_t;
+
+/* Where a block's own coordinates lie in the input (block-parallel FASTA,
+ * blocks.h): a block lists the records whose headers it holds, numbered
+ * from 0; letters before its first header belong to the record in progress
+ * at its start, at offsets counted from the block's start. */
+typedef struct {
+    uint64_t rec_base;     /* records before the block: its first listed record's ordinal */
+    const char *cont_name; /* the record in progress at its start (rec_base - 1) */
+    uint64_t cont_off;     /* that record's letters before the block */
+} ps_block_place_t;
+
+/* Room for `more` more sites. */
+int ps_sites_reserve(ps_sites_t *s, uint64_t more, ps_err_t *err);
+void ps_sites_free(ps_sites_t *s);
 
 /* Room for one more span and `hits` more hits. */
 int ps_rec_hits_reserve(ps_rec_hits_t *h, uint64_t hits, ps_err_t *err);

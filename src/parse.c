@@ -101,7 +101,7 @@ static inline uint32_t pack16_dna(const unsigned char *p, uint32_t *out)
 }
 #endif
 
-static void mark_edge(ps_parser_t *r, ps_chunk_t *c);
+static void mark_edge(ps_parser_t *r, ps_chunk_t *c, uint64_t off);
 
 /* Packs the sequence bytes at the buffer position into c. Returns 0 when the
  * buffer is used up, 1 when the chunk is full, 2 when the sequence ended (the
@@ -171,7 +171,8 @@ static int pack_seq(ps_parser_t *r, ps_chunk_t *c, ps_err_t *err)
                 ret = 1;
                 break;
             }
-            mark_edge(r, c);
+            /* The record offset of the symbol about to be packed. */
+            mark_edge(r, c, r->seq_len + (n - n_entry));
             r->pending_restart = 0;
             continue; /* the symbol is packed on the next pass */
         }
@@ -294,13 +295,19 @@ static int read_qual(ps_parser_t *r, ps_err_t *err)
     return 0;
 }
 
-/* The restart just marked before position c->n starts a segment: record
- * how the segments on either side meet their records' edges. */
-static void mark_edge(ps_parser_t *r, ps_chunk_t *c)
+/* The restart just marked before position c->n starts a segment, whose
+ * first symbol lies at record offset off: record that, and how the
+ * segments on either side meet their records' edges. */
+static void mark_edge(ps_parser_t *r, ps_chunk_t *c, uint64_t off)
 {
     uint8_t e = (uint8_t)((r->seg_rec_start ? PS_EDGE_REC_START : 0) | (r->seg_rec_end ? PS_EDGE_REC_END : 0));
-    if (c->n == 0) c->head_edge = e & PS_EDGE_REC_START;
-    else c->edge[c->n_restart - 1] = e;
+    if (c->n == 0) {
+        c->head_edge = e & PS_EDGE_REC_START;
+        c->head_off = off;
+    } else {
+        c->edge[c->n_restart - 1] = e;
+        c->seg_off[c->n_restart - 1] = off;
+    }
     r->seg_rec_start = r->seg_rec_end = 0;
 }
 
@@ -362,6 +369,8 @@ int ps_parser_chunk(ps_parser_t *r, ps_chunk_t *c, ps_err_t *err)
     for (uint32_t j = 0; j < r->n_ctx; j++) ps_chunk_push(c, r->ctx[j]);
     c->n_ctx = r->n_ctx;
     c->head_edge = r->n_ctx ? r->ctx_edge : 0;
+    /* The context ends just before the record's next letter. */
+    c->head_off = r->seq_len - r->n_ctx;
     return PS_OK;
 }
 

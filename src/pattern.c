@@ -231,3 +231,32 @@ void ps_pattern_revcomp(const ps_pattern_t *in, ps_pattern_t *out)
                              ((an & PS_ANCHOR_START_OR) ? PS_ANCHOR_END_OR : 0) |
                              ((an & PS_ANCHOR_END_OR) ? PS_ANCHOR_START_OR : 0));
 }
+
+int ps_pattern_match_len(const ps_pattern_t *p, const uint8_t *text, uint32_t n, int d, int rec_start, int rec_end)
+{
+    const uint32_t len = p->len;
+    const uint8_t an = p->anchors;
+    if ((an & PS_ANCHOR_START) && !rec_start) return -1;
+    /* dist[j]: the fewest mismatches with which text[0..t) matches the
+     * positions before j (optional ones skipped or not). */
+    uint32_t dist[PS_PATTERN_MAX + 1], next[PS_PATTERN_MAX + 1];
+    const uint32_t FAR = UINT32_MAX / 2;
+    for (uint32_t j = 0; j <= len; j++) dist[j] = FAR;
+    dist[0] = 0;
+    if ((an & PS_ANCHOR_START_OR) && rec_start) dist[1] = 0; /* [<M]: the record's start stands for it */
+    for (uint32_t t = 0;; t++) {
+        /* Skipping an optional position costs nothing. */
+        for (uint32_t j = 0; j < len; j++)
+            if (p->opt[j] && dist[j] < dist[j + 1]) dist[j + 1] = dist[j];
+        if (t > 0) {
+            int at_end = t == n && rec_end;
+            if (dist[len] <= (uint32_t)d && (!(an & PS_ANCHOR_END) || at_end)) return (int)t;
+            if ((an & PS_ANCHOR_END_OR) && at_end && dist[len - 1] <= (uint32_t)d) return (int)t;
+        }
+        if (t == n || t == len) return -1;
+        next[0] = FAR;
+        for (uint32_t j = 0; j < len; j++)
+            next[j + 1] = dist[j] >= FAR ? FAR : dist[j] + !(p->cls[j] >> text[t] & 1);
+        memcpy(dist, next, (len + 1) * sizeof *dist);
+    }
+}

@@ -74,6 +74,13 @@ int ps_pattern_is_window(const ps_pattern_t *p);
  * complemented base by base, anchors swapped start for end. */
 void ps_pattern_revcomp(const ps_pattern_t *in, ps_pattern_t *out);
 
+/* The length of the shortest match of p that starts at text[0] with at most
+ * d mismatches, text[0..n) being the rest of its segment (at least the
+ * longest match, or up to the segment's end): the end `locate` reports for a
+ * pattern of variable length. rec_start: text[0] is its record's first
+ * letter; rec_end: text[n - 1] is its record's last. -1 when none. */
+int ps_pattern_match_len(const ps_pattern_t *p, const uint8_t *text, uint32_t n, int d, int rec_start, int rec_end);
+
 #ifdef __cplusplus
 }
 #endif

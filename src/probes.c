@@ -719,3 +719,11 @@ void ps_probes_free(ps_probes_t *p)
     free(p->id_text);
     free(p);
 }
+
+void ps_probes_warn(const ps_probes_t *p, const char *path)
+{
+    if (p->alpha_note[0]) fprintf(stderr, "probescan: warning: %s: %s\n", path, p->alpha_note);
+    if (p->id && (p->skipped_matrix || p->skipped_rule))
+        fprintf(stderr, "probescan: %s: %u PROSITE patterns; %u MATRIX and %u RULE entries skipped (not patterns)\n",
+                path, p->n, p->skipped_matrix, p->skipped_rule);
+}

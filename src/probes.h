@@ -66,6 +66,10 @@ int ps_probes_load(ps_probes_t **out, const char *path, ps_alpha_req_t req, ps_e
 int ps_probes_from_strings(ps_probes_t **out, uint32_t n, const char *const *seqs,
                            const char *const *names, ps_alpha_req_t req, ps_err_t *err);
 
+/* Tells stderr what the user should know of a loaded set from path: a
+ * disputed alphabet, PROSITE entries that are no pattern. */
+void ps_probes_warn(const ps_probes_t *p, const char *path);
+
 void ps_probes_free(ps_probes_t *p);
 
 #ifdef __cplusplus

@@ -65,6 +65,7 @@ typedef struct lane {
     int id;
     ps_parser_t parser;
     ps_chunk_t chunk;
+    ps_sites_t sites;       /* a block chunk's sites, for a sites sink */
     struct lane *next;
 } lane_t;
 
@@ -74,6 +75,8 @@ typedef struct slot {
     ps_block_out_t out;
     ps_chunk_t c;           /* chunk slots */
     ps_rec_hits_t hits;
+    ps_sites_t sites;
+    void *rows;             /* block slots, for a sites sink: the block's rows */
     int rc;
     ps_err_t err;
     struct slot *next;      /* free list */
@@ -90,6 +93,11 @@ struct ps_scanner {
     slot_t *chunks, *blocks;   /* slot arrays, made on first use */
     size_t n_chunks, n_blocks;
     int chunks_list_records;   /* the ring's chunks list records (for a sink) */
+    int lanes_list_records;    /* the lanes' block chunks list records (for a sites sink) */
+    void (*free_rows)(void *); /* frees block slots' rows */
+    ps_chunk_t jsites;         /* a junction segment alone, for a sites sink */
+    ps_sites_t jsites_out;
+    char cont_name[PS_NAME_MAX + 1]; /* the record in progress before the block being joined */
     slot_t *free_chunks, *free_blocks;
     ps_chunk_t junction;       /* block joins, scanned by the calling thread */
     /* the run in progress */
@@ -130,21 +138,32 @@ static void *chunk_job(void *arg)
         sl->rc = ps_fail(&sl->err, PS_E_INTERNAL, "no free lane for a scan job");
         return sl;
     }
-    sl->rc = s->sink ? s->e->scan_records(s->e, l->id, &sl->c, &sl->hits, &sl->err)
-                     : s->e->scan(s->e, l->id, &sl->c, &sl->err);
+    sl->rc = !s->sink              ? s->e->scan(s->e, l->id, &sl->c, &sl->err)
+             : s->sink->emit_sites ? s->e->scan_sites(s->e, l->id, &sl->c, &sl->sites, &sl->err)
+                                   : s->e->scan_records(s->e, l->id, &sl->c, &sl->hits, &sl->err);
     give_lane(s, l);
     return sl;
 }
 
 typedef struct {
     ps_scanner_t *s;
-    int worker;
+    lane_t *lane;
+    slot_t *slot;
 } scan_ctx_t;
 
 static int scan_one(void *ctx, ps_chunk_t *c, ps_err_t *err)
 {
     scan_ctx_t *sc = ctx;
-    return sc->s->e->scan(sc->s->e, sc->worker, c, err);
+    return sc->s->e->scan(sc->s->e, sc->lane->id, c, err);
+}
+
+/* A block chunk's sites, into the block's rows. */
+static int scan_one_sites(void *ctx, ps_chunk_t *c, ps_err_t *err)
+{
+    scan_ctx_t *sc = ctx;
+    const ps_record_sink_t *k = sc->s->sink;
+    int rc = sc->s->e->scan_sites(sc->s->e, sc->lane->id, c, &sc->lane->sites, err);
+    return rc < 0 ? rc : k->block_sites(k->ctx, &sc->slot->rows, c, &sc->lane->sites, err);
 }
 
 static void *block_job(void *arg)
@@ -156,8 +175,12 @@ static void *block_job(void *arg)
         sl->rc = ps_fail(&sl->err, PS_E_INTERNAL, "no free lane for a block job");
         return sl;
     }
-    scan_ctx_t sc = {s, l->id};
-    sl->rc = ps_block_parse(&l->parser, &sl->b, 0, NULL, &l->chunk, scan_one, &sc, &sl->out, &sl->err);
+    scan_ctx_t sc = {s, l, sl};
+    const ps_record_sink_t *k = s->sink;
+    sl->rc = k ? k->block_sites(k->ctx, &sl->rows, NULL, NULL, &sl->err) : PS_OK;
+    if (sl->rc == PS_OK)
+        sl->rc = ps_block_parse(&l->parser, &sl->b, 0, NULL, &l->chunk, k ? scan_one_sites : scan_one, &sc, &sl->out,
+                                &sl->err);
     give_lane(s, l);
     return sl;
 }
@@ -190,6 +213,39 @@ static void add_junction(ps_scanner_t *s, const uint8_t *seg, uint32_t len)
     if (j->n && (j->n + len > j->cap || j->n_restart == j->cap_restart)) flush_junction(s);
     if (j->n) ps_chunk_restart(j);
     for (uint32_t i = 0; i < len; i++) ps_chunk_push(j, seg[i]);
+}
+
+/* Joins a block for a sites sink: the sites of the junction before it
+ * (a segment of its own, in the record in progress), then its rows. */
+static void join_sites(ps_scanner_t *s, slot_t *sl)
+{
+    const ps_record_sink_t *k = s->sink;
+    ps_block_place_t at;
+    ps_blocks_place(s->bl, &at);
+    snprintf(s->cont_name, sizeof s->cont_name, "%s", at.cont_name);
+    at.cont_name = s->cont_name;
+    uint8_t seg[2 * PS_MAX_K];
+    uint32_t n = ps_blocks_join(s->bl, &sl->out, seg);
+    ps_err_t err;
+    if (n) {
+        ps_chunk_t *j = &s->jsites;
+        ps_chunk_clear(j);
+        /* Both parts lie in the record in progress: T before the cut, H after. */
+        if (ps_chunk_record(j, at.rec_base - 1, at.cont_name, (uint32_t)strlen(at.cont_name)) < 0) {
+            ps_fail(&err, PS_E_INTERNAL, "junction chunk lists too small");
+            fail_once(s, &err);
+            return;
+        }
+        for (uint32_t i = 0; i < n; i++) ps_chunk_push(j, seg[i]);
+        j->head_off = at.cont_off - (n - sl->out.head_len);
+        j->tail_edge = PS_EDGE_CLOSED;
+        if (s->e->scan_sites(s->e, s->o.threads, j, &s->jsites_out, &err) < 0 ||
+            k->emit_sites(k->ctx, j, &s->jsites_out, &err) < 0) {
+            fail_once(s, &err);
+            return;
+        }
+    }
+    if (k->emit_block(k->ctx, sl->rows, &at, &err) < 0) fail_once(s, &err);
 }
 
 /* Takes the next result in input order (waiting for it, or only if it is
@@ -227,13 +283,17 @@ static int take_result(ps_scanner_t *s, int wait)
         }
     }
     if (!s->failed) {
-        if (is_block) {
+        if (is_block && s->sink) {
+            join_sites(s, sl);
+        } else if (is_block) {
             uint8_t seg[2 * PS_MAX_K];
             uint32_t n = ps_blocks_join(s->bl, &sl->out, seg);
             if (n) add_junction(s, seg, n);
         } else if (s->sink) {
             ps_err_t e;
-            if (s->sink->emit(s->sink->ctx, &sl->c, &sl->hits, &e) < 0) fail_once(s, &e);
+            int rc = s->sink->emit_sites ? s->sink->emit_sites(s->sink->ctx, &sl->c, &sl->sites, &e)
+                                         : s->sink->emit(s->sink->ctx, &sl->c, &sl->hits, &e);
+            if (rc < 0) fail_once(s, &e);
         }
     }
     slot_t **list = is_block ? &s->free_blocks : &s->free_chunks;
@@ -274,6 +334,8 @@ static void free_slots(ps_scanner_t *s, slot_t *v, size_t n)
     for (size_t i = 0; i < n; i++) {
         ps_chunk_free(&v[i].c, &s->e->chunk_alloc);
         ps_rec_hits_free(&v[i].hits);
+        ps_sites_free(&v[i].sites);
+        if (v[i].rows && s->free_rows) s->free_rows(v[i].rows);
         free(v[i].b.buf);
     }
     free(v);
@@ -307,21 +369,25 @@ static int make_chunk_slots(ps_scanner_t *s, int lists, ps_err_t *err)
 /* Block slots: 2T + 2, the number scan.h's memory bound counts. */
 static size_t block_slots(const ps_scanner_t *s) { return 2 * (size_t)s->o.threads + 2; }
 
-/* Block slots, the lanes' chunks and the junction chunk. */
-static int make_block_slots(ps_scanner_t *s, ps_err_t *err)
+/* Block slots, the lanes' chunks (listing records for a sites sink) and
+ * the junction chunks. */
+static int make_block_slots(ps_scanner_t *s, int lists, ps_err_t *err)
 {
-    if (s->blocks) return PS_OK;
-    size_t n = block_slots(s);
-    if (!(s->blocks = calloc(n, sizeof *s->blocks))) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    s->n_blocks = n;
     size_t bmax = s->o.block_bytes ? s->o.block_bytes : s->o.block_max;
-    for (size_t i = 0; i < n; i++) {
-        slot_t *sl = &s->blocks[i];
-        sl->s = s;
-        if (!(sl->b.buf = malloc(bmax))) return ps_fail(err, PS_E_NOMEM, "out of memory for read blocks");
-        sl->next = s->free_blocks;
-        s->free_blocks = sl;
+    if (!s->blocks) {
+        size_t n = block_slots(s);
+        if (!(s->blocks = calloc(n, sizeof *s->blocks))) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        s->n_blocks = n;
+        for (size_t i = 0; i < n; i++) {
+            slot_t *sl = &s->blocks[i];
+            sl->s = s;
+            if (!(sl->b.buf = malloc(bmax))) return ps_fail(err, PS_E_NOMEM, "out of memory for read blocks");
+            sl->next = s->free_blocks;
+            s->free_blocks = sl;
+        }
+        s->lanes_list_records = -1;
     }
+    if (s->lanes_list_records == lists) return PS_OK;
     /* A block never packs more symbols than it has bytes, so its chunks
      * need no more; their restart lists are sized to match (a chunk that
      * runs out of room simply closes early). */
@@ -330,11 +396,18 @@ static int make_block_slots(ps_scanner_t *s, ps_err_t *err)
     uint32_t rst = s->o.chunk_restarts ? s->o.chunk_restarts : 1;
     if (rst > cap / 64 + 1024) rst = (uint32_t)(cap / 64 + 1024);
     for (int i = 0; i < s->o.threads; i++) {
-        int rc = ps_chunk_init_lists(&s->lanes[i].chunk, s->lv->alpha, cap, rst, 0, &s->e->chunk_alloc, err);
+        ps_chunk_free(&s->lanes[i].chunk, &s->e->chunk_alloc);
+        int rc = ps_chunk_init_lists(&s->lanes[i].chunk, s->lv->alpha, cap, rst, lists ? rst : 0, &s->e->chunk_alloc,
+                                     err);
         if (rc < 0) return rc;
     }
+    ps_chunk_free(&s->junction, &s->e->chunk_alloc);
     int rc = ps_chunk_init_lists(&s->junction, s->lv->alpha, cap, rst, 0, &s->e->chunk_alloc, err);
     if (rc < 0) return rc;
+    if (lists && !s->jsites.text &&
+        (rc = ps_chunk_init_lists(&s->jsites, s->lv->alpha, 2 * PS_MAX_K, 4, 1, NULL, err)) < 0)
+        return rc;
+    s->lanes_list_records = lists;
     return PS_OK;
 }
 
@@ -396,9 +469,13 @@ void ps_scanner_free(ps_scanner_t *s)
     free_slots(s, s->chunks, s->n_chunks);
     free_slots(s, s->blocks, s->n_blocks);
     if (s->lanes)
-        for (int i = 0; i < s->o.threads; i++)
+        for (int i = 0; i < s->o.threads; i++) {
             ps_chunk_free(&s->lanes[i].chunk, &s->e->chunk_alloc);
+            ps_sites_free(&s->lanes[i].sites);
+        }
     ps_chunk_free(&s->junction, &s->e->chunk_alloc);
+    ps_chunk_free(&s->jsites, NULL);
+    ps_sites_free(&s->jsites_out);
     free(s->lanes);
     pthread_mutex_destroy(&s->lane_lock);
     free(s);
@@ -429,7 +506,7 @@ static int read_chunks(ps_scanner_t *s, ps_reader_t *r, ps_progress_fn progress,
 static int read_blocks(ps_scanner_t *s, ps_reader_t *r, size_t block_bytes, ps_progress_fn progress, void *pctx,
                        ps_err_t *err)
 {
-    int rc = make_block_slots(s, err);
+    int rc = make_block_slots(s, s->sink != NULL, err);
     if (rc < 0) return rc;
     size_t cap = s->o.block_bytes ? s->o.block_bytes : s->o.block_max;
     if ((rc = ps_blocks_new(&s->bl, r, s->lv->k, cap, err)) < 0) return rc;
@@ -468,17 +545,18 @@ static size_t block_size(const ps_scanner_t *s, const ps_reader_t *r)
 int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, const ps_record_sink_t *sink,
                    ps_scan_stats_t *st, ps_progress_fn progress, void *progress_ctx, ps_err_t *err)
 {
-    if (sink && !s->e->scan_records) {
+    if (sink && (sink->emit_sites ? !s->e->scan_sites : !s->e->scan_records)) {
         ps_engine_info_t in;
         ps_engine_info(s->e, &in);
-        return ps_fail(err, PS_E_INTERNAL, "the %s engine cannot count per record", ps_engine_ran(&in));
+        return ps_fail(err, PS_E_INTERNAL, "the %s engine cannot %s", ps_engine_ran(&in),
+                       sink->emit_sites ? "place its sites" : "count per record");
     }
     double t0 = ps_now();
     ps_reader_t *r = NULL;
     int rc = ps_reader_open(&r, path, s->lv->alpha, s->lv->k, s->o.threads > 1 ? s->pool : NULL, err);
     if (rc < 0) return rc;
     int blocks = 0;
-    if (!sink && s->o.threads > 1 && !s->lv->mixed_lengths && !s->lv->sequential) {
+    if ((!sink || sink->emit_block) && s->o.threads > 1 && !s->lv->mixed_lengths && !s->lv->sequential) {
         blocks = ps_reader_is_fasta(r, err);
         if (blocks < 0) {
             ps_reader_close(r);
@@ -486,6 +564,7 @@ int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, con
         }
     }
     s->sink = sink;
+    if (sink && sink->free_rows) s->free_rows = sink->free_rows;
     s->failed = 0;
     s->in_flight = 0;
     s->bl = NULL;

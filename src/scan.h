@@ -8,10 +8,12 @@
  * block-parallel FASTA (blocks.h) and emits per-record hits in input order.
  *
  * Two ways to read an input:
- *   - FASTA, with more than one thread and no per-record counts: the caller
- *     cuts blocks, each parsed and scanned whole on a pool thread;
- *   - otherwise (FASTQ, one thread, --by-record): the caller parses chunks
- *     in order and the pool scans them.
+ *   - FASTA, with more than one thread and no per-record counts (sites of
+ *     probes of one length are fine): the caller cuts blocks, each parsed
+ *     and scanned whole on a pool thread;
+ *   - otherwise (FASTQ, one thread, --by-record, patterns whose sites vary
+ *     in length or need record edges): the caller parses chunks in order
+ *     and the pool scans them.
  *
  * Memory is bounded by design, whatever the input size: a ring of `ring`
  * chunks of `chunk_syms` symbols when reading chunks, or 2 * threads + 2
@@ -46,10 +48,21 @@ typedef struct {
  * reader (for ps_reader_progress); may be NULL. */
 typedef void (*ps_progress_fn)(void *ctx, const ps_reader_t *r);
 
-/* Receives each chunk's per-record hits in input order (--by-record). */
+/* Receives each chunk, in input order, with its per-record hits
+ * (--by-record: emit, and an engine with scan_records) or with its sites
+ * (`locate`: emit_sites, and an engine with scan_sites); the other NULL.
+ * A sites sink may also take blocks of FASTA parsed on several threads
+ * (else the input is read in chunks): block_sites turns a block chunk's
+ * sites into rows of the block's own, on the thread that parsed it (c
+ * NULL: empty *rows first); emit_block writes them in input order, placed
+ * by `at`; free_rows frees them. */
 typedef struct {
     int (*emit)(void *ctx, const ps_chunk_t *c, const ps_rec_hits_t *h, ps_err_t *err);
     void *ctx;
+    int (*emit_sites)(void *ctx, const ps_chunk_t *c, const ps_sites_t *s, ps_err_t *err);
+    int (*block_sites)(void *ctx, void **rows, const ps_chunk_t *c, const ps_sites_t *s, ps_err_t *err);
+    int (*emit_block)(void *ctx, void *rows, const ps_block_place_t *at, ps_err_t *err);
+    void (*free_rows)(void *rows);
 } ps_record_sink_t;
 
 /* The pipeline's settings. */
@@ -75,8 +88,9 @@ int ps_scanner_new(ps_scanner_t **out, ps_engine_t *e, const ps_leaves_t *lv, co
                    ps_err_t *err);
 
 /* Scans path and adds its leaf counts into leaf_counts[0..lv->n_leaves); or,
- * with a sink (and an engine with scan_records), hands the hits per record
- * to the sink in input order instead. After a failure the engine holds no
+ * with a sink, hands the hits per record or the sites to the sink in input
+ * order instead (chunks read in order, whose sites are held per chunk: at
+ * most ring chunks' sites at once). After a failure the engine holds no
  * counts of the failed input. */
 int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, const ps_record_sink_t *sink,
                    ps_scan_stats_t *st, ps_progress_fn progress, void *progress_ctx, ps_err_t *err);

@@ -84,6 +84,7 @@ part "tests/manpage.sh" bash "$here/manpage.sh" "$bin"
 part "tests/merge.sh" bash "$here/merge.sh" "$bin"
 part "tests/summary.sh" bash "$here/summary.sh" "$bin"
 part "tests/kmerset.sh" bash "$here/kmerset.sh" "$bin"
+part "tests/locate.sh" bash "$here/locate.sh" "$bin"
 part "tests/peers.sh" bash "$here/peers.sh" "$bin"
 
 reasons="gpu: ${why[gpu]:-none skipped}; data: ${why[data]:-none skipped}"

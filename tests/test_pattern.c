@@ -1,17 +1,24 @@
 /* test_pattern.c - patterns: reading IUPAC and PROSITE syntax, and the
  * pattern engine against a brute-force matcher written here (classes,
- * mixed lengths, mismatches, both strands, records, N runs, chunk cuts). */
+ * mixed lengths, mismatches, both strands, records, N runs, chunk cuts);
+ * and `locate`'s rows (every engine's sites, placed and ordered by the
+ * site writer) against a brute-force locator on the same cases. */
 #include <check.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "automaton.h"
+#include "engine_cpu.h"
+#include "engine_kmer.h"
 #include "engine_pattern.h"
 #include "engine_split.h"
+#include "kmerset.h"
 #include "pattern.h"
 #include "patset.h"
 #include "scan.h"
+#include "sites.h"
 #include "testutil.h"
 
 static const char dna_syms[] = "ACGT";
@@ -547,6 +554,196 @@ START_TEST(test_split_engine)
 }
 END_TEST
 
+/* ---- locate against brute force ----------------------------------------- */
+
+/* The first end (smallest) of a match of elements e.. from position t with
+ * at most budget mismatches, FAR when none. */
+static int first_end(const pcase_t *c, const gpat_t *g, const char *rec, int len, int e, int t, int budget)
+{
+    if (budget < 0) return FAR;
+    if (e == g->n) return !(g->anchors & PS_ANCHOR_END) || t == len ? t : FAR;
+    int best = FAR;
+    if (e == g->n - 1 && (g->anchors & PS_ANCHOR_END_OR) && t == len) best = t;
+    const elem_t *el = &g->e[e];
+    int cost = 0;
+    for (int rpt = 0; rpt <= el->hi; rpt++) {
+        if (rpt >= el->lo) {
+            int end = first_end(c, g, rec, len, e + 1, t + rpt, budget - cost);
+            if (end < best) best = end;
+        }
+        if (rpt == el->hi || t + rpt >= len) break;
+        int sym = sym_of(c->alpha, rec[t + rpt]);
+        if (sym < 0) break;
+        cost += !(el->cls >> sym & 1);
+    }
+    return best;
+}
+
+/* Every row locate must write, in its order: record, start, probe, strand. */
+static void brute_rows(const pcase_t *c, tu_buf_t *out)
+{
+    const int strands = c->both ? 2 : 1;
+    for (int t = 0; t < c->n_rec; t++) {
+        const char *rec = c->recs[t];
+        int len = (int)strlen(rec);
+        for (int at = 0; at < len; at++)
+            for (uint32_t i = 0; i < c->n; i++)
+                for (int s = 0; s < strands; s++) {
+                    gpat_t g = s ? revcomp_g(&c->pat[i]) : c->pat[i];
+                    if ((g.anchors & PS_ANCHOR_START) && at) continue;
+                    int d = best_from(c, &g, rec, len, 0, at);
+                    int d2 = at == 0 && (g.anchors & PS_ANCHOR_START_OR) ? best_from(c, &g, rec, len, 1, 0) : FAR;
+                    if (d2 < d) d = d2;
+                    if (d > c->mm) continue;
+                    int end = first_end(c, &g, rec, len, 0, at, d);
+                    int end2 = d2 <= d ? first_end(c, &g, rec, len, 1, 0, d) : FAR;
+                    if (end2 < end) end = end2;
+                    tu_buf_printf(out, "r%d\t%d\t%d\t%s\t%d\t%c\n", t, at, end, c->text[i], d, s ? '-' : '+');
+                }
+    }
+}
+
+START_TEST(test_random_locate)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x10ca7eull);
+    char *dir = tu_mkdtemp(), *path = tu_path(dir, "in.fa");
+    uint64_t rows = 0, engines[3] = {0, 0, 0};
+    for (int k = 0; k < 150; k++) {
+        pcase_t c;
+        make_pcase(&r, &c);
+        /* Exact strings of one length now and then, for the automaton and
+         * the k-mer set; some copied from the text, so that they hit. */
+        if (tu_rng_chance(&r, 35)) {
+            c.mm = tu_rng_chance(&r, 70) ? 0 : c.mm;
+            int kk = (int)tu_rng_range(&r, 1, 8); /* gpat_t holds 8 elements */
+            for (uint32_t i = 0; i < c.n; i++) {
+                const char *src = c.recs[tu_rng_below(&r, (uint64_t)c.n_rec)];
+                size_t sl = strlen(src);
+                const char *syms = c.alpha == PS_DNA ? dna_syms : protein_syms;
+                free(c.text[i]);
+                c.text[i] = malloc((size_t)kk + 1);
+                size_t from = sl > (size_t)kk ? (size_t)tu_rng_below(&r, sl - (size_t)kk) : 0;
+                memset(&c.pat[i], 0, sizeof c.pat[i]);
+                c.pat[i].n = kk;
+                for (int j = 0; j < kk; j++) {
+                    int sym = from + (size_t)j < sl ? sym_of(c.alpha, src[from + (size_t)j]) : -1;
+                    /* PROSITE's X is any; keep exact strings exact. */
+                    if (sym < 0 || tu_rng_chance(&r, 10) || syms[sym] == 'X' || syms[sym] == '*')
+                        sym = (int)tu_rng_below(&r, c.alpha == PS_DNA ? 4 : 20);
+                    c.text[i][j] = syms[sym];
+                    c.pat[i].e[j].cls = (ps_class_t)1 << sym;
+                    c.pat[i].e[j].lo = c.pat[i].e[j].hi = 1;
+                }
+                c.text[i][kk] = '\0';
+            }
+        }
+        tu_buf_t fa = {0};
+        int fastq = tu_rng_chance(&r, 20);
+        for (int t = 0; t < c.n_rec; t++) {
+            if (fastq) {
+                tu_buf_printf(&fa, "@r%d\n%s\n+\n", t, c.recs[t]);
+                for (size_t j = strlen(c.recs[t]); j > 0; j--) tu_buf_putc(&fa, 'I');
+                tu_buf_putc(&fa, '\n');
+            } else {
+                tu_buf_printf(&fa, ">r%d desc\n", t);
+                size_t len = strlen(c.recs[t]), wrap = (size_t)tu_rng_range(&r, 1, 80);
+                for (size_t j = 0; j < len; j += wrap) {
+                    tu_buf_put(&fa, c.recs[t] + j, len - j < wrap ? len - j : wrap);
+                    tu_buf_putc(&fa, '\n');
+                }
+            }
+        }
+        tu_write_file(path, fa.p, fa.n);
+        tu_buf_free(&fa);
+
+        ps_err_t err = {0};
+        ps_probes_t *p = NULL;
+        int rc = ps_probes_from_strings(&p, c.n, (const char *const *)c.text, NULL, (ps_alpha_req_t)c.alpha, &err);
+        ck_assert_msg(rc == PS_OK, "locate case %d (seed %llu): probes: %s", k, (unsigned long long)tu_seed(), err.msg);
+        ps_patset_t *ps = NULL;
+        ps_automaton_t *a = NULL;
+        ps_kmerset_t *ks = NULL;
+        const ps_leaves_t *lv;
+        ps_engine_info_t in = {.kind = PS_ENGINE_CPU};
+        ps_scan_opts_t so;
+        ps_scan_opts_init(&so, &in, c.threads);
+        if (c.chunk_syms) so.chunk_syms = c.chunk_syms;
+        if (c.chunk_restarts) so.chunk_restarts = c.chunk_restarts;
+        ps_engine_t *e = NULL;
+        const char *engine;
+        if (p->patterns || c.mm) {
+            ck_assert_msg(ps_patset_build(&ps, p, c.both, c.mm, &err) == PS_OK, "%s", err.msg);
+            lv = &ps->leaves;
+            ck_assert(ps_pattern_engine_new(&e, ps, ps_scan_workers(&so), &err) == PS_OK);
+            engine = "patterns";
+            engines[0]++;
+        } else if (ps_kmerset_fits(p) && tu_rng_chance(&r, 50)) {
+            ck_assert_msg(ps_kmerset_build(&ks, p, c.both, &err) == PS_OK, "%s", err.msg);
+            lv = &ks->leaves;
+            ck_assert(ps_kmer_engine_new(&e, ks, ps_scan_workers(&so), 1u << 20, &err) == PS_OK);
+            engine = "k-mer set";
+            engines[1]++;
+        } else {
+            ck_assert_msg(ps_automaton_build(&a, p, c.both, &err) == PS_OK, "%s", err.msg);
+            lv = &a->leaves;
+            ck_assert(ps_cpu_engine_new(&e, a, ps_scan_workers(&so), &err) == PS_OK);
+            engine = "automaton";
+            engines[2]++;
+        }
+        char *got = NULL;
+        size_t got_len = 0;
+        FILE *mem = open_memstream(&got, &got_len);
+        ck_assert(mem);
+        ps_site_writer_t *w = NULL;
+        ck_assert(ps_site_writer_new(&w, mem, p, lv, PS_SITES_BED, 0, &err) == PS_OK);
+        ps_record_sink_t sink = {NULL, w, ps_site_writer_emit, NULL, NULL, NULL};
+        if (tu_rng_chance(&r, 50)) { /* blocks where they serve: FASTA, probes of one length */
+            sink.block_sites = ps_site_writer_block_sites;
+            sink.emit_block = ps_site_writer_emit_block;
+            sink.free_rows = ps_site_writer_free_rows;
+            if (tu_rng_chance(&r, 50)) so.block_bytes = (size_t)tu_rng_range(&r, 1, 64);
+        }
+        ps_scan_stats_t st;
+        rc = ps_scan_file(e, lv, path, &so, NULL, &sink, &st, NULL, NULL, &err);
+        ck_assert_msg(rc == PS_OK, "locate case %d (seed %llu): %s", k, (unsigned long long)tu_seed(), err.msg);
+        ck_assert(ps_site_writer_flush(w, &err) == PS_OK);
+        fclose(mem);
+        tu_buf_t want = {0};
+        brute_rows(&c, &want);
+        tu_buf_putc(&want, '\0');
+        if (strcmp(got, want.p)) {
+            /* Name the first row that differs. */
+            size_t i = 0, line = 0;
+            while (got[i] && got[i] == want.p[i]) line += got[i++] == '\n';
+            while (i > 0 && got[i - 1] != '\n') i--;
+            ck_abort_msg("locate case %d (seed %llu; %s, %s, %s strands, -m %d, %d threads, chunk %llu/%u, %s): "
+                         "row %zu differs:\n got: %.80s\nwant: %.80s",
+                         k, (unsigned long long)tu_seed(), engine, ps_alpha_name(c.alpha), c.both ? "both" : "one",
+                         c.mm, c.threads, (unsigned long long)so.chunk_syms, so.chunk_restarts,
+                         fastq ? "fastq" : "fasta", line + 1, got + i, want.p + i);
+        }
+        for (size_t i = 0; got[i]; i++) rows += got[i] == '\n';
+        free(got);
+        tu_buf_free(&want);
+        ps_site_writer_free(w);
+        ps_engine_destroy(e);
+        ps_patset_free(ps);
+        ps_automaton_free(a);
+        ps_kmerset_free(ks);
+        ps_probes_free(p);
+        free_pcase(&c);
+    }
+    /* The cases must have placed sites, on every engine. */
+    ck_assert_msg(rows > 1000 && engines[0] && engines[1] && engines[2],
+                  "seed %llu: %llu rows; cases: %llu patterns, %llu k-mer set, %llu automaton",
+                  (unsigned long long)tu_seed(), (unsigned long long)rows, (unsigned long long)engines[0],
+                  (unsigned long long)engines[1], (unsigned long long)engines[2]);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
 Suite *suite_pattern(void)
 {
     Suite *s = suite_create("pattern");
@@ -557,6 +754,7 @@ Suite *suite_pattern(void)
     tcase_add_test(tc, test_revcomp);
     tcase_add_test(tc, test_random_patterns);
     tcase_add_test(tc, test_split_engine);
+    tcase_add_test(tc, test_random_locate);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -26,16 +26,22 @@ vg 0 count -t 2 --by-record -p "$work/p.txt" "$work/a.fa" "$work/b.fq"
 vg 0 count -t 3 --by-file --stats "$work/s.json" -o "$work/o.tsv" -p "$work/p.txt" "$work/a.fa" "$work/b.fq"
 vg 0 count -t 2 --index kmer-set -p "$work/p.txt" "$work/a.fa" "$work/b.fq"
 vg 0 count -t 2 --index kmer-set --by-record -p "$work/p.txt" "$work/a.fa" "$work/b.fq"
+vg 0 locate -t 2 -p "$work/p.txt" "$work/a.fa" "$work/b.fq"
+vg 0 locate -t 2 -m 1 --format tsv --max-hits 2 --stats "$work/l.json" -o "$work/l.bed.gz" -p "$work/p.txt" "$work/a.fa"
+printf 'v\tG-x(0,3)-C\nw\t<G-A\n' > "$work/pat.txt"
+vg 0 locate -t 3 -m 1 --format tsv -p "$work/pat.txt" "$work/a.fa" "$work/b.fq"
 vg 1 count -p "$work/p.txt" "$work/bad.fq"
+vg 1 locate -p "$work/p.txt" "$work/bad.fq"
 vg 1 count -p "$work/missing.txt" "$work/a.fa"
 if [ -f "$data/ecoli_K12_MG1655.fa.gz" ]; then
     gzip -dc "$data/ecoli_K12_MG1655.fa.gz" | head -c 400000 > "$work/e.fa"
     awk 'NR > 1 && NR % 500 == 0 { print substr($0, 1, 21) }' "$work/e.fa" > "$work/e.txt"
     vg 0 count -t 3 -p "$work/e.txt" "$work/e.fa"
     vg 0 count -t 2 --by-record -p "$work/e.txt" "$data/illumina_hiseqX_10k.fq.gz"
+    vg 0 locate -t 2 -m 1 -p "$work/e.txt" "$work/e.fa"
 else
-    echo "valgrind.sh: 2 skipped (data: no real data in $data)"
-    skipped=2
+    echo "valgrind.sh: 3 skipped (data: no real data in $data)"
+    skipped=3
 fi
 vg 0 merge "$work/o.tsv" "$work/o.tsv"
 mkdir "$work/mqc"

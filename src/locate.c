@@ -1,0 +1,352 @@
+/* locate.c - `probescan locate`: its options, the index and engine it
+ * scans with, and the run.
+ *
+ * The data path: the probes (probes.c) go into the same indexes as for
+ * `count` (the automaton, the k-mer set or the pattern set); each input is
+ * read in order, chunk by chunk (scan.c), the chunks' sites found on the
+ * pool's threads (an engine's scan_sites) and written in input order by
+ * the site writer (sites.c). */
+#include "locate.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "automaton.h"
+#include "engine_cpu.h"
+#include "engine_kmer.h"
+#include "engine_pattern.h"
+#include "host.h"
+#include "kmerset.h"
+#include "outfile.h"
+#include "patset.h"
+#include "probes.h"
+#include "samples.h"
+#include "scan.h"
+#include "sites.h"
+
+#ifndef PS_VERSION
+#define PS_VERSION "unknown"
+#endif
+
+typedef struct {
+    const char *probes, *output, *stats;
+    ps_alpha_req_t alpha;
+    int strand_set, both_strands;
+    int threads, verbose, mismatches;
+    ps_sites_format_t format;
+    uint64_t max_hits;
+    char **inputs;
+    int n_inputs;
+    ps_cleanup_t *cleanup;
+} opts_t;
+
+static void usage_locate(FILE *f)
+{
+    fprintf(f,
+"Usage: probescan locate [options] -p PROBES INPUT...\n"
+"\n"
+"Report where every probe lies in FASTA/FASTQ inputs (plain, gzip or BGZF; '-'\n"
+"reads standard input) and in SAM, BAM or CRAM reads: one BED6 row per site,\n"
+"ordered by input, record, start, then probe order, for bedtools and friends.\n"
+"The probes, alphabets, strands and patterns are those of probescan count.\n"
+"\n"
+"Options:\n"
+"  -p, --probes FILE      probes: FASTA, one sequence per line, or name<TAB>sequence;\n"
+"                         IUPAC codes or PROSITE syntax; or a PROSITE data file\n"
+"  -m, --mismatches D     also report sites within D substitutions (0 to %d)\n"
+"  -a, --alphabet STR     dna, protein or auto (default auto, as for count)\n"
+"  -s, --strand STR       both or forward (DNA; default both). Protein: forward only\n"
+"  -o, --output FILE      write the sites to FILE (default or '-': standard output);\n"
+"                         a name ending in .gz or .bgz is written compressed (BGZF)\n"
+"  -t, --threads N        threads that scan (default: the %d CPUs this process may use)\n"
+"      --format STR       bed or tsv (default bed). tsv: a header, the input, and the\n"
+"                         probe and matched letters after the BED columns\n"
+"      --max-hits N       report at most N sites per probe over the run (default: all);\n"
+"                         stderr and --stats say how many were left out\n"
+"      --stats FILE       write run statistics as JSON to FILE\n"
+"  -v, --verbose          report the index, engine and timings on stderr\n"
+"  -h, --help             this help\n"
+"      --version          print the version and exit\n"
+"\n"
+"Rows: record  start  end  name  score  strand. Coordinates are 0-based and\n"
+"half-open, counting every letter of the record (N included); score is the\n"
+"number of mismatches (0 for an exact site); strand '-' is the probe's reverse\n"
+"complement, placed on the record as written. A site is reported where count\n"
+"counts it: once, at its fewest mismatches; a pattern of variable length\n"
+"(e(n,m), anchors) ends where its shortest match at that distance ends.\n"
+"Summed per record and probe, the rows give count --by-record's table.\n"
+"\n"
+"Examples:\n"
+"  probescan locate -p guides.txt -m 3 genome.fa.gz > sites.bed\n"
+"  probescan locate -p probes.fa genome.fa | bedtools intersect -a - -b genes.bed\n",
+            PS_MAX_MM, ps_host_cpus());
+}
+
+static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    if (!*s || *s == '-' || *s == '+') return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+/* Refuses an output that is one of the inputs or the probe file. */
+static int check_outputs(const opts_t *o, ps_err_t *err)
+{
+    const char *outs[2] = {o->output, o->stats};
+    for (int w = 0; w < 2; w++) {
+        struct stat so, si;
+        if (!outs[w] || !strcmp(outs[w], "-") || stat(outs[w], &so) != 0 || !S_ISREG(so.st_mode)) continue;
+        for (int i = 0; i <= o->n_inputs; i++) {
+            const char *in = i < o->n_inputs ? o->inputs[i] : o->probes;
+            if (strcmp(in, "-") && stat(in, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+                return ps_fail(err, PS_E_USAGE, "%s '%s' is %s '%s'; it would be overwritten", w ? "--stats" : "-o",
+                               outs[w], i < o->n_inputs ? "the input" : "the probe file", in);
+        }
+    }
+    if (o->output && o->stats && strcmp(o->output, "-") && !strcmp(o->output, o->stats))
+        return ps_fail(err, PS_E_USAGE, "-o and --stats both name '%s'", o->output);
+    if (o->stats && !strcmp(o->stats, "-") && (!o->output || !strcmp(o->output, "-")))
+        return ps_fail(err, PS_E_USAGE, "--stats - and the sites would both go to standard output; give -o FILE "
+                                        "or --stats FILE");
+    return PS_OK;
+}
+
+static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
+{
+    enum { OPT_VERSION = 256, OPT_FORMAT, OPT_MAX_HITS, OPT_STATS };
+    static const struct option lopts[] = {
+        {"probes", required_argument, NULL, 'p'},       {"alphabet", required_argument, NULL, 'a'},
+        {"strand", required_argument, NULL, 's'},       {"output", required_argument, NULL, 'o'},
+        {"threads", required_argument, NULL, 't'},      {"mismatches", required_argument, NULL, 'm'},
+        {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},    {"format", required_argument, NULL, OPT_FORMAT},
+        {"max-hits", required_argument, NULL, OPT_MAX_HITS}, {"stats", required_argument, NULL, OPT_STATS},
+        {NULL, 0, NULL, 0}};
+    memset(o, 0, sizeof *o);
+    o->alpha = PS_ALPHA_AUTO;
+    o->both_strands = 1;
+    o->threads = ps_host_cpus();
+    o->format = PS_SITES_BED;
+    if (argc <= 1) {
+        usage_locate(stdout);
+        return 1;
+    }
+    opterr = 0;
+    optind = 1;
+    int c;
+    unsigned long long v;
+    while ((c = getopt_long(argc, argv, ":p:a:s:o:t:m:vh", lopts, NULL)) != -1) {
+        switch (c) {
+        case 'p': o->probes = optarg; break;
+        case 'o': o->output = optarg; break;
+        case 'a':
+            if (!strcmp(optarg, "dna")) o->alpha = PS_ALPHA_DNA;
+            else if (!strcmp(optarg, "protein")) o->alpha = PS_ALPHA_PROTEIN;
+            else if (!strcmp(optarg, "auto")) o->alpha = PS_ALPHA_AUTO;
+            else return ps_fail(err, PS_E_USAGE, "--alphabet must be dna, protein or auto, not '%s'", optarg);
+            break;
+        case 's':
+            o->strand_set = 1;
+            if (!strcmp(optarg, "both")) o->both_strands = 1;
+            else if (!strcmp(optarg, "forward")) o->both_strands = 0;
+            else return ps_fail(err, PS_E_USAGE, "--strand must be both or forward, not '%s'", optarg);
+            break;
+        case 't':
+            if (parse_uint(optarg, 4096, &v) || v < 1)
+                return ps_fail(err, PS_E_USAGE, "--threads must be a number from 1 to 4096, not '%s'", optarg);
+            o->threads = (int)v;
+            break;
+        case 'm':
+            if (parse_uint(optarg, PS_MAX_MM, &v))
+                return ps_fail(err, PS_E_USAGE, "--mismatches must be a number from 0 to %d, not '%s'", PS_MAX_MM,
+                               optarg);
+            o->mismatches = (int)v;
+            break;
+        case 'v': o->verbose = 1; break;
+        case 'h': usage_locate(stdout); return 1;
+        case OPT_VERSION: puts(PS_VERSION); return 1;
+        case OPT_FORMAT:
+            if (!strcmp(optarg, "bed")) o->format = PS_SITES_BED;
+            else if (!strcmp(optarg, "tsv")) o->format = PS_SITES_TSV;
+            else return ps_fail(err, PS_E_USAGE, "--format must be bed or tsv, not '%s'", optarg);
+            break;
+        case OPT_MAX_HITS:
+            if (parse_uint(optarg, UINT64_MAX, &v) || v < 1)
+                return ps_fail(err, PS_E_USAGE, "--max-hits must be a number from 1 on, not '%s'", optarg);
+            o->max_hits = v;
+            break;
+        case OPT_STATS: o->stats = optarg; break;
+        case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value (see probescan locate --help)", argv[optind - 1]);
+        default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan locate --help)", argv[optind - 1]);
+        }
+    }
+    if (!o->probes) return ps_fail(err, PS_E_USAGE, "no probes given: use -p FILE (see probescan locate --help)");
+    o->inputs = argv + optind;
+    o->n_inputs = argc - optind;
+    if (o->n_inputs < 1) return ps_fail(err, PS_E_USAGE, "no input files given (use '-' for standard input)");
+    return check_outputs(o, err);
+}
+
+/* The index the sites are found in, as for count: the pattern set for
+ * patterns or mismatches, the k-mer set for many short DNA probes, else
+ * the automaton. */
+typedef struct {
+    ps_automaton_t *a;
+    ps_kmerset_t *ks;
+    ps_patset_t *ps;
+    const ps_leaves_t *lv;
+} index_t;
+
+static int build_index(index_t *ix, const opts_t *o, const ps_probes_t *p, int both, ps_err_t *err)
+{
+    int rc;
+    const char *what;
+    if (p->patterns || o->mismatches > 0) {
+        if ((rc = ps_patset_build(&ix->ps, p, both, o->mismatches, err)) < 0) return rc;
+        ix->lv = &ix->ps->leaves;
+        what = "pattern set";
+    } else if (ps_kmerset_fits(p) && (uint64_t)p->n * (both ? 2u : 1u) >= PS_KMER_SET_FROM) {
+        if ((rc = ps_kmerset_build(&ix->ks, p, both, err)) < 0) return rc;
+        ix->lv = &ix->ks->leaves;
+        what = "k-mer set";
+    } else {
+        if ((rc = ps_automaton_build(&ix->a, p, both, err)) < 0) return rc;
+        ix->lv = &ix->a->leaves;
+        what = "automaton";
+    }
+    if (o->verbose) fprintf(stderr, "probescan: locate: %u probes, %s, %d CPU threads\n", p->n, what, o->threads);
+    return PS_OK;
+}
+
+static int make_engine(ps_engine_t **e, const index_t *ix, int workers, ps_err_t *err)
+{
+    if (ix->ps) return ps_pattern_engine_new(e, ix->ps, workers, err);
+    if (ix->ks) return ps_kmer_engine_new(e, ix->ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err);
+    return ps_cpu_engine_new(e, ix->a, workers, err);
+}
+
+static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t *lv, const ps_scan_stats_t *st,
+                       const ps_site_stats_t *ss, double seconds, ps_err_t *err)
+{
+    ps_output_t *out;
+    int rc = ps_output_open(&out, o->stats, o->cleanup, err);
+    if (rc < 0) return rc;
+    FILE *f = ps_output_stream(out);
+    struct rusage ru;
+    long maxrss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+    fprintf(f, "{\n  \"version\": ");
+    ps_json_str(f, PS_VERSION);
+    fprintf(f, ",\n  \"command\": \"locate\",\n  \"engine\": \"cpu\",\n  \"threads\": %d,\n  \"probes\": %u,\n"
+               "  \"alphabet\": \"%s\",\n  \"strands\": \"%s\",\n  \"mismatches\": %d,\n  \"inputs\": [",
+            o->threads, p->n, ps_alpha_name(p->alpha), lv->both_strands ? "both" : "forward", lv->levels - 1);
+    uint64_t rec = 0, bases = 0;
+    for (int i = 0; i < o->n_inputs; i++) {
+        fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
+        ps_json_str(f, o->inputs[i]);
+        fprintf(f, ", \"records\": %" PRIu64 ", \"bases\": %" PRIu64 ", \"seconds\": %.6f}", st[i].in.records,
+                st[i].in.symbols, st[i].seconds);
+        rec += st[i].in.records;
+        bases += st[i].in.symbols;
+    }
+    fprintf(f, "\n  ],\n  \"records\": %" PRIu64 ",\n  \"bases_scanned\": %" PRIu64 ",\n  \"sites_written\": %" PRIu64
+               ",\n  \"max_hits\": %" PRIu64 ",\n  \"sites_left_out\": %" PRIu64 ",\n  \"probes_capped\": %u,\n"
+               "  \"seconds\": %.6f,\n  \"peak_memory_bytes\": %" PRIu64 "\n}\n",
+            rec, bases, ss->rows, o->max_hits, ss->dropped, ss->probes_capped, seconds, (uint64_t)maxrss * 1024u);
+    if (ferror(f)) {
+        ps_output_abort(out);
+        return ps_fail(err, PS_E_IO, "%s: write error", o->stats);
+    }
+    return ps_output_commit(out, err);
+}
+
+static int run_locate(const opts_t *o, ps_err_t *err)
+{
+    double t0 = ps_now();
+    ps_probes_t *p = NULL;
+    index_t ix = {0};
+    ps_engine_t *e = NULL;
+    ps_scanner_t *sc = NULL;
+    ps_output_t *out = NULL;
+    ps_site_writer_t *w = NULL;
+    ps_scan_stats_t *st = calloc((size_t)o->n_inputs, sizeof *st);
+    if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
+
+    int rc = ps_probes_load(&p, o->probes, o->alpha, err);
+    if (rc < 0) goto done;
+    int both = o->both_strands;
+    if (p->alpha == PS_PROTEIN && both) {
+        if (o->strand_set) {
+            rc = ps_fail(err, PS_E_USAGE, "--strand both applies to DNA only; protein probes are located forward");
+            goto done;
+        }
+        both = 0;
+    }
+    ps_probes_warn(p, o->probes);
+    if ((rc = build_index(&ix, o, p, both, err)) < 0) goto done;
+
+    ps_engine_info_t info = {.kind = PS_ENGINE_CPU};
+    ps_scan_opts_t so;
+    ps_scan_opts_init(&so, &info, o->threads);
+    if ((rc = make_engine(&e, &ix, ps_scan_workers(&so), err)) < 0) goto done;
+    if ((rc = ps_scanner_new(&sc, e, ix.lv, &so, err)) < 0) goto done;
+    if ((rc = ps_output_open(&out, o->output, o->cleanup, err)) < 0) goto done;
+    if ((rc = ps_site_writer_new(&w, ps_output_stream(out), p, ix.lv, o->format, o->max_hits, err)) < 0) goto done;
+    ps_record_sink_t sink = {NULL, w, ps_site_writer_emit, ps_site_writer_block_sites, ps_site_writer_emit_block,
+                             ps_site_writer_free_rows};
+    char name[PS_SAMPLE_NAME_MAX];
+    for (int i = 0; i < o->n_inputs; i++) {
+        ps_sample_name(o->inputs[i], name, sizeof name); /* as count --by-record names it */
+        ps_site_writer_input(w, name);
+        rc = ps_scanner_run(sc, o->inputs[i], NULL, &sink, &st[i], NULL, NULL, err);
+        if (rc == PS_OK) rc = ps_site_writer_flush(w, err);
+        if (rc < 0) goto done;
+        if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
+        if (o->verbose)
+            fprintf(stderr, "probescan: %s: %" PRIu64 " records, %" PRIu64 " bases in %.3f s\n", o->inputs[i],
+                    st[i].in.records, st[i].in.symbols, st[i].seconds);
+    }
+    rc = ps_output_commit(out, err);
+    out = NULL;
+    if (rc < 0) goto done;
+    ps_site_stats_t ss;
+    ps_site_writer_stats(w, &ss);
+    if (ss.dropped)
+        fprintf(stderr, "probescan: --max-hits %" PRIu64 ": %u probe%s had more sites; %" PRIu64 " site%s not reported\n",
+                o->max_hits, ss.probes_capped, ss.probes_capped == 1 ? "" : "s", ss.dropped, ss.dropped == 1 ? "" : "s");
+    if (o->verbose) fprintf(stderr, "probescan: %" PRIu64 " sites written in %.3f s\n", ss.rows, ps_now() - t0);
+    if (o->stats) rc = write_stats(o, p, ix.lv, st, &ss, ps_now() - t0, err);
+
+done:
+    ps_output_abort(out);
+    ps_site_writer_free(w);
+    ps_scanner_free(sc);
+    ps_engine_destroy(e);
+    ps_automaton_free(ix.a);
+    ps_kmerset_free(ix.ks);
+    ps_patset_free(ix.ps);
+    ps_probes_free(p);
+    free(st);
+    return rc;
+}
+
+int ps_locate_main(int argc, char **argv, ps_cleanup_t *cl, ps_err_t *err)
+{
+    opts_t o;
+    int rc = parse_locate(argc, argv, &o, err);
+    if (rc == 0) {
+        o.cleanup = cl;
+        rc = run_locate(&o, err);
+    }
+    return rc;
+}

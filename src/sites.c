@@ -1,0 +1,470 @@
+#include "sites.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* One output row before it is written. */
+typedef struct {
+    uint64_t rec, start, end; /* the record (its ordinal; in a block: 0 for the record in progress at
+                               * its start, j + 1 for its j-th header); offsets in it */
+    uint32_t probe;
+    uint8_t strand, dist, held; /* held: its name and letters are in the held rows' buffers */
+    uint32_t name;            /* the record's name, in names */
+    uint64_t moff;            /* TSV: the matched letters, in text */
+} row_t;
+
+typedef struct {
+    row_t *row;
+    size_t n, cap;
+    char *names, *text;
+    size_t names_len, names_cap, text_len, text_cap;
+    const ps_chunk_t *named_c; /* the chunk record whose name was added last, */
+    uint32_t named_j, named_at; /* and where */
+} ps_site_rows_t;
+
+/* What a leaf counts: probe, strand, distance. */
+typedef struct {
+    uint32_t probe;
+    uint8_t strand, dist;
+} entry_t;
+
+#define OUT_BUF (256 * 1024)
+
+struct ps_site_writer {
+    FILE *f;
+    const ps_probes_t *p;
+    const ps_leaves_t *lv;
+    ps_sites_format_t format;
+    uint64_t max_hits;
+    const char *input;
+    uint32_t *entry_at;   /* leaf l's entries: entry[entry_at[l] .. entry_at[l + 1]) */
+    entry_t *entry;
+    uint32_t *fixed_len;  /* per probe: its length, or 0 when its matches vary (var) */
+    ps_pattern_t **var;   /* per probe and strand (i * 2 + s): the pattern, where lengths vary */
+    uint64_t *hits;       /* per probe: rows written, or offered once max_hits is reached */
+    ps_site_stats_t st;
+    ps_site_rows_t cur;   /* the chunk's rows, and the held ones merged in */
+    ps_site_rows_t held;  /* rows near the last chunk's end, waiting for the next */
+    ps_site_rows_t spare; /* where the next held rows are copied */
+    char *out;
+    size_t out_len;
+};
+
+static int nomem(ps_err_t *err) { return ps_fail(err, PS_E_NOMEM, "out of memory for located sites"); }
+
+/* Probe i's pattern on strand s, from the probe set's classes. */
+static void probe_pattern(const ps_probes_t *p, uint32_t i, int s, ps_pattern_t *out)
+{
+    ps_pattern_t fw;
+    const size_t k = (size_t)p->k;
+    fw.len = p->len[i];
+    fw.min_len = 0;
+    fw.anchors = p->anchors[i];
+    for (uint32_t j = 0; j < fw.len; j++) {
+        fw.cls[j] = p->cls[(size_t)i * k + j];
+        fw.opt[j] = p->opt[(size_t)i * k + j];
+        fw.min_len += !fw.opt[j];
+    }
+    if (s) ps_pattern_revcomp(&fw, out);
+    else *out = fw;
+}
+
+int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, const ps_leaves_t *lv,
+                       ps_sites_format_t format, uint64_t max_hits, ps_err_t *err)
+{
+    *out = NULL;
+    ps_site_writer_t *w = calloc(1, sizeof *w);
+    if (!w) return nomem(err);
+    w->f = f;
+    w->p = p;
+    w->lv = lv;
+    w->format = format;
+    w->max_hits = max_hits;
+    w->input = "-";
+    const uint32_t strands = lv->both_strands ? 2u : 1u, levels = (uint32_t)lv->levels;
+    w->entry_at = calloc((size_t)lv->n_leaves + 1, sizeof *w->entry_at);
+    w->entry = malloc(((size_t)p->n * strands * levels + 1) * sizeof *w->entry);
+    w->fixed_len = malloc(((size_t)p->n + 1) * sizeof *w->fixed_len);
+    w->var = calloc((size_t)p->n * 2 + 1, sizeof *w->var);
+    w->hits = calloc((size_t)p->n + 1, sizeof *w->hits);
+    w->out = malloc(OUT_BUF + 4096);
+    if (!w->entry_at || !w->entry || !w->fixed_len || !w->var || !w->hits || !w->out) {
+        ps_site_writer_free(w);
+        return nomem(err);
+    }
+    /* Entries by leaf, each leaf's in probe order, + before -. */
+    for (uint32_t i = 0; i < p->n; i++)
+        for (uint32_t s = 0; s < strands; s++)
+            for (uint32_t d = 0; d < levels; d++) w->entry_at[lv->probe_leaf[s][i] + d + 1]++;
+    for (uint32_t l = 0; l < lv->n_leaves; l++) w->entry_at[l + 1] += w->entry_at[l];
+    uint32_t *fill = malloc(((size_t)lv->n_leaves + 1) * sizeof *fill);
+    if (!fill) {
+        ps_site_writer_free(w);
+        return nomem(err);
+    }
+    memcpy(fill, w->entry_at, (size_t)lv->n_leaves * sizeof *fill);
+    for (uint32_t i = 0; i < p->n; i++)
+        for (uint32_t s = 0; s < strands; s++)
+            for (uint32_t d = 0; d < levels; d++)
+                w->entry[fill[lv->probe_leaf[s][i] + d]++] = (entry_t){i, (uint8_t)s, (uint8_t)d};
+    free(fill);
+    for (uint32_t i = 0; i < p->n; i++) {
+        w->fixed_len[i] = p->patterns ? p->len[i] : (uint32_t)p->k;
+        if (!p->patterns) continue;
+        ps_pattern_t fw;
+        probe_pattern(p, i, 0, &fw);
+        if (ps_pattern_is_window(&fw)) continue;
+        w->fixed_len[i] = 0;
+        for (uint32_t s = 0; s < strands; s++) {
+            if (!(w->var[i * 2 + s] = malloc(sizeof **w->var))) {
+                ps_site_writer_free(w);
+                return nomem(err);
+            }
+            probe_pattern(p, i, (int)s, w->var[i * 2 + s]);
+        }
+    }
+    if (format == PS_SITES_TSV)
+        fputs("input\trecord\tstart\tend\tname\tmismatches\tstrand\tprobe\tmatched\n", f);
+    *out = w;
+    return PS_OK;
+}
+
+void ps_site_writer_input(ps_site_writer_t *w, const char *input) { w->input = input; }
+
+/* ---- writing ------------------------------------------------------------ */
+
+static void put(ps_site_writer_t *w, const char *s, size_t n)
+{
+    if (w->out_len + n > OUT_BUF) {
+        fwrite(w->out, 1, w->out_len, w->f);
+        w->out_len = 0;
+        if (n > OUT_BUF) {
+            fwrite(s, 1, n, w->f);
+            return;
+        }
+    }
+    memcpy(w->out + w->out_len, s, n);
+    w->out_len += n;
+}
+
+static void put_str(ps_site_writer_t *w, const char *s) { put(w, s, strlen(s)); }
+
+static void put_u64(ps_site_writer_t *w, uint64_t v)
+{
+    char b[24];
+    int n = 0;
+    do {
+        b[sizeof b - 1 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    put(w, b + sizeof b - n, (size_t)n);
+}
+
+static int write_error(const ps_site_writer_t *w, ps_err_t *err)
+{
+    if (ferror(w->f)) return ps_fail(err, PS_E_IO, "error writing the sites: %s", strerror(errno));
+    return PS_OK;
+}
+
+/* Writes a row, unless its probe has reached max_hits: in record `name`,
+ * its offsets moved by shift (a block's first record), its letters at
+ * matched (TSV). */
+static void write_row(ps_site_writer_t *w, const row_t *r, const char *name, uint64_t shift, const char *matched)
+{
+    if (w->max_hits && w->hits[r->probe] >= w->max_hits) {
+        if (w->hits[r->probe]++ == w->max_hits) w->st.probes_capped++;
+        w->st.dropped++;
+        return;
+    }
+    w->hits[r->probe]++;
+    w->st.rows++;
+    const char *tab = "\t";
+    if (w->format == PS_SITES_TSV) {
+        put_str(w, w->input);
+        put(w, tab, 1);
+    }
+    put_str(w, name);
+    put(w, tab, 1);
+    put_u64(w, r->start + shift);
+    put(w, tab, 1);
+    put_u64(w, r->end + shift);
+    put(w, tab, 1);
+    put_str(w, w->p->name[r->probe]);
+    put(w, tab, 1);
+    put_u64(w, r->dist);
+    put(w, r->strand ? "\t-" : "\t+", 2);
+    if (w->format == PS_SITES_TSV) {
+        put(w, tab, 1);
+        put_str(w, w->p->seq[r->probe]);
+        put(w, tab, 1);
+        put(w, matched, (size_t)(r->end - r->start));
+    }
+    put(w, "\n", 1);
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+    const row_t *a = x, *b = y;
+    if (a->rec != b->rec) return a->rec < b->rec ? -1 : 1;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    if (a->probe != b->probe) return a->probe < b->probe ? -1 : 1;
+    return (int)a->strand - (int)b->strand;
+}
+
+/* ---- rows ---------------------------------------------------------------- */
+
+static int grow(char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 4096;
+    while (c < need) c *= 2;
+    char *nb = realloc(*buf, c);
+    if (!nb) return -1;
+    *buf = nb;
+    *cap = c;
+    return 0;
+}
+
+static row_t *new_row(ps_site_rows_t *rs)
+{
+    if (rs->n == rs->cap) {
+        size_t cap = rs->cap ? rs->cap * 2 : 1024;
+        row_t *nr = realloc(rs->row, cap * sizeof *nr);
+        if (!nr) return NULL;
+        rs->row = nr;
+        rs->cap = cap;
+    }
+    return &rs->row[rs->n++];
+}
+
+static int add_name(ps_site_rows_t *rs, const char *name, uint32_t *at)
+{
+    size_t len = strlen(name) + 1;
+    if (grow(&rs->names, &rs->names_cap, rs->names_len + len)) return -1;
+    memcpy(rs->names + rs->names_len, name, len);
+    *at = (uint32_t)rs->names_len;
+    rs->names_len += len;
+    return 0;
+}
+
+static void rows_clear(ps_site_rows_t *rs)
+{
+    rs->n = rs->names_len = rs->text_len = 0;
+    rs->named_c = NULL;
+}
+
+static void rows_free(ps_site_rows_t *rs)
+{
+    free(rs->row);
+    free(rs->names);
+    free(rs->text);
+    memset(rs, 0, sizeof *rs);
+}
+
+/* The listed record (its index in c's list) that position pos lies in;
+ * c->n_rec when pos comes before the first (a block's first letters). */
+static uint32_t record_at(const ps_chunk_t *c, uint64_t pos)
+{
+    if (!c->n_rec || c->rec_pos[0] > pos) return c->n_rec;
+    uint32_t lo = 0, hi = c->n_rec;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->rec_pos[mid] <= pos) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The length of a variable pattern's shortest match starting at pos, at
+ * distance d: the rest of the segment, up to the longest match, matched
+ * again on its own. */
+static int match_len(const ps_chunk_t *c, const ps_pattern_t *pat, uint64_t pos, uint64_t off, int d)
+{
+    uint32_t r = ps_chunk_restart_after(c, pos);
+    uint64_t seg_end = r < c->n_restart ? c->restart[r] : c->n;
+    int rec_end = r < c->n_restart ? (c->edge[r] & PS_EDGE_REC_END) != 0 : (c->tail_edge & PS_EDGE_REC_END) != 0;
+    uint32_t n = seg_end - pos < pat->len ? (uint32_t)(seg_end - pos) : pat->len;
+    uint8_t text[PS_PATTERN_MAX];
+    for (uint32_t i = 0; i < n; i++) text[i] = (uint8_t)ps_chunk_sym(c, pos + i);
+    return ps_pattern_match_len(pat, text, n, d, off == 0, rec_end && pos + n == seg_end);
+}
+
+/* Appends rows for c's sites to rs, sorted among themselves. block: c is a
+ * chunk of a block (records numbered as ps_block_place_t says). */
+static int add_rows(const ps_site_writer_t *w, ps_site_rows_t *rs, const ps_chunk_t *c, const ps_sites_t *s,
+                    int block, ps_err_t *err)
+{
+    const ps_alpha_t alpha = w->lv->alpha;
+    const size_t first = rs->n;
+    rs->named_c = NULL;
+    for (uint64_t i = 0; i < s->n; i++) {
+        const uint64_t pos = s->pos[i];
+        const uint32_t leaf = s->leaf[i];
+        const uint32_t j = record_at(c, pos);
+        if (leaf >= w->lv->n_leaves || pos >= c->n || (j == c->n_rec && !block))
+            return ps_fail(err, PS_E_INTERNAL, "a site at %llu of leaf %u outside the chunk", (unsigned long long)pos, leaf);
+        const uint64_t off = ps_chunk_offset(c, pos);
+        uint32_t name = 0;
+        if (j < c->n_rec) {
+            if (rs->named_c != c || rs->named_j != j) {
+                if (add_name(rs, c->rec_name + c->name_off[j], &rs->named_at)) return nomem(err);
+                rs->named_c = c;
+                rs->named_j = j;
+            }
+            name = rs->named_at;
+        }
+        for (uint32_t e = w->entry_at[leaf]; e < w->entry_at[leaf + 1]; e++) {
+            const entry_t *en = &w->entry[e];
+            uint64_t len = w->fixed_len[en->probe];
+            if (!len) {
+                int m = match_len(c, w->var[en->probe * 2 + en->strand], pos, off, en->dist);
+                if (m <= 0)
+                    return ps_fail(err, PS_E_INTERNAL, "%s: no match of '%s' at %s:%llu to place", w->input,
+                                   w->p->seq[en->probe], j < c->n_rec ? c->rec_name + c->name_off[j] : "?",
+                                   (unsigned long long)off);
+                len = (uint64_t)m;
+            }
+            row_t *r = new_row(rs);
+            if (!r) return nomem(err);
+            uint64_t rec = j == c->n_rec ? 0 : block ? c->rec_id[j] + 1 : c->rec_id[j];
+            *r = (row_t){rec, off, off + len, en->probe, en->strand, en->dist, 0, name, 0};
+            if (w->format != PS_SITES_TSV) continue;
+            if (grow(&rs->text, &rs->text_cap, rs->text_len + len)) return nomem(err);
+            r->moff = rs->text_len;
+            for (uint64_t t = 0; t < len; t++)
+                rs->text[rs->text_len++] = ps_alpha_letter(alpha, (int)ps_chunk_sym(c, pos + t));
+        }
+    }
+    if (rs->n - first > 1) qsort(rs->row + first, rs->n - first, sizeof *rs->row, cmp_row);
+    return PS_OK;
+}
+
+/* ---- the two ways in ---------------------------------------------------- */
+
+/* A row's matched letters (TSV only). */
+static const char *letters(const ps_site_writer_t *w, const ps_site_rows_t *rs, const row_t *r)
+{
+    return w->format == PS_SITES_TSV ? rs->text + r->moff : "";
+}
+
+int ps_site_writer_emit(void *ctx, const ps_chunk_t *c, const ps_sites_t *s, ps_err_t *err)
+{
+    ps_site_writer_t *w = ctx;
+    ps_site_rows_t *cur = &w->cur, *held = &w->held, *next = &w->spare;
+    rows_clear(cur);
+    int rc = add_rows(w, cur, c, s, 0, err);
+    if (rc < 0) return rc;
+    /* The rows held from the last chunk join these, in order. */
+    for (size_t i = 0; i < held->n; i++) {
+        row_t *r = new_row(cur);
+        if (!r) return nomem(err);
+        *r = held->row[i];
+        r->held = 1;
+    }
+    if (held->n && cur->n > 1) qsort(cur->row, cur->n, sizeof *cur->row, cmp_row);
+    /* A later chunk repeats the last k - 1 symbols of an unfinished segment
+     * and may place sites there, before rows near the end of this one:
+     * those rows wait. */
+    size_t keep = cur->n;
+    if (!(c->tail_edge & PS_EDGE_CLOSED) && c->n_rec && c->n > c->n_ctx) {
+        const uint64_t last = c->rec_id[c->n_rec - 1], end = ps_chunk_offset(c, c->n - 1) + 1;
+        const uint64_t from = end > (uint64_t)w->lv->k - 1 ? end - ((uint64_t)w->lv->k - 1) : 0;
+        while (keep > 0 && cur->row[keep - 1].rec == last && cur->row[keep - 1].start >= from) keep--;
+    }
+    for (size_t i = 0; i < keep; i++) {
+        const row_t *r = &cur->row[i];
+        const ps_site_rows_t *src = r->held ? held : cur;
+        write_row(w, r, src->names + r->name, 0, letters(w, src, r));
+    }
+    /* The rows that wait take their name and letters along. */
+    rows_clear(next);
+    for (size_t i = keep; i < cur->n; i++) {
+        const row_t *r = &cur->row[i];
+        const ps_site_rows_t *src = r->held ? held : cur;
+        row_t *h = new_row(next);
+        uint32_t name;
+        if (!h || add_name(next, src->names + r->name, &name)) return nomem(err);
+        *h = *r;
+        h->held = 0;
+        h->name = name;
+        if (w->format == PS_SITES_TSV) {
+            size_t len = (size_t)(r->end - r->start);
+            if (grow(&next->text, &next->text_cap, next->text_len + len)) return nomem(err);
+            memcpy(next->text + next->text_len, src->text + r->moff, len);
+            h->moff = next->text_len;
+            next->text_len += len;
+        }
+    }
+    ps_site_rows_t was = w->held;
+    w->held = w->spare;
+    w->spare = was;
+    return write_error(w, err);
+}
+
+int ps_site_writer_block_sites(void *ctx, void **rows, const ps_chunk_t *c, const ps_sites_t *s, ps_err_t *err)
+{
+    ps_site_rows_t *rs = *rows;
+    if (!rs && !(rs = *rows = calloc(1, sizeof *rs))) return nomem(err);
+    if (!c) {
+        rows_clear(rs);
+        return PS_OK;
+    }
+    return add_rows(ctx, rs, c, s, 1, err);
+}
+
+int ps_site_writer_emit_block(void *ctx, void *rows, const ps_block_place_t *at, ps_err_t *err)
+{
+    ps_site_writer_t *w = ctx;
+    ps_site_rows_t *rs = rows;
+    if (!rs) return PS_OK;
+    /* Each chunk's rows are sorted, and a block's chunks come in order with
+     * sites of one length (blocks serve probes of one length only), so the
+     * block's rows are in order already. */
+    for (size_t i = 0; i < rs->n; i++) {
+        const row_t *r = &rs->row[i];
+        const int cont = r->rec == 0;
+        write_row(w, r, cont ? at->cont_name : rs->names + r->name, cont ? at->cont_off : 0, letters(w, rs, r));
+    }
+    rows_clear(rs);
+    return write_error(w, err);
+}
+
+void ps_site_writer_free_rows(void *rows)
+{
+    if (!rows) return;
+    rows_free(rows);
+    free(rows);
+}
+
+int ps_site_writer_flush(ps_site_writer_t *w, ps_err_t *err)
+{
+    for (size_t i = 0; i < w->held.n; i++) {
+        const row_t *r = &w->held.row[i];
+        write_row(w, r, w->held.names + r->name, 0, letters(w, &w->held, r));
+    }
+    rows_clear(&w->held);
+    if (w->out_len) fwrite(w->out, 1, w->out_len, w->f);
+    w->out_len = 0;
+    if (fflush(w->f) != 0) return ps_fail(err, PS_E_IO, "error writing the sites: %s", strerror(errno));
+    return write_error(w, err);
+}
+
+void ps_site_writer_stats(const ps_site_writer_t *w, ps_site_stats_t *st) { *st = w->st; }
+
+void ps_site_writer_free(ps_site_writer_t *w)
+{
+    if (!w) return;
+    for (uint32_t i = 0; w->var && i < 2 * w->p->n; i++) free(w->var[i]);
+    free(w->var);
+    free(w->entry_at);
+    free(w->entry);
+    free(w->fixed_len);
+    free(w->hits);
+    rows_free(&w->cur);
+    rows_free(&w->held);
+    rows_free(&w->spare);
+    free(w->out);
+    free(w);
+}
