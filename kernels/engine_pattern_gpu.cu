@@ -34,7 +34,10 @@
  * inside the chunk). Segment edges come with the restarts.
  *
  * A hit counts at the fewest mismatches with one 64-bit atomicAdd into its
- * leaf.
+ * leaf; or, for `locate`, is listed: one atomicAdd on the list's length
+ * claims its slot, where its position (windows: its end; the general
+ * layout: its start) and leaf go. A list that overflows is counted all the
+ * same, and the chunk runs again with room for all.
  *
  * Engine: as the automaton's GPU engine (engine_gpu.cu): two or three
  * streams with a chunk buffer each, a host worker takes a free stream,
@@ -83,6 +86,9 @@ struct kparams {
     const uint64_t *mask; /* kMasks or kMasksWindows rows x n_gw */
     const uint32_t *leaf; /* 64 x n_gw */
     unsigned long long *counts;
+    uint2 *sites;         /* listed instead of counted: (position, leaf), site_cap at most */
+    unsigned int *n_sites;
+    uint32_t site_cap;
     uint32_t n, n_ctx, n_restart;
     uint32_t n_gw, wpw_shift, group0;
     uint32_t n_unit;      /* the threads' shares of the words: n_gw, or n_gw / 2 where windows take two */
@@ -131,12 +137,23 @@ __device__ __forceinline__ void unit_rows(const uint64_t *sB, uint32_t off, uint
     }
 }
 
+/* A site of leaf at position p: counted, or listed. */
+__device__ __forceinline__ void record(const kparams &k, uint32_t leaf, uint32_t p)
+{
+    if (k.sites) {
+        const uint32_t i = atomicAdd(k.n_sites, 1u);
+        if (i < k.site_cap) k.sites[i] = make_uint2(p, leaf);
+        return;
+    }
+    atomicAdd(k.counts + leaf, 1ull);
+}
+
 /* Counts the sites ending at p (the top level holds every one; a level
  * holds the sites of all those below it, so the lowest with the bit is the
  * site's distance). */
 template <int LV>
 __device__ __forceinline__ void count_hits(const uint64_t (&D)[LV], uint64_t last, uint32_t p, uint32_t from,
-                                           const uint32_t *leaf, unsigned long long *counts)
+                                           const uint32_t *leaf, const kparams &k)
 {
     uint64_t h = D[LV - 1] & last;
     if (!h || p < from) return;
@@ -147,7 +164,7 @@ __device__ __forceinline__ void count_hits(const uint64_t (&D)[LV], uint64_t las
 #pragma unroll
         for (int e = LV - 2; e >= 0; e--)
             if (D[e] >> b & 1) d = (uint32_t)e;
-        atomicAdd(counts + leaf[b] + d, 1ull);
+        record(k, leaf[b] + d, p);
     } while (h);
 }
 
@@ -157,7 +174,7 @@ template <int LV, int BITS, int NW>
 __device__ __forceinline__ void steps_counted(uint64_t (&D)[NW][LV], uint32_t w, uint32_t i0, uint32_t i1,
                                               uint32_t p, const uint64_t *sB, uint32_t at, uint32_t row_bytes_shift,
                                               const uint64_t (&first)[NW], const uint64_t (&last)[NW],
-                                              uint32_t from, const uint32_t *leaf, unsigned long long *counts)
+                                              uint32_t from, const uint32_t *leaf, const kparams &k)
 {
     constexpr uint32_t mask = (1u << BITS) - 1u;
     for (uint32_t i = i0; i < i1; i++, p++) {
@@ -166,7 +183,7 @@ __device__ __forceinline__ void steps_counted(uint64_t (&D)[NW][LV], uint32_t w,
 #pragma unroll
         for (int j = 0; j < NW; j++) {
             step<LV>(D[j], b[j], first[j]);
-            count_hits<LV>(D[j], last[j], p, from, leaf + 64u * j, counts);
+            count_hits<LV>(D[j], last[j], p, from, leaf + 64u * j, k);
         }
     }
 }
@@ -252,7 +269,7 @@ __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k
         const uint32_t head_end = (uint32_t)min((uint64_t)seg_end, ((uint64_t)p + PW - 1u) / PW * PW);
         if (p < head_end) {
             steps_counted<LV, BITS, NW>(D, __ldg(k.text + p / PW), p % PW, p % PW + (head_end - p), p, sB, at, rbs,
-                                        first, last, from, leaf, k.counts);
+                                        first, last, from, leaf, k);
             p = head_end;
         }
         /* Whole words, the next one read while this one is matched. The
@@ -289,8 +306,7 @@ __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k
                     for (int j = 0; j < NW; j++)
 #pragma unroll
                         for (int d = 0; d < LV; d++) D[j][d] = S[j][d];
-                    steps_counted<LV, BITS, NW>(D, cur, 0, PW, kw * PW, sB, at, rbs, first, last, from, leaf,
-                                                k.counts);
+                    steps_counted<LV, BITS, NW>(D, cur, 0, PW, kw * PW, sB, at, rbs, first, last, from, leaf, k);
                 }
                 cur = nxt;
             }
@@ -299,7 +315,7 @@ __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k
         /* The tail, within one word. */
         if (p < seg_end) {
             steps_counted<LV, BITS, NW>(D, __ldg(k.text + p / PW), 0, seg_end - p, p, sB, at, rbs, first, last,
-                                        from, leaf, k.counts);
+                                        from, leaf, k);
             p = seg_end;
         }
         if (p == next) {
@@ -338,11 +354,11 @@ __device__ __forceinline__ void step_back(uint64_t (&D)[LV], uint64_t b, uint64_
     }
 }
 
-/* Counts the sites whose bits are in h, each at the lowest level holding
- * it (a level holds all the sites of those below). */
+/* Counts the sites starting at p whose bits are in h, each at the lowest
+ * level holding it (a level holds all the sites of those below). */
 template <int LV>
 __device__ __forceinline__ void count_back(const uint64_t (&D)[LV], uint64_t h, const uint32_t *leaf,
-                                           unsigned long long *counts)
+                                           const kparams &k, uint32_t p)
 {
     do {
         const int b = __ffsll((long long)h) - 1;
@@ -351,7 +367,7 @@ __device__ __forceinline__ void count_back(const uint64_t (&D)[LV], uint64_t h, 
 #pragma unroll
         for (int e = LV - 2; e >= 0; e--)
             if (D[e] >> b & 1) d = (uint32_t)e;
-        atomicAdd(counts + leaf[b] + d, 1ull);
+        record(k, leaf[b] + d, p);
     } while (h);
 }
 
@@ -360,13 +376,13 @@ __device__ __forceinline__ void count_back(const uint64_t (&D)[LV], uint64_t h, 
  * `count`. */
 template <int LV>
 __device__ __forceinline__ void edge_step(uint64_t (&D)[LV], uint64_t b, bool at_end, bool at_start, bool count,
-                                          const gmasks &m, const uint32_t *leaf, unsigned long long *counts)
+                                          const gmasks &m, const uint32_t *leaf, const kparams &k, uint32_t p)
 {
     step_back<LV>(D, b, m.zero | (at_end ? m.zero_end : 0), m.first | (at_end ? m.first_end : 0), m);
     if (!count) return;
     if (!at_start) {
         const uint64_t h = D[LV - 1] & m.last;
-        if (h) count_back<LV>(D, h, leaf, counts);
+        if (h) count_back<LV>(D, h, leaf, k, p);
         return;
     }
     /* Start-anchored strings end here too, and [<M] may skip its last
@@ -375,7 +391,7 @@ __device__ __forceinline__ void edge_step(uint64_t (&D)[LV], uint64_t b, bool at
     uint64_t M[LV];
 #pragma unroll
     for (int d = 0; d < LV; d++) M[d] = (D[d] & L) | (D[d] & m.skip_start) << 1;
-    if (M[LV - 1]) count_back<LV>(M, M[LV - 1], leaf, counts);
+    if (M[LV - 1]) count_back<LV>(M, M[LV - 1], leaf, k, p);
 }
 
 /* Edge bits of restart r (0 without an edge list). */
@@ -442,7 +458,7 @@ __device__ __forceinline__ void match_slice_back(const uint64_t *sB, const kpara
         if (ends) {
             q--;
             edge_step<LV>(D, PS_ROW(__ldg(k.text + q / PW) >> (BITS * (q % PW)) & mask), true, starts && q == a,
-                          q < cnt_hi, m, leaf, k.counts);
+                          q < cnt_hi, m, leaf, k, q);
         }
         const bool first_letter = starts && low == a;
         const uint32_t stop = first_letter ? a + 1 : low;
@@ -457,13 +473,13 @@ __device__ __forceinline__ void match_slice_back(const uint64_t *sB, const kpara
                 for (int i = (int)PW - 1; i >= 0; i--) {
                     step_back<LV>(D, PS_ROW(w >> (BITS * i) & mask), m.zero, m.first, m);
                     const uint64_t h = D[LV - 1] & m.last;
-                    if (h) count_back<LV>(D, h, leaf, k.counts);
+                    if (h) count_back<LV>(D, h, leaf, k, base + (uint32_t)i);
                 }
             } else {
                 for (uint32_t i = q - base; i-- > i0;) {
                     step_back<LV>(D, PS_ROW(w >> (BITS * i) & mask), m.zero, m.first, m);
                     const uint64_t h = D[LV - 1] & m.last;
-                    if (h && base + i < cnt_hi) count_back<LV>(D, h, leaf, k.counts);
+                    if (h && base + i < cnt_hi) count_back<LV>(D, h, leaf, k, base + i);
                 }
             }
             q = base + i0;
@@ -471,7 +487,7 @@ __device__ __forceinline__ void match_slice_back(const uint64_t *sB, const kpara
         if (q > low) {
             q--;
             edge_step<LV>(D, PS_ROW(__ldg(k.text + q / PW) >> (BITS * (q % PW)) & mask), false, true, q < cnt_hi, m,
-                          leaf, k.counts);
+                          leaf, k, q);
         }
         if (low == s0) break;
         /* On to the segment before, read from its end. */
@@ -723,9 +739,16 @@ int take_counts(ps_gpat_t *g, uint64_t *leaf_counts, ps_err_t *err)
     return PS_OK;
 }
 
+/* Where a launch's sites go when they are listed rather than counted. */
+struct site_list {
+    uint2 *sites;
+    unsigned int *n;
+    uint32_t cap;
+};
+
 cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32_t n_ctx, const uint32_t *d_restart,
                         uint32_t n_restart, const uint8_t *d_edge, uint8_t head_edge, uint8_t tail_edge,
-                        cudaStream_t stream)
+                        const site_list *list, cudaStream_t stream)
 {
     /* Windows ending in the context were counted before; starts there
      * were left to this chunk. */
@@ -751,6 +774,9 @@ cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32
     k.mask = g->d_mask;
     k.leaf = g->d_leaf;
     k.counts = g->d_counts;
+    k.sites = list ? list->sites : NULL;
+    k.n_sites = list ? list->n : NULL;
+    k.site_cap = list ? list->cap : 0;
     k.n = n;
     k.n_ctx = n_ctx;
     k.n_restart = n_restart;
@@ -863,7 +889,7 @@ extern "C" int ps_gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint64_t n, 
     if (n > UINT32_MAX) return ps_fail(err, PS_E_INTERNAL, "GPU pattern kernel: %llu symbols, more than 2^32 - 1",
                                        (unsigned long long)n);
     cudaError_t ce = gpat_launch(g, d_text, (uint32_t)n, n_ctx, d_restart, n_restart, d_edge, head_edge, tail_edge,
-                                 (cudaStream_t)stream);
+                                 NULL, (cudaStream_t)stream);
     return ce == cudaSuccess ? PS_OK : cuda_fail(err, ce, "launching the pattern kernel");
 }
 
@@ -885,6 +911,10 @@ struct pstream {
     cudaEvent_t copied;
     uint32_t *d_text, *d_restart;
     uint8_t *d_edge; /* the general layout's segment edges, per restart */
+    /* scan_sites: the list on the device, its length, and a pinned copy */
+    uint2 *d_sites, *h_sites;
+    unsigned int *d_n_sites, *h_n_sites;
+    uint32_t site_cap;
 };
 
 struct pengine {
@@ -893,6 +923,7 @@ struct pengine {
     int workers, n_streams;
     pstream *s;
     ps_gpat_t *g;
+    uint32_t *leaf_len; /* windows: each leaf's string length, to turn a site's end into its start */
     uint64_t chunks; /* scanned, for info (atomic) */
 };
 
@@ -923,7 +954,8 @@ pstream *take_stream(pengine *pe, int worker)
     return s;
 }
 
-int scan_on(pengine *pe, pstream *s, const ps_chunk_t *c, ps_err_t *err)
+/* Queues the chunk's copies to the device. */
+int upload(pengine *pe, pstream *s, const ps_chunk_t *c, ps_err_t *err)
 {
     cudaError_t ce;
     if ((ce = cudaSetDevice(pe->device)) != cudaSuccess) return cuda_fail(err, ce, "cudaSetDevice");
@@ -936,28 +968,115 @@ int scan_on(pengine *pe, pstream *s, const ps_chunk_t *c, ps_err_t *err)
     if (pe->g->general && c->n_restart &&
         (ce = cudaMemcpyAsync(s->d_edge, c->edge, c->n_restart, cudaMemcpyHostToDevice, s->stream)) != cudaSuccess)
         return cuda_fail(err, ce, "copying segment edges to the GPU");
+    return PS_OK;
+}
+
+cudaError_t launch_on(pengine *pe, pstream *s, const ps_chunk_t *c, const site_list *list)
+{
+    return gpat_launch(pe->g, s->d_text, (uint32_t)c->n, c->n_ctx, s->d_restart, c->n_restart,
+                       pe->g->general ? s->d_edge : NULL, c->head_edge, c->tail_edge, list, s->stream);
+}
+
+int scan_on(pengine *pe, pstream *s, const ps_chunk_t *c, ps_err_t *err)
+{
+    cudaError_t ce;
+    int rc = upload(pe, s, c, err);
+    if (rc < 0) return rc;
     if ((ce = cudaEventRecord(s->copied, s->stream)) != cudaSuccess) return cuda_fail(err, ce, "cudaEventRecord");
-    if ((ce = gpat_launch(pe->g, s->d_text, (uint32_t)c->n, c->n_ctx, s->d_restart, c->n_restart,
-                          pe->g->general ? s->d_edge : NULL, c->head_edge, c->tail_edge, s->stream)) != cudaSuccess)
-        return cuda_fail(err, ce, "launching the pattern kernel");
+    if ((ce = launch_on(pe, s, c, NULL)) != cudaSuccess) return cuda_fail(err, ce, "launching the pattern kernel");
     /* The chunk's host memory may be refilled once its copies are done. */
     if ((ce = cudaEventSynchronize(s->copied)) != cudaSuccess) return cuda_fail(err, ce, "waiting for a chunk copy");
     return PS_OK;
 }
 
-int pe_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err)
+/* Room for cap sites on the device and in the pinned copy. */
+int site_room(pstream *s, uint32_t cap, ps_err_t *err)
 {
-    pengine *pe = (pengine *)e->impl;
+    cudaError_t ce;
+    if (cap <= s->site_cap) return PS_OK;
+    cudaFree(s->d_sites);
+    cudaFreeHost(s->h_sites);
+    s->d_sites = s->h_sites = NULL;
+    s->site_cap = 0;
+    if ((ce = cudaMalloc(&s->d_sites, (size_t)cap * sizeof(uint2))) != cudaSuccess ||
+        (ce = cudaHostAlloc(&s->h_sites, (size_t)cap * sizeof(uint2), cudaHostAllocDefault)) != cudaSuccess)
+        return cuda_fail(err, ce, "allocating the GPU's site list");
+    s->site_cap = cap;
+    return PS_OK;
+}
+
+/* The chunk's sites: the kernel lists them; when the list overflows, the
+ * chunk runs again with room for the count it reported. Waits for all. */
+int sites_on(pengine *pe, pstream *s, const ps_chunk_t *c, ps_sites_t *out, ps_err_t *err)
+{
+    cudaError_t ce;
+    int rc = upload(pe, s, c, err);
+    if (rc < 0) return rc;
+    if (!s->h_n_sites &&
+        ((ce = cudaMalloc(&s->d_n_sites, sizeof *s->d_n_sites)) != cudaSuccess ||
+         (ce = cudaHostAlloc(&s->h_n_sites, sizeof *s->h_n_sites, cudaHostAllocDefault)) != cudaSuccess))
+        return cuda_fail(err, ce, "allocating the GPU's site list");
+    if ((rc = site_room(s, 1u << 16, err)) < 0) return rc;
+    for (;;) {
+        const site_list list = {s->d_sites, s->d_n_sites, s->site_cap};
+        if ((ce = cudaMemsetAsync(s->d_n_sites, 0, sizeof *s->d_n_sites, s->stream)) != cudaSuccess ||
+            (ce = launch_on(pe, s, c, &list)) != cudaSuccess ||
+            (ce = cudaMemcpyAsync(s->h_n_sites, s->d_n_sites, sizeof *s->d_n_sites, cudaMemcpyDeviceToHost,
+                                  s->stream)) != cudaSuccess ||
+            (ce = cudaStreamSynchronize(s->stream)) != cudaSuccess)
+            return cuda_fail(err, ce, "listing sites on the GPU");
+        if (*s->h_n_sites <= s->site_cap) break;
+        const uint64_t want = (uint64_t)*s->h_n_sites + *s->h_n_sites / 4;
+        if ((rc = site_room(s, want > UINT32_MAX ? UINT32_MAX : (uint32_t)want, err)) < 0) return rc;
+    }
+    const uint32_t n = *s->h_n_sites;
+    if (n && ((ce = cudaMemcpyAsync(s->h_sites, s->d_sites, (size_t)n * sizeof(uint2), cudaMemcpyDeviceToHost,
+                                    s->stream)) != cudaSuccess ||
+              (ce = cudaStreamSynchronize(s->stream)) != cudaSuccess))
+        return cuda_fail(err, ce, "copying sites from the GPU");
+    if ((rc = ps_sites_reserve(out, n, err)) < 0) return rc;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint2 v = s->h_sites[i];
+        /* Windows are listed at their end, the general layout at its start. */
+        out->pos[out->n] = pe->g->general ? v.x : v.x + 1u - pe->leaf_len[v.y];
+        out->leaf[out->n++] = v.y;
+    }
+    return PS_OK;
+}
+
+/* Checks a chunk against the engine's buffers and alphabet. */
+int check_chunk(const pengine *pe, int worker, const ps_chunk_t *c, ps_err_t *err)
+{
     if (worker < 0 || worker >= pe->workers)
         return ps_fail(err, PS_E_INTERNAL, "GPU pattern engine: worker %d out of range", worker);
-    if (c->n == 0) return PS_OK;
     if (c->n > PS_GPU_CHUNK_SYMS || c->n_restart > PS_GPU_CHUNK_RESTARTS)
         return ps_fail(err, PS_E_INTERNAL, "GPU pattern engine: chunk larger than its device buffers");
     if (c->bits != pe->g->bits)
         return ps_fail(err, PS_E_INTERNAL, "GPU pattern engine: a chunk of %d-bit symbols for %d-bit patterns",
                        c->bits, pe->g->bits);
+    return PS_OK;
+}
+
+int pe_scan_sites(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_sites_t *out, ps_err_t *err)
+{
+    pengine *pe = (pengine *)e->impl;
+    out->n = 0;
+    int rc = check_chunk(pe, worker, c, err);
+    if (rc < 0 || c->n == 0) return rc;
     pstream *s = take_stream(pe, worker);
-    int rc = scan_on(pe, s, c, err);
+    rc = sites_on(pe, s, c, out, err);
+    pthread_mutex_unlock(&s->lock);
+    if (rc == PS_OK) __atomic_add_fetch(&pe->chunks, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
+int pe_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err)
+{
+    pengine *pe = (pengine *)e->impl;
+    int rc = check_chunk(pe, worker, c, err);
+    if (rc < 0 || c->n == 0) return rc;
+    pstream *s = take_stream(pe, worker);
+    rc = scan_on(pe, s, c, err);
     pthread_mutex_unlock(&s->lock);
     if (rc == PS_OK) __atomic_add_fetch(&pe->chunks, 1, __ATOMIC_RELAXED);
     return rc;
@@ -1009,8 +1128,13 @@ void pe_destroy(ps_engine_t *e)
             cudaFree(s->d_text);
             cudaFree(s->d_restart);
             cudaFree(s->d_edge);
+            cudaFree(s->d_sites);
+            cudaFree(s->d_n_sites);
+            cudaFreeHost(s->h_sites);
+            cudaFreeHost(s->h_n_sites);
         }
         free(pe->s);
+        free(pe->leaf_len);
         ps_gpat_free(pe->g);
         free(pe);
     }
@@ -1075,11 +1199,22 @@ extern "C" int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *p
             goto fail;
         }
     }
+    /* Each leaf's length, from the last bits that carry its string's. */
+    if (!(pe->leaf_len = (uint32_t *)calloc((size_t)ps->leaves.n_leaves + 1, sizeof *pe->leaf_len))) {
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory creating the GPU pattern engine");
+        goto fail;
+    }
+    for (uint32_t w = 0; w < ps->n_words; w++)
+        for (uint64_t m = ps->last[w]; m; m &= m - 1) {
+            const uint32_t bit = w * 64u + (uint32_t)__builtin_ctzll(m);
+            for (int d = 0; d <= ps->max_mm; d++) pe->leaf_len[ps->leaf_at[bit] + (uint32_t)d] = ps->len_at[bit];
+        }
     e->chunk_alloc.alloc = pinned_alloc;
     e->chunk_alloc.release = pinned_release;
     e->chunk_alloc.ctx = pe;
     e->scan = pe_scan;
     e->collect = pe_collect;
+    e->scan_sites = pe_scan_sites;
     e->info = pe_info;
     *out = e;
     return PS_OK;

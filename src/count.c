@@ -39,6 +39,7 @@
 #include "probes.h"
 #include "samples.h"
 #include "scan.h"
+#include "seqio.h"
 
 #ifndef PS_VERSION
 #define PS_VERSION "unknown"
@@ -424,24 +425,7 @@ static int check_memory(const opts_t *o, const ps_probes_t *p, int both, ps_err_
                    avail / 1e9, what);
 }
 
-/* Sequence bytes the inputs hold, estimated from their sizes (compressed
- * files by a typical ratio); 0 when any size is unknown (a pipe). */
-static double input_bytes(const opts_t *o)
-{
-    double total = 0;
-    for (int i = 0; i < o->n_inputs; i++) {
-        struct stat st;
-        if (!strcmp(o->inputs[i], "-") || stat(o->inputs[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-        unsigned char magic[2] = {0, 0};
-        FILE *f = fopen(o->inputs[i], "rb");
-        if (f) {
-            if (fread(magic, 1, 2, f) != 2) magic[0] = 0;
-            fclose(f);
-        }
-        total += (double)st.st_size * (magic[0] == 0x1f && magic[1] == 0x8b ? 3.5 : 1.0);
-    }
-    return total;
-}
+static double input_bytes(const opts_t *o) { return ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs); }
 
 /* Where a GPU is present, whether the work ahead can repay starting it:
  * exact counting scans at memory speed on the CPU (about 150 MB/s a thread
@@ -462,24 +446,13 @@ static int gpu_worth_starting(const opts_t *o, const ps_automaton_t *a, char *wh
     return cpu_s > 1.0;
 }
 
-/* Where a GPU is present, whether pattern matching repays starting it:
- * every symbol costs a few word operations per 64 positions of the set and
- * per mismatch level (about 2 ns a word on one CPU thread for windows,
- * measured; 5 ns read backward by starts), so the GPU is started when the
- * CPU alone would need over a second, or when the input size is unknown.
- * The GPU takes patterns of up to 64 positions, CPU threads beside it the
- * longer ones (make_split_engine). Fills why. */
+/* Where a GPU is present, whether pattern matching repays starting it
+ * (ps_patset_cpu_seconds: over a second on the CPU alone, or an input of
+ * unknown size). The GPU takes patterns of up to 64 positions, CPU threads
+ * beside it the longer ones (make_split_engine). Fills why. */
 static int pattern_gpu_worth(const opts_t *o, const ps_patset_t *ps, char *why, size_t len)
 {
-    double bytes = input_bytes(o);
-    if (bytes == 0) {
-        snprintf(why, len, "input size unknown");
-        return 1;
-    }
-    double cpu_s = bytes * ps->n_words * (ps->max_mm + 1) * (ps->windows_only ? 2e-9 : 5e-9) / o->threads;
-    snprintf(why, len, "about %.0f MB of sequence x %u words x %d levels, %.2f s on %d CPU threads", bytes / 1e6,
-             ps->n_words, ps->max_mm + 1, cpu_s, o->threads);
-    return cpu_s > 1.0;
+    return ps_patset_gpu_worth(ps, input_bytes(o), o->threads, why, len);
 }
 
 /* Whether the probes go into the k-mer set rather than the automaton: asked
@@ -544,62 +517,17 @@ static void say_cpu(const opts_t *o, const char *what, const char *why)
         fprintf(stderr, "probescan: engine: cpu, %d threads%s\n", o->threads, what);
 }
 
-/* Whether the GPU pattern engine takes probe i: a string of at most 64
- * positions (optional ones included). */
-static int gpu_takes(const ps_probes_t *p, uint32_t i)
-{
-    return (p->patterns ? p->len[i] : (uint32_t)p->k) <= PS_GPU_PATTERN_MAX_LEN;
-}
-
 /* The GPU for the patterns it takes and CPU threads for the others, on the
- * same chunks: part sets built into parts[0] (GPU) and parts[1] (CPU),
- * which the caller frees after the engine. PS_E_USAGE when either part
- * would be empty. */
+ * same chunks (engine_split.h); parts freed by the caller after the engine. */
 static int make_split_engine(ps_engine_t **e, const opts_t *o, const ps_probes_t *p, const ps_patset_t *ps,
                              ps_patset_t *parts[2], int workers, ps_err_t *err)
 {
-    const uint32_t strands = ps->leaves.both_strands ? 2u : 1u, levels = (uint32_t)ps->leaves.levels;
-    uint32_t *idx = malloc((size_t)p->n * sizeof *idx), n_gpu = 0, n_cpu = 0;
-    if (!idx) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    for (uint32_t i = 0; i < p->n; i++) n_gpu += gpu_takes(p, i);
-    n_cpu = p->n - n_gpu;
-    if (!n_gpu || !n_cpu) {
-        free(idx);
-        return ps_fail(err, PS_E_USAGE, "the GPU takes %s of the patterns", n_gpu ? "all" : "none");
-    }
-    /* GPU part first, then the CPU part, each in probe order. */
-    uint32_t g = 0, c = n_gpu;
-    for (uint32_t i = 0; i < p->n; i++) idx[gpu_takes(p, i) ? g++ : c++] = i;
-    uint32_t *map[2] = {NULL, NULL}, n_leaves[2];
-    ps_engine_t *part_e[2] = {NULL, NULL};
-    int rc = PS_OK;
-    for (int k = 0; k < 2 && rc == PS_OK; k++) {
-        const uint32_t *sel = idx + (k ? n_gpu : 0), n_sel = k ? n_cpu : n_gpu;
-        if ((rc = ps_patset_build_part(&parts[k], p, sel, n_sel, ps->leaves.both_strands, ps->max_mm, err)) < 0) break;
-        n_leaves[k] = parts[k]->leaves.n_leaves;
-        if (!(map[k] = malloc((size_t)n_leaves[k] * sizeof *map[k]))) {
-            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
-            break;
-        }
-        for (uint32_t j = 0; j < n_sel; j++)
-            for (uint32_t s = 0; s < strands; s++)
-                for (uint32_t d = 0; d < levels; d++)
-                    map[k][(j * strands + s) * levels + d] = (sel[j] * strands + s) * levels + d;
-        rc = k ? ps_pattern_engine_new(&part_e[k], parts[k], workers, err)
-               : ps_gpu_pattern_engine_new(&part_e[k], parts[k], o->gpu_id, workers, err);
-    }
-    free(idx);
-    if (rc < 0) {
-        for (int k = 0; k < 2; k++) {
-            ps_engine_destroy(part_e[k]);
-            free(map[k]);
-        }
-        return rc;
-    }
-    if (o->verbose)
+    uint32_t n_gpu;
+    int rc = ps_split_patterns_new(e, p, ps, o->gpu_id, workers, parts, &n_gpu, err);
+    if (rc == PS_OK && o->verbose)
         fprintf(stderr, "probescan: engine: the GPU for %u patterns, %d CPU threads for the other %u\n", n_gpu,
-                o->threads, n_cpu);
-    return ps_split_engine_new(e, part_e[0], map[0], n_leaves[0], part_e[1], map[1], n_leaves[1], err);
+                o->threads, p->n - n_gpu);
+    return rc;
 }
 
 /* The pattern engine: on the GPU when asked, or (auto) where one is present

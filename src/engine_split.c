@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_pattern.h"
+#include "engine_pattern_gpu.h"
+
 typedef struct {
     ps_engine_t *part[2];
     uint32_t *map[2];
@@ -15,6 +18,25 @@ static int split_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t 
     split_t *sp = e->impl;
     int rc = sp->part[0]->scan(sp->part[0], worker, c, err);
     return rc < 0 ? rc : sp->part[1]->scan(sp->part[1], worker, c, err);
+}
+
+/* Both parts' sites, each part's leaves mapped to the whole set's. */
+static int split_scan_sites(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_sites_t *out, ps_err_t *err)
+{
+    split_t *sp = e->impl;
+    ps_sites_t more = {0};
+    int rc = sp->part[0]->scan_sites(sp->part[0], worker, c, out, err);
+    if (rc == PS_OK) rc = sp->part[1]->scan_sites(sp->part[1], worker, c, &more, err);
+    if (rc == PS_OK) rc = ps_sites_reserve(out, more.n, err);
+    if (rc == PS_OK) {
+        for (uint64_t i = 0; i < out->n; i++) out->leaf[i] = sp->map[0][out->leaf[i]];
+        for (uint64_t i = 0; i < more.n; i++) {
+            out->pos[out->n] = more.pos[i];
+            out->leaf[out->n++] = sp->map[1][more.leaf[i]];
+        }
+    }
+    ps_sites_free(&more);
+    return rc;
 }
 
 static int split_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
@@ -77,9 +99,62 @@ int ps_split_engine_new(ps_engine_t **out, ps_engine_t *a, uint32_t *map_a, uint
     e->scan = split_scan;
     e->collect = split_collect;
     e->scan_records = NULL; /* --by-record counts on the CPU alone */
+    if (a->scan_sites && b->scan_sites) e->scan_sites = split_scan_sites;
     e->info = split_info;
     e->destroy = split_destroy;
     e->chunk_alloc = a->chunk_alloc;
     *out = e;
     return PS_OK;
+}
+
+/* Whether the GPU pattern engine takes probe i: a string of at most 64
+ * positions (optional ones included). */
+static int gpu_takes(const ps_probes_t *p, uint32_t i)
+{
+    return (p->patterns ? p->len[i] : (uint32_t)p->k) <= PS_GPU_PATTERN_MAX_LEN;
+}
+
+int ps_split_patterns_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,
+                          ps_patset_t *parts[2], uint32_t *n_gpu_out, ps_err_t *err)
+{
+    const uint32_t strands = ps->leaves.both_strands ? 2u : 1u, levels = (uint32_t)ps->leaves.levels;
+    uint32_t *idx = malloc((size_t)p->n * sizeof *idx), n_gpu = 0, n_cpu = 0;
+    if (!idx) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < p->n; i++) n_gpu += gpu_takes(p, i);
+    n_cpu = p->n - n_gpu;
+    if (!n_gpu || !n_cpu) {
+        free(idx);
+        return ps_fail(err, PS_E_USAGE, "the GPU takes %s of the patterns", n_gpu ? "all" : "none");
+    }
+    /* GPU part first, then the CPU part, each in probe order. */
+    uint32_t g = 0, c = n_gpu;
+    for (uint32_t i = 0; i < p->n; i++) idx[gpu_takes(p, i) ? g++ : c++] = i;
+    uint32_t *map[2] = {NULL, NULL}, n_leaves[2];
+    ps_engine_t *part_e[2] = {NULL, NULL};
+    int rc = PS_OK;
+    for (int k = 0; k < 2 && rc == PS_OK; k++) {
+        const uint32_t *sel = idx + (k ? n_gpu : 0), n_sel = k ? n_cpu : n_gpu;
+        if ((rc = ps_patset_build_part(&parts[k], p, sel, n_sel, ps->leaves.both_strands, ps->max_mm, err)) < 0) break;
+        n_leaves[k] = parts[k]->leaves.n_leaves;
+        if (!(map[k] = malloc((size_t)n_leaves[k] * sizeof *map[k]))) {
+            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+            break;
+        }
+        for (uint32_t j = 0; j < n_sel; j++)
+            for (uint32_t s = 0; s < strands; s++)
+                for (uint32_t d = 0; d < levels; d++)
+                    map[k][(j * strands + s) * levels + d] = (sel[j] * strands + s) * levels + d;
+        rc = k ? ps_pattern_engine_new(&part_e[k], parts[k], workers, err)
+               : ps_gpu_pattern_engine_new(&part_e[k], parts[k], gpu_id, workers, err);
+    }
+    free(idx);
+    if (rc < 0) {
+        for (int k = 0; k < 2; k++) {
+            ps_engine_destroy(part_e[k]);
+            free(map[k]);
+        }
+        return rc;
+    }
+    *n_gpu_out = n_gpu;
+    return ps_split_engine_new(e, part_e[0], map[0], n_leaves[0], part_e[1], map[1], n_leaves[1], err);
 }

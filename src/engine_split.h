@@ -9,13 +9,16 @@
  * is done, as a GPU engine does, so b's work overlaps it). The engine
  * reports part a's kind, device and chunk limits, and places chunks as a
  * asks (pinned memory for a GPU); it does not count per record (the CPU
- * alone does). It owns both parts and the maps once made, also on failure. */
+ * alone does), and lists sites (`locate`) where both parts do, a's first.
+ * It owns both parts and the maps once made, also on failure. */
 #ifndef PS_ENGINE_SPLIT_H
 #define PS_ENGINE_SPLIT_H
 
 #include <stdint.h>
 
 #include "engine.h"
+#include "patset.h"
+#include "probes.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,6 +26,14 @@ extern "C" {
 
 int ps_split_engine_new(ps_engine_t **out, ps_engine_t *a, uint32_t *map_a, uint32_t n_a, ps_engine_t *b,
                         uint32_t *map_b, uint32_t n_b, ps_err_t *err);
+
+/* The pattern set ps of probes p split so: the GPU pattern engine on
+ * gpu_id for the patterns of at most 64 positions, the CPU pattern engine
+ * for the longer ones; their part sets built into parts[0] and parts[1]
+ * (the caller frees them after the engine), *n_gpu the probes the GPU
+ * takes. PS_E_USAGE when either part would be empty. */
+int ps_split_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,
+                          ps_patset_t *parts[2], uint32_t *n_gpu, ps_err_t *err);
 
 #ifdef __cplusplus
 }

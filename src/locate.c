@@ -20,8 +20,11 @@
 
 #include "automaton.h"
 #include "engine_cpu.h"
+#include "engine_gpu.h"
 #include "engine_kmer.h"
 #include "engine_pattern.h"
+#include "engine_pattern_gpu.h"
+#include "engine_split.h"
 #include "host.h"
 #include "kmerset.h"
 #include "outfile.h"
@@ -29,17 +32,21 @@
 #include "probes.h"
 #include "samples.h"
 #include "scan.h"
+#include "seqio.h"
 #include "sites.h"
 
 #ifndef PS_VERSION
 #define PS_VERSION "unknown"
 #endif
 
+enum { ENGINE_AUTO, ENGINE_CPU, ENGINE_GPU };
+
 typedef struct {
     const char *probes, *output, *stats;
     ps_alpha_req_t alpha;
     int strand_set, both_strands;
     int threads, verbose, mismatches;
+    int engine, gpu_id;      /* ENGINE_* */
     ps_sites_format_t format;
     uint64_t max_hits;
     char **inputs;
@@ -71,6 +78,11 @@ static void usage_locate(FILE *f)
 "      --max-hits N       report at most N sites per probe over the run (default: all);\n"
 "                         stderr and --stats say how many were left out\n"
 "      --stats FILE       write run statistics as JSON to FILE\n"
+"      --engine STR       auto, gpu or cpu (default auto: patterns and mismatches on the\n"
+"                         GPU where one is present and the work repays starting it, patterns\n"
+"                         of up to 64 positions; exact probes, as fast as the input is read,\n"
+"                         on the CPU; gpu: the GPU for exact probes too)\n"
+"      --gpu ID           CUDA device to use (default 0)\n"
 "  -v, --verbose          report the index, engine and timings on stderr\n"
 "  -h, --help             this help\n"
 "      --version          print the version and exit\n"
@@ -124,7 +136,7 @@ static int check_outputs(const opts_t *o, ps_err_t *err)
 
 static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
 {
-    enum { OPT_VERSION = 256, OPT_FORMAT, OPT_MAX_HITS, OPT_STATS };
+    enum { OPT_VERSION = 256, OPT_FORMAT, OPT_MAX_HITS, OPT_STATS, OPT_ENGINE, OPT_GPU };
     static const struct option lopts[] = {
         {"probes", required_argument, NULL, 'p'},       {"alphabet", required_argument, NULL, 'a'},
         {"strand", required_argument, NULL, 's'},       {"output", required_argument, NULL, 'o'},
@@ -132,6 +144,7 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
         {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},    {"format", required_argument, NULL, OPT_FORMAT},
         {"max-hits", required_argument, NULL, OPT_MAX_HITS}, {"stats", required_argument, NULL, OPT_STATS},
+        {"engine", required_argument, NULL, OPT_ENGINE}, {"gpu", required_argument, NULL, OPT_GPU},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->alpha = PS_ALPHA_AUTO;
@@ -187,6 +200,16 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
             o->max_hits = v;
             break;
         case OPT_STATS: o->stats = optarg; break;
+        case OPT_ENGINE:
+            if (!strcmp(optarg, "auto")) o->engine = ENGINE_AUTO;
+            else if (!strcmp(optarg, "cpu")) o->engine = ENGINE_CPU;
+            else if (!strcmp(optarg, "gpu")) o->engine = ENGINE_GPU;
+            else return ps_fail(err, PS_E_USAGE, "--engine must be auto, gpu or cpu, not '%s'", optarg);
+            break;
+        case OPT_GPU:
+            if (parse_uint(optarg, 1024, &v)) return ps_fail(err, PS_E_USAGE, "--gpu must be a device number, not '%s'", optarg);
+            o->gpu_id = (int)v;
+            break;
         case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value (see probescan locate --help)", argv[optind - 1]);
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan locate --help)", argv[optind - 1]);
         }
@@ -199,45 +222,90 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
 }
 
 /* The index the sites are found in, as for count: the pattern set for
- * patterns or mismatches, the k-mer set for many short DNA probes, else
- * the automaton. */
+ * patterns or mismatches (and for --engine gpu, whose kernels match
+ * patterns), the k-mer set for many short DNA probes, else the automaton. */
 typedef struct {
     ps_automaton_t *a;
     ps_kmerset_t *ks;
     ps_patset_t *ps;
+    ps_patset_t *parts[2]; /* split between the GPU and CPU threads: the two parts */
     const ps_leaves_t *lv;
+    const char *what;
 } index_t;
 
 static int build_index(index_t *ix, const opts_t *o, const ps_probes_t *p, int both, ps_err_t *err)
 {
     int rc;
-    const char *what;
-    if (p->patterns || o->mismatches > 0) {
+    if (p->patterns || o->mismatches > 0 || o->engine == ENGINE_GPU) {
         if ((rc = ps_patset_build(&ix->ps, p, both, o->mismatches, err)) < 0) return rc;
         ix->lv = &ix->ps->leaves;
-        what = "pattern set";
+        ix->what = "pattern set";
     } else if (ps_kmerset_fits(p) && (uint64_t)p->n * (both ? 2u : 1u) >= PS_KMER_SET_FROM) {
         if ((rc = ps_kmerset_build(&ix->ks, p, both, err)) < 0) return rc;
         ix->lv = &ix->ks->leaves;
-        what = "k-mer set";
+        ix->what = "k-mer set";
     } else {
         if ((rc = ps_automaton_build(&ix->a, p, both, err)) < 0) return rc;
         ix->lv = &ix->a->leaves;
-        what = "automaton";
+        ix->what = "automaton";
     }
-    if (o->verbose) fprintf(stderr, "probescan: locate: %u probes, %s, %d CPU threads\n", p->n, what, o->threads);
     return PS_OK;
 }
 
-static int make_engine(ps_engine_t **e, const index_t *ix, int workers, ps_err_t *err)
+/* The one place locate chooses its engine. Exact probes: CPU threads, which
+ * find their sites as fast as the input is read (BENCHMARKS.md). Patterns
+ * and mismatches: the GPU pattern engine when asked for, or (auto) where a
+ * GPU is present and the work repays starting it; it takes sets of strings
+ * of up to 64 positions. Else CPU threads. *on_gpu says which. */
+static int make_engine(ps_engine_t **e, const opts_t *o, index_t *ix, const ps_probes_t *p, int workers, int *on_gpu,
+                       ps_err_t *err)
 {
+    char why[sizeof err->msg] = "no NVIDIA GPU device found", work[160] = "";
+    *on_gpu = 0;
+    if (ix->ps && o->engine != ENGINE_CPU) {
+        int want = o->engine == ENGINE_GPU;
+        if (want && !ps_gpu_usable(o->gpu_id, why, sizeof why))
+            return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
+        if (!want && ps_gpu_device_present()) {
+            want = ps_patset_gpu_worth(ix->ps, ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs),
+                                       o->threads, work, sizeof work);
+            snprintf(why, sizeof why, "%s", work);
+        }
+        if (want) {
+            int rc = ps_gpu_pattern_engine_new(e, ix->ps, o->gpu_id, workers, err);
+            uint32_t n_gpu = p->n;
+            /* Patterns of over 64 positions: CPU threads beside the GPU. */
+            if (rc == PS_E_USAGE) rc = ps_split_patterns_new(e, p, ix->ps, o->gpu_id, workers, ix->parts, &n_gpu, err);
+            if (rc == PS_OK) {
+                *on_gpu = 1;
+                if (o->verbose)
+                    fprintf(stderr, "probescan: locate: %s, the GPU for %u probes%s (%s)\n", ix->what, n_gpu,
+                            n_gpu < p->n ? ", CPU threads for the longer ones" : "", work[0] ? work : "asked for");
+                return rc;
+            }
+            if (o->engine == ENGINE_GPU) {
+                char msg[sizeof err->msg];
+                snprintf(msg, sizeof msg, "%s", err->msg);
+                return ps_fail(err, rc, "--engine gpu: %s; use --engine cpu", msg);
+            }
+            snprintf(why, sizeof why, "%s", err->msg);
+            err->code = 0;
+            err->msg[0] = '\0';
+        }
+    } else if (!ix->ps) {
+        snprintf(why, sizeof why, "exact probes: as fast as the input is read");
+    }
+    if (o->verbose)
+        fprintf(stderr, "probescan: locate: %s, %d CPU threads%s%s%s\n", ix->what, o->threads,
+                o->engine == ENGINE_AUTO ? " (not the GPU: " : "", o->engine == ENGINE_AUTO ? why : "",
+                o->engine == ENGINE_AUTO ? ")" : "");
     if (ix->ps) return ps_pattern_engine_new(e, ix->ps, workers, err);
     if (ix->ks) return ps_kmer_engine_new(e, ix->ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err);
     return ps_cpu_engine_new(e, ix->a, workers, err);
 }
 
 static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t *lv, const ps_scan_stats_t *st,
-                       const ps_site_stats_t *ss, double seconds, ps_err_t *err)
+                       const ps_site_stats_t *ss, int on_gpu, double seconds, ps_err_t *err)
 {
     ps_output_t *out;
     int rc = ps_output_open(&out, o->stats, o->cleanup, err);
@@ -247,9 +315,9 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     long maxrss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
     fprintf(f, "{\n  \"version\": ");
     ps_json_str(f, PS_VERSION);
-    fprintf(f, ",\n  \"command\": \"locate\",\n  \"engine\": \"cpu\",\n  \"threads\": %d,\n  \"probes\": %u,\n"
+    fprintf(f, ",\n  \"command\": \"locate\",\n  \"engine\": \"%s\",\n  \"threads\": %d,\n  \"probes\": %u,\n"
                "  \"alphabet\": \"%s\",\n  \"strands\": \"%s\",\n  \"mismatches\": %d,\n  \"inputs\": [",
-            o->threads, p->n, ps_alpha_name(p->alpha), lv->both_strands ? "both" : "forward", lv->levels - 1);
+            on_gpu ? "gpu" : "cpu", o->threads, p->n, ps_alpha_name(p->alpha), lv->both_strands ? "both" : "forward", lv->levels - 1);
     uint64_t rec = 0, bases = 0;
     for (int i = 0; i < o->n_inputs; i++) {
         fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
@@ -298,7 +366,10 @@ static int run_locate(const opts_t *o, ps_err_t *err)
     ps_engine_info_t info = {.kind = PS_ENGINE_CPU};
     ps_scan_opts_t so;
     ps_scan_opts_init(&so, &info, o->threads);
-    if ((rc = make_engine(&e, &ix, ps_scan_workers(&so), err)) < 0) goto done;
+    int on_gpu;
+    if ((rc = make_engine(&e, o, &ix, p, ps_scan_workers(&so), &on_gpu, err)) < 0) goto done;
+    ps_engine_info(e, &info);
+    ps_scan_opts_init(&so, &info, o->threads);
     if ((rc = ps_scanner_new(&sc, e, ix.lv, &so, err)) < 0) goto done;
     if ((rc = ps_output_open(&out, o->output, o->cleanup, err)) < 0) goto done;
     if ((rc = ps_site_writer_new(&w, ps_output_stream(out), p, ix.lv, o->format, o->max_hits, err)) < 0) goto done;
@@ -325,7 +396,7 @@ static int run_locate(const opts_t *o, ps_err_t *err)
         fprintf(stderr, "probescan: --max-hits %" PRIu64 ": %u probe%s had more sites; %" PRIu64 " site%s not reported\n",
                 o->max_hits, ss.probes_capped, ss.probes_capped == 1 ? "" : "s", ss.dropped, ss.dropped == 1 ? "" : "s");
     if (o->verbose) fprintf(stderr, "probescan: %" PRIu64 " sites written in %.3f s\n", ss.rows, ps_now() - t0);
-    if (o->stats) rc = write_stats(o, p, ix.lv, st, &ss, ps_now() - t0, err);
+    if (o->stats) rc = write_stats(o, p, ix.lv, st, &ss, on_gpu, ps_now() - t0, err);
 
 done:
     ps_output_abort(out);
@@ -335,6 +406,8 @@ done:
     ps_automaton_free(ix.a);
     ps_kmerset_free(ix.ks);
     ps_patset_free(ix.ps);
+    ps_patset_free(ix.parts[0]);
+    ps_patset_free(ix.parts[1]);
     ps_probes_free(p);
     free(st);
     return rc;

@@ -1,5 +1,6 @@
 #include "patset.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,4 +209,16 @@ fail:
     free(pat);
     ps_patset_free(ps);
     return rc;
+}
+
+int ps_patset_gpu_worth(const ps_patset_t *ps, double bytes, int threads, char *why, size_t len)
+{
+    if (bytes == 0) {
+        snprintf(why, len, "input size unknown");
+        return 1;
+    }
+    double cpu_s = bytes * ps->n_words * (ps->max_mm + 1) * (ps->windows_only ? 2e-9 : 5e-9) / threads;
+    snprintf(why, len, "about %.0f MB of sequence x %u words x %d levels, %.2f s on %d CPU threads", bytes / 1e6,
+             ps->n_words, ps->max_mm + 1, cpu_s, threads);
+    return cpu_s > 1.0;
 }

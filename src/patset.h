@@ -30,6 +30,7 @@
 #ifndef PS_PATSET_H
 #define PS_PATSET_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -78,6 +79,14 @@ int ps_patset_build(ps_patset_t **out, const ps_probes_t *p, int both_strands, i
 int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t *idx, uint32_t n_idx,
                          int both_strands, int max_mm, ps_err_t *err);
 void ps_patset_free(ps_patset_t *ps);
+
+/* Where a GPU is present, whether matching ps over `bytes` of sequence
+ * repays starting it: every symbol costs a few word operations per 64
+ * positions of the set and per mismatch level (about 2 ns a word on one
+ * CPU thread for windows, measured; 5 ns read backward by starts), so yes
+ * when the CPU alone would need over a second on `threads` threads, or
+ * when the size is unknown (bytes 0). Fills why for -v. */
+int ps_patset_gpu_worth(const ps_patset_t *ps, double bytes, int threads, char *why, size_t len);
 
 #ifdef __cplusplus
 }

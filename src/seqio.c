@@ -465,3 +465,20 @@ ssize_t ps_reader_read_raw(ps_reader_t *r, void *dst, size_t len, ps_err_t *err)
     if (r->eof) return 0;
     return read_input(r, dst, len, err);
 }
+
+double ps_inputs_bytes(const char *const *inputs, int n)
+{
+    double total = 0;
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (!strcmp(inputs[i], "-") || stat(inputs[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+        unsigned char magic[2] = {0, 0};
+        FILE *f = fopen(inputs[i], "rb");
+        if (f) {
+            if (fread(magic, 1, 2, f) != 2) magic[0] = 0;
+            fclose(f);
+        }
+        total += (double)st.st_size * (magic[0] == 0x1f && magic[1] == 0x8b ? 3.5 : 1.0);
+    }
+    return total;
+}

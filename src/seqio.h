@@ -54,6 +54,11 @@ ssize_t ps_reader_read_raw(ps_reader_t *r, void *dst, size_t len, ps_err_t *err)
 
 void ps_reader_close(ps_reader_t *r);
 
+/* Sequence bytes the inputs hold, estimated from their sizes (gzip files
+ * by a typical ratio of 3.5), for choosing an engine; 0 when any size is
+ * unknown (a pipe, standard input). */
+double ps_inputs_bytes(const char *const *inputs, int n);
+
 #ifdef __cplusplus
 }
 #endif

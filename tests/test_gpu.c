@@ -29,6 +29,7 @@
 #include "patset.h"
 #include "probes.h"
 #include "scan.h"
+#include "sites.h"
 #include "testutil.h"
 
 /* Largest k of the GPU k-mer path:
@@ -716,6 +717,29 @@ static void gp_run_file(tu_rng_t *r, const gp_case_t *c, const char *dir, int id
     rc = ps_scan_file(ge, &ps->leaves, path, &go, got, NULL, NULL, NULL, NULL, &err);
     ck_assert_msg(rc == PS_OK, "%s: GPU scan: %s", what, err.msg);
     gp_compare(ge, ps, got, want, what);
+    /* `locate`: the GPU's rows are the CPU's, byte for byte. */
+    char *rows[2] = {NULL, NULL};
+    for (int g = 0; g < 2; g++) {
+        size_t len = 0;
+        FILE *mem = open_memstream(&rows[g], &len);
+        ck_assert(mem);
+        ps_site_writer_t *w = NULL;
+        ck_assert(ps_site_writer_new(&w, mem, p, &ps->leaves, PS_SITES_TSV, 0, &err) == PS_OK);
+        ps_record_sink_t sink = {NULL, w, ps_site_writer_emit, ps_site_writer_block_sites, ps_site_writer_emit_block,
+                                 ps_site_writer_free_rows};
+        ps_engine_t *le = NULL;
+        if (g) le = gp_engine(ps, ps_scan_workers(&go), what);
+        else ck_assert_int_eq(ps_pattern_engine_new(&le, ps, ps_scan_workers(&co), &err), PS_OK);
+        rc = ps_scan_file(le, &ps->leaves, path, g ? &go : &co, NULL, &sink, NULL, NULL, NULL, &err);
+        ck_assert_msg(rc == PS_OK, "%s: %s sites: %s", what, g ? "GPU" : "CPU", err.msg);
+        ck_assert(ps_site_writer_flush(w, &err) == PS_OK);
+        ps_site_writer_free(w);
+        ps_engine_destroy(le);
+        fclose(mem);
+    }
+    ck_assert_msg(!strcmp(rows[0], rows[1]), "%s: locate's rows differ between the CPU and the GPU", what);
+    free(rows[0]);
+    free(rows[1]);
     ps_engine_info_t in;
     ps_engine_info(ge, &in);
     uint64_t letters = 0;
@@ -727,6 +751,38 @@ static void gp_run_file(tu_rng_t *r, const gp_case_t *c, const char *dir, int id
     ps_patset_free(ps);
     ps_probes_free(p);
     free(path);
+}
+
+/* Sites (pos, leaf) packed for sorting. */
+static int cmp_site(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The two engines' sites of chunk c, as sorted lists, must be the same. */
+static void gp_compare_sites(ps_engine_t *ce, ps_engine_t *ge, int worker, const ps_chunk_t *c, const char *what)
+{
+    ps_sites_t a = {0}, b = {0};
+    ps_err_t err;
+    ck_assert_msg(ce->scan_sites(ce, 0, c, &a, &err) == PS_OK, "%s: CPU sites: %s", what, err.msg);
+    ck_assert_msg(ge->scan_sites(ge, worker, c, &b, &err) == PS_OK, "%s: GPU sites: %s", what, err.msg);
+    ck_assert_msg(a.n == b.n, "%s: %llu sites on the CPU, %llu on the GPU", what, (unsigned long long)a.n,
+                  (unsigned long long)b.n);
+    uint64_t *x = malloc((a.n + 1) * sizeof *x), *y = malloc((b.n + 1) * sizeof *y);
+    ck_assert(x && y);
+    for (uint64_t i = 0; i < a.n; i++) x[i] = (uint64_t)a.pos[i] << 32 | a.leaf[i];
+    for (uint64_t i = 0; i < b.n; i++) y[i] = (uint64_t)b.pos[i] << 32 | b.leaf[i];
+    qsort(x, a.n, sizeof *x, cmp_site);
+    qsort(y, b.n, sizeof *y, cmp_site);
+    for (uint64_t i = 0; i < a.n; i++)
+        ck_assert_msg(x[i] == y[i], "%s: site %llu: CPU at %llu leaf %llu, GPU at %llu leaf %llu", what,
+                      (unsigned long long)i, (unsigned long long)(x[i] >> 32), (unsigned long long)(x[i] & 0xffffffffu),
+                      (unsigned long long)(y[i] >> 32), (unsigned long long)(y[i] & 0xffffffffu));
+    free(x);
+    free(y);
+    ps_sites_free(&a);
+    ps_sites_free(&b);
 }
 
 /* Chunks made here (random symbols, restarts sparse to dense, context;
@@ -799,6 +855,8 @@ static void gp_run_chunks(tu_rng_t *r, ps_alpha_t al, uint32_t n_probes, uint64_
         }
     ck_assert_int_eq(ge->collect(ge, got, &err), PS_OK);
     gp_compare(ge, ps, got, want, what);
+    /* `locate`: the same sites, where they start. */
+    for (int i = 0; i < NC; i++) gp_compare_sites(ce, ge, i % 3, &ch[i], what);
     ps_engine_destroy(ce);
     ps_engine_destroy(ge);
     free(want);
