@@ -717,9 +717,11 @@ static void gp_run_file(tu_rng_t *r, const gp_case_t *c, const char *dir, int id
     rc = ps_scan_file(ge, &ps->leaves, path, &go, got, NULL, NULL, NULL, NULL, &err);
     ck_assert_msg(rc == PS_OK, "%s: GPU scan: %s", what, err.msg);
     gp_compare(ge, ps, got, want, what);
-    /* `locate`: the GPU's rows are the CPU's, byte for byte. */
+    /* `locate` (a third of the cases, for time): the GPU's rows are the
+     * CPU's, byte for byte. */
     char *rows[2] = {NULL, NULL};
-    for (int g = 0; g < 2; g++) {
+    const int locate = tu_rng_chance(r, 30);
+    for (int g = 0; locate && g < 2; g++) {
         size_t len = 0;
         FILE *mem = open_memstream(&rows[g], &len);
         ck_assert(mem);
@@ -737,7 +739,7 @@ static void gp_run_file(tu_rng_t *r, const gp_case_t *c, const char *dir, int id
         ps_engine_destroy(le);
         fclose(mem);
     }
-    ck_assert_msg(!strcmp(rows[0], rows[1]), "%s: locate's rows differ between the CPU and the GPU", what);
+    ck_assert_msg(!locate || !strcmp(rows[0], rows[1]), "%s: locate's rows differ between the CPU and the GPU", what);
     free(rows[0]);
     free(rows[1]);
     ps_engine_info_t in;
