@@ -222,6 +222,7 @@ demo: deps all
 bench: all
 	@bash bench/bench_cpu.sh ./probescan
 	@bash bench/bench_patterns.sh ./probescan
+	@bash bench/bench_locate.sh ./probescan
 
 # The kernel benchmark driver links the kernels with the probe and automaton code.
 BENCH_GPU_OBJ := build/src/error.o build/src/alphabet.o build/src/pack.o build/src/probes.o \

@@ -7,7 +7,7 @@ _probescan()
     prev=${COMP_WORDS[COMP_CWORD-1]}
     cmd=${COMP_WORDS[1]}
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "count merge summary version --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "count locate merge summary version --help --version" -- "$cur"))
         return
     fi
     # -s is --strand to count and --stats to summary.
@@ -17,14 +17,17 @@ _probescan()
         *:-a|*:--alphabet) COMPREPLY=($(compgen -W "auto dna protein" -- "$cur")); return ;;
         *:-s|*:--strand) COMPREPLY=($(compgen -W "both forward" -- "$cur")); return ;;
         *:--engine) COMPREPLY=($(compgen -W "auto gpu cpu" -- "$cur")); return ;;
+        *:--format) COMPREPLY=($(compgen -W "bed tsv" -- "$cur")); return ;;
         *:--index) COMPREPLY=($(compgen -W "auto automaton kmer-set" -- "$cur")); return ;;
         *:--kernel) COMPREPLY=($(compgen -W "best kmer leaf compact coalesced shared baseline" -- "$cur")); return ;;
-        *:-t|*:--threads|*:--gpu|*:-m|*:--mismatches) return ;;
+        *:-t|*:--threads|*:--gpu|*:-m|*:--mismatches|*:--max-hits) return ;;
     esac
     if [[ $cur == -* ]]; then
         case $cmd in
             count) COMPREPLY=($(compgen -W "--probes --alphabet --strand --output --threads --by-file --samples --by-record
                                              --stats --mismatches --engine --index --gpu --kernel --verbose --quiet --help --version" -- "$cur")) ;;
+            locate) COMPREPLY=($(compgen -W "--probes --alphabet --strand --output --threads --mismatches --format
+                                              --max-hits --stats --engine --gpu --verbose --help --version" -- "$cur")) ;;
             merge) COMPREPLY=($(compgen -W "--output --probes --help" -- "$cur")) ;;
             summary) COMPREPLY=($(compgen -W "--outdir --stats --help" -- "$cur")) ;;
         esac

@@ -35,6 +35,7 @@
 #include "gpu_plan.h"
 #include "host.h"
 #include "kmerset.h"
+#include "options.h"
 #include "output.h"
 #include "probes.h"
 #include "samples.h"
@@ -45,7 +46,6 @@
 #define PS_VERSION "unknown"
 #endif
 
-typedef enum { ENGINE_AUTO, ENGINE_CPU, ENGINE_GPU } engine_req_t;
 typedef enum { INDEX_AUTO, INDEX_AUTOMATON, INDEX_KMER_SET } index_req_t;
 
 typedef struct {
@@ -54,7 +54,7 @@ typedef struct {
     int strand_set, both_strands;
     int threads, verbose, quiet, gpu_id, by_file, by_record;
     int mismatches, mm_set;  /* -m: sites within this many substitutions; given at all */
-    engine_req_t engine;
+    ps_engine_req_t engine;
     index_req_t index;
     char **inputs;
     int n_inputs;
@@ -131,15 +131,6 @@ static void usage_count(FILE *f)
             PS_MAX_K, PS_MAX_MM, ps_host_cpus(), PS_KMER_SET_FROM, kernels);
 }
 
-static int parse_uint(const char *s, long max, long *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v < 0 || v > max) return -1;
-    *out = v;
-    return 0;
-}
-
 /* Returns 0 to go on, 1 when done (help printed), or a negative code. */
 static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
 {
@@ -166,56 +157,33 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     }
     opterr = 0;
     optind = 1;
-    int c;
-    long v;
-    while ((c = getopt_long(argc, argv, ":p:a:s:o:t:m:vqh", lopts, NULL)) != -1) {
+    int c, rc = PS_OK;
+    while (rc == PS_OK && (c = getopt_long(argc, argv, ":p:a:s:o:t:m:vqh", lopts, NULL)) != -1) {
         switch (c) {
         case 'p': o->probes = optarg; break;
         case 'o': o->output = optarg; break;
-        case 'a':
-            if (!strcmp(optarg, "dna")) o->alpha = PS_ALPHA_DNA;
-            else if (!strcmp(optarg, "protein")) o->alpha = PS_ALPHA_PROTEIN;
-            else if (!strcmp(optarg, "auto")) o->alpha = PS_ALPHA_AUTO;
-            else return ps_fail(err, PS_E_USAGE, "--alphabet must be dna, protein or auto, not '%s'", optarg);
-            break;
+        case 'a': rc = ps_opt_alphabet(optarg, &o->alpha, err); break;
         case 's':
             o->strand_set = 1;
-            if (!strcmp(optarg, "both")) o->both_strands = 1;
-            else if (!strcmp(optarg, "forward")) o->both_strands = 0;
-            else return ps_fail(err, PS_E_USAGE, "--strand must be both or forward, not '%s'", optarg);
+            rc = ps_opt_strand(optarg, &o->both_strands, err);
             break;
-        case 't':
-            if (parse_uint(optarg, 4096, &v) || v < 1)
-                return ps_fail(err, PS_E_USAGE, "--threads must be a number from 1 to 4096, not '%s'", optarg);
-            o->threads = (int)v;
-            break;
+        case 't': rc = ps_opt_threads(optarg, &o->threads, err); break;
         case 'm':
-            if (parse_uint(optarg, PS_MAX_MM, &v))
-                return ps_fail(err, PS_E_USAGE, "--mismatches must be a number from 0 to %d, not '%s'", PS_MAX_MM,
-                               optarg);
-            o->mismatches = (int)v;
+            rc = ps_opt_mismatches(optarg, &o->mismatches, err);
             o->mm_set = 1;
             break;
         case 'v': o->verbose = 1; break;
         case 'q': o->quiet = 1; break;
         case 'h': usage_count(stdout); return 1;
         case OPT_VERSION: puts(PS_VERSION); return 1;
-        case OPT_ENGINE:
-            if (!strcmp(optarg, "auto")) o->engine = ENGINE_AUTO;
-            else if (!strcmp(optarg, "cpu")) o->engine = ENGINE_CPU;
-            else if (!strcmp(optarg, "gpu")) o->engine = ENGINE_GPU;
-            else return ps_fail(err, PS_E_USAGE, "--engine must be auto, gpu or cpu, not '%s'", optarg);
-            break;
+        case OPT_ENGINE: rc = ps_opt_engine(optarg, &o->engine, err); break;
         case OPT_INDEX:
             if (!strcmp(optarg, "auto")) o->index = INDEX_AUTO;
             else if (!strcmp(optarg, "automaton")) o->index = INDEX_AUTOMATON;
             else if (!strcmp(optarg, "kmer-set")) o->index = INDEX_KMER_SET;
             else return ps_fail(err, PS_E_USAGE, "--index must be auto, automaton or kmer-set, not '%s'", optarg);
             break;
-        case OPT_GPU:
-            if (parse_uint(optarg, 1024, &v)) return ps_fail(err, PS_E_USAGE, "--gpu must be a device number, not '%s'", optarg);
-            o->gpu_id = (int)v;
-            break;
+        case OPT_GPU: rc = ps_opt_gpu(optarg, &o->gpu_id, err); break;
         case OPT_KERNEL: o->kernel = optarg; break;
         case OPT_BYFILE: o->by_file = 1; break;
         case OPT_BYRECORD: o->by_record = 1; break;
@@ -225,6 +193,7 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan count --help)", argv[optind - 1]);
         }
     }
+    if (rc < 0) return rc;
     if (!o->probes) return ps_fail(err, PS_E_USAGE, "no probes given: use -p FILE (see probescan count --help)");
     o->inputs = argv + optind;
     o->n_inputs = argc - optind;
@@ -273,32 +242,11 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
             }
         }
     }
-    if (o->by_record && o->engine == ENGINE_GPU)
+    if (o->by_record && o->engine == PS_REQ_GPU)
         return ps_fail(err, PS_E_USAGE, "--by-record runs on the CPU engine; drop --engine gpu");
-    if (o->index == INDEX_KMER_SET && o->engine == ENGINE_GPU)
+    if (o->index == INDEX_KMER_SET && o->engine == PS_REQ_GPU)
         return ps_fail(err, PS_E_USAGE, "--index kmer-set runs on the CPU; drop --engine gpu");
-    /* Writing over an input (or the table over the statistics) would lose
-     * data before the run could even fail. */
-    const char *outs[2] = {o->output, o->stats};
-    for (int w = 0; w < 2; w++) {
-        struct stat so, si;
-        if (!outs[w] || !strcmp(outs[w], "-") || stat(outs[w], &so) != 0 || !S_ISREG(so.st_mode)) continue;
-        for (int i = 0; i < o->n_inputs + 2; i++) {
-            const char *in = i < o->n_inputs ? o->inputs[i] : i == o->n_inputs ? o->probes : outs[1 - w];
-            if (in && strcmp(in, "-") && stat(in, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino &&
-                !(i == o->n_inputs + 1 && w == 1))
-                return ps_fail(err, PS_E_USAGE, "%s '%s' is %s '%s'; it would be overwritten", w ? "--stats" : "-o",
-                               outs[w], i < o->n_inputs ? "the input" : i == o->n_inputs ? "the probe file" : "--stats file",
-                               in);
-        }
-    }
-    if (o->output && o->stats && strcmp(o->output, "-") && !strcmp(o->output, o->stats))
-        return ps_fail(err, PS_E_USAGE, "-o and --stats both name '%s'", o->output);
-    int table_to_stdout = !o->output || !strcmp(o->output, "-");
-    if (o->stats && !strcmp(o->stats, "-") && table_to_stdout)
-        return ps_fail(err, PS_E_USAGE, "--stats - and the table would both go to standard output; give -o FILE "
-                                        "or --stats FILE");
-    return 0;
+    return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes, err);
 }
 
 /* Called on the reader thread after every chunk; redraws at most twice a second. */
@@ -473,7 +421,7 @@ static int choose_index(const opts_t *o, const ps_probes_t *p, int both, char *w
         return 0;
     }
     if (!ps_kmerset_fits(p)) snprintf(why, len, "%s probes of length %d", ps_alpha_name(p->alpha), p->k);
-    else if (o->engine == ENGINE_GPU) snprintf(why, len, "the GPU walks the automaton");
+    else if (o->engine == PS_REQ_GPU) snprintf(why, len, "the GPU walks the automaton");
     else if (strings < PS_KMER_SET_FROM)
         snprintf(why, len, "%llu strings, fewer than %d", (unsigned long long)strings, PS_KMER_SET_FROM);
     else {
@@ -511,7 +459,7 @@ static int make_cpu_engine(ps_engine_t **e, const ps_automaton_t *a, const ps_km
 static void say_cpu(const opts_t *o, const char *what, const char *why)
 {
     if (!o->verbose) return;
-    if (o->engine == ENGINE_AUTO)
+    if (o->engine == PS_REQ_AUTO)
         fprintf(stderr, "probescan: engine: cpu, %d threads%s (not the GPU: %s)\n", o->threads, what, why);
     else
         fprintf(stderr, "probescan: engine: cpu, %d threads%s\n", o->threads, what);
@@ -538,13 +486,13 @@ static int make_pattern_engine(ps_engine_t **e, const opts_t *o, const ps_probes
 {
     char why[sizeof err->msg] = "no NVIDIA GPU device found", work[160] = "";
     int want_gpu = 0;
-    if (o->engine == ENGINE_GPU) {
+    if (o->engine == PS_REQ_GPU) {
         if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
             return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
         want_gpu = 1;
-    } else if (o->engine == ENGINE_AUTO && o->by_record) {
+    } else if (o->engine == PS_REQ_AUTO && o->by_record) {
         snprintf(why, sizeof why, "--by-record counts on the CPU");
-    } else if (o->engine == ENGINE_AUTO && ps_gpu_device_present()) {
+    } else if (o->engine == PS_REQ_AUTO && ps_gpu_device_present()) {
         want_gpu = pattern_gpu_worth(o, ps, work, sizeof work);
         snprintf(why, sizeof why, "%s", work);
     }
@@ -555,7 +503,7 @@ static int make_pattern_engine(ps_engine_t **e, const opts_t *o, const ps_probes
             if (o->verbose) fprintf(stderr, "probescan: engine: the GPU, patterns (%s)\n", work[0] ? work : "asked for");
             return rc;
         }
-        if (o->engine == ENGINE_GPU) {
+        if (o->engine == PS_REQ_GPU) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
             return ps_fail(err, rc, "--engine gpu: %s; use --engine cpu", msg);
@@ -584,13 +532,13 @@ static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a
         if (o->verbose) fprintf(stderr, "probescan: engine: cpu, %d threads, k-mer set\n", o->threads);
         return make_cpu_engine(e, NULL, ks, NULL, workers, err);
     }
-    if (o->engine == ENGINE_GPU) {
+    if (o->engine == PS_REQ_GPU) {
         if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
             return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
         return ps_gpu_engine_new(e, a, o->gpu_id, o->kernel, workers, err);
     }
-    if (o->engine == ENGINE_AUTO && o->by_record) snprintf(why, sizeof why, "--by-record counts on the CPU");
-    if (o->engine == ENGINE_AUTO && !o->by_record && ps_gpu_device_present()) {
+    if (o->engine == PS_REQ_AUTO && o->by_record) snprintf(why, sizeof why, "--by-record counts on the CPU");
+    if (o->engine == PS_REQ_AUTO && !o->by_record && ps_gpu_device_present()) {
         char work[160];
         if (gpu_worth_starting(o, a, work, sizeof work)) {
             if (o->verbose) fprintf(stderr, "probescan: engine: auto: the GPU, the CPU while it starts (%s)\n", work);
@@ -710,8 +658,8 @@ static int run_count(const opts_t *o, ps_err_t *err)
      * calling thread reads. */
     t = ps_now();
     ps_scan_opts_t so;
-    ps_engine_info_t info = {.kind = o->engine == ENGINE_CPU || o->by_record ? PS_ENGINE_CPU
-                                     : o->engine == ENGINE_GPU ? PS_ENGINE_GPU : PS_ENGINE_AUTO};
+    ps_engine_info_t info = {.kind = o->engine == PS_REQ_CPU || o->by_record ? PS_ENGINE_CPU
+                                     : o->engine == PS_REQ_GPU ? PS_ENGINE_GPU : PS_ENGINE_AUTO};
     ps_scan_opts_init(&so, &info, o->threads);
     rc = make_engine(&e, o, a, ks, p, pset, pset_parts, ps_scan_workers(&so), err);
     if (rc < 0) goto done;

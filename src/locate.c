@@ -8,14 +8,12 @@
  * the site writer (sites.c). */
 #include "locate.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "automaton.h"
@@ -27,6 +25,7 @@
 #include "engine_split.h"
 #include "host.h"
 #include "kmerset.h"
+#include "options.h"
 #include "outfile.h"
 #include "patset.h"
 #include "probes.h"
@@ -39,14 +38,13 @@
 #define PS_VERSION "unknown"
 #endif
 
-enum { ENGINE_AUTO, ENGINE_CPU, ENGINE_GPU };
-
 typedef struct {
     const char *probes, *output, *stats;
     ps_alpha_req_t alpha;
     int strand_set, both_strands;
     int threads, verbose, mismatches;
-    int engine, gpu_id;      /* ENGINE_* */
+    ps_engine_req_t engine;
+    int gpu_id;
     ps_sites_format_t format;
     uint64_t max_hits;
     char **inputs;
@@ -101,39 +99,6 @@ static void usage_locate(FILE *f)
             PS_MAX_MM, ps_host_cpus());
 }
 
-static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-    char *end;
-    if (!*s || *s == '-' || *s == '+') return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v > max) return -1;
-    *out = v;
-    return 0;
-}
-
-/* Refuses an output that is one of the inputs or the probe file. */
-static int check_outputs(const opts_t *o, ps_err_t *err)
-{
-    const char *outs[2] = {o->output, o->stats};
-    for (int w = 0; w < 2; w++) {
-        struct stat so, si;
-        if (!outs[w] || !strcmp(outs[w], "-") || stat(outs[w], &so) != 0 || !S_ISREG(so.st_mode)) continue;
-        for (int i = 0; i <= o->n_inputs; i++) {
-            const char *in = i < o->n_inputs ? o->inputs[i] : o->probes;
-            if (strcmp(in, "-") && stat(in, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-                return ps_fail(err, PS_E_USAGE, "%s '%s' is %s '%s'; it would be overwritten", w ? "--stats" : "-o",
-                               outs[w], i < o->n_inputs ? "the input" : "the probe file", in);
-        }
-    }
-    if (o->output && o->stats && strcmp(o->output, "-") && !strcmp(o->output, o->stats))
-        return ps_fail(err, PS_E_USAGE, "-o and --stats both name '%s'", o->output);
-    if (o->stats && !strcmp(o->stats, "-") && (!o->output || !strcmp(o->output, "-")))
-        return ps_fail(err, PS_E_USAGE, "--stats - and the sites would both go to standard output; give -o FILE "
-                                        "or --stats FILE");
-    return PS_OK;
-}
-
 static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
 {
     enum { OPT_VERSION = 256, OPT_FORMAT, OPT_MAX_HITS, OPT_STATS, OPT_ENGINE, OPT_GPU };
@@ -157,35 +122,19 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
     }
     opterr = 0;
     optind = 1;
-    int c;
-    unsigned long long v;
-    while ((c = getopt_long(argc, argv, ":p:a:s:o:t:m:vh", lopts, NULL)) != -1) {
+    int c, rc = PS_OK;
+    uint64_t v;
+    while (rc == PS_OK && (c = getopt_long(argc, argv, ":p:a:s:o:t:m:vh", lopts, NULL)) != -1) {
         switch (c) {
         case 'p': o->probes = optarg; break;
         case 'o': o->output = optarg; break;
-        case 'a':
-            if (!strcmp(optarg, "dna")) o->alpha = PS_ALPHA_DNA;
-            else if (!strcmp(optarg, "protein")) o->alpha = PS_ALPHA_PROTEIN;
-            else if (!strcmp(optarg, "auto")) o->alpha = PS_ALPHA_AUTO;
-            else return ps_fail(err, PS_E_USAGE, "--alphabet must be dna, protein or auto, not '%s'", optarg);
-            break;
+        case 'a': rc = ps_opt_alphabet(optarg, &o->alpha, err); break;
         case 's':
             o->strand_set = 1;
-            if (!strcmp(optarg, "both")) o->both_strands = 1;
-            else if (!strcmp(optarg, "forward")) o->both_strands = 0;
-            else return ps_fail(err, PS_E_USAGE, "--strand must be both or forward, not '%s'", optarg);
+            rc = ps_opt_strand(optarg, &o->both_strands, err);
             break;
-        case 't':
-            if (parse_uint(optarg, 4096, &v) || v < 1)
-                return ps_fail(err, PS_E_USAGE, "--threads must be a number from 1 to 4096, not '%s'", optarg);
-            o->threads = (int)v;
-            break;
-        case 'm':
-            if (parse_uint(optarg, PS_MAX_MM, &v))
-                return ps_fail(err, PS_E_USAGE, "--mismatches must be a number from 0 to %d, not '%s'", PS_MAX_MM,
-                               optarg);
-            o->mismatches = (int)v;
-            break;
+        case 't': rc = ps_opt_threads(optarg, &o->threads, err); break;
+        case 'm': rc = ps_opt_mismatches(optarg, &o->mismatches, err); break;
         case 'v': o->verbose = 1; break;
         case 'h': usage_locate(stdout); return 1;
         case OPT_VERSION: puts(PS_VERSION); return 1;
@@ -195,30 +144,23 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
             else return ps_fail(err, PS_E_USAGE, "--format must be bed or tsv, not '%s'", optarg);
             break;
         case OPT_MAX_HITS:
-            if (parse_uint(optarg, UINT64_MAX, &v) || v < 1)
+            if (ps_opt_uint(optarg, UINT64_MAX, &v) || v < 1)
                 return ps_fail(err, PS_E_USAGE, "--max-hits must be a number from 1 on, not '%s'", optarg);
             o->max_hits = v;
             break;
         case OPT_STATS: o->stats = optarg; break;
-        case OPT_ENGINE:
-            if (!strcmp(optarg, "auto")) o->engine = ENGINE_AUTO;
-            else if (!strcmp(optarg, "cpu")) o->engine = ENGINE_CPU;
-            else if (!strcmp(optarg, "gpu")) o->engine = ENGINE_GPU;
-            else return ps_fail(err, PS_E_USAGE, "--engine must be auto, gpu or cpu, not '%s'", optarg);
-            break;
-        case OPT_GPU:
-            if (parse_uint(optarg, 1024, &v)) return ps_fail(err, PS_E_USAGE, "--gpu must be a device number, not '%s'", optarg);
-            o->gpu_id = (int)v;
-            break;
+        case OPT_ENGINE: rc = ps_opt_engine(optarg, &o->engine, err); break;
+        case OPT_GPU: rc = ps_opt_gpu(optarg, &o->gpu_id, err); break;
         case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value (see probescan locate --help)", argv[optind - 1]);
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan locate --help)", argv[optind - 1]);
         }
     }
+    if (rc < 0) return rc;
     if (!o->probes) return ps_fail(err, PS_E_USAGE, "no probes given: use -p FILE (see probescan locate --help)");
     o->inputs = argv + optind;
     o->n_inputs = argc - optind;
     if (o->n_inputs < 1) return ps_fail(err, PS_E_USAGE, "no input files given (use '-' for standard input)");
-    return check_outputs(o, err);
+    return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes, err);
 }
 
 /* The index the sites are found in, as for count: the pattern set for
@@ -236,7 +178,7 @@ typedef struct {
 static int build_index(index_t *ix, const opts_t *o, const ps_probes_t *p, int both, ps_err_t *err)
 {
     int rc;
-    if (p->patterns || o->mismatches > 0 || o->engine == ENGINE_GPU) {
+    if (p->patterns || o->mismatches > 0 || o->engine == PS_REQ_GPU) {
         if ((rc = ps_patset_build(&ix->ps, p, both, o->mismatches, err)) < 0) return rc;
         ix->lv = &ix->ps->leaves;
         ix->what = "pattern set";
@@ -262,8 +204,8 @@ static int make_engine(ps_engine_t **e, const opts_t *o, index_t *ix, const ps_p
 {
     char why[sizeof err->msg] = "no NVIDIA GPU device found", work[160] = "";
     *on_gpu = 0;
-    if (ix->ps && o->engine != ENGINE_CPU) {
-        int want = o->engine == ENGINE_GPU;
+    if (ix->ps && o->engine != PS_REQ_CPU) {
+        int want = o->engine == PS_REQ_GPU;
         if (want && !ps_gpu_usable(o->gpu_id, why, sizeof why))
             return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
         if (!want && ps_gpu_device_present()) {
@@ -283,7 +225,7 @@ static int make_engine(ps_engine_t **e, const opts_t *o, index_t *ix, const ps_p
                             n_gpu < p->n ? ", CPU threads for the longer ones" : "", work[0] ? work : "asked for");
                 return rc;
             }
-            if (o->engine == ENGINE_GPU) {
+            if (o->engine == PS_REQ_GPU) {
                 char msg[sizeof err->msg];
                 snprintf(msg, sizeof msg, "%s", err->msg);
                 return ps_fail(err, rc, "--engine gpu: %s; use --engine cpu", msg);
@@ -297,8 +239,8 @@ static int make_engine(ps_engine_t **e, const opts_t *o, index_t *ix, const ps_p
     }
     if (o->verbose)
         fprintf(stderr, "probescan: locate: %s, %d CPU threads%s%s%s\n", ix->what, o->threads,
-                o->engine == ENGINE_AUTO ? " (not the GPU: " : "", o->engine == ENGINE_AUTO ? why : "",
-                o->engine == ENGINE_AUTO ? ")" : "");
+                o->engine == PS_REQ_AUTO ? " (not the GPU: " : "", o->engine == PS_REQ_AUTO ? why : "",
+                o->engine == PS_REQ_AUTO ? ")" : "");
     if (ix->ps) return ps_pattern_engine_new(e, ix->ps, workers, err);
     if (ix->ks) return ps_kmer_engine_new(e, ix->ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err);
     return ps_cpu_engine_new(e, ix->a, workers, err);

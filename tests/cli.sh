@@ -658,7 +658,7 @@ fi
 comp=$here/../completions/probescan.bash
 if [ -r "$comp" ]; then
     missing=
-    for cmd in count merge summary; do
+    for cmd in count locate merge summary; do
         for opt in $("$PROBESCAN" "$cmd" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
             grep -q -- "$opt" "$comp" || missing="$missing $cmd $opt"
         done

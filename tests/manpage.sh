@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Checks that probescan.1 and the built-in help agree:
-#   - every long option printed by `probescan count --help`,
-#     `probescan merge --help` and `probescan summary --help` is documented
-#     in probescan.1;
-#   - every long option the man page lists under COUNT / MERGE / SUMMARY OPTIONS
+#   - every long option printed by `probescan count --help`, `probescan
+#     locate --help`, `probescan merge --help` and `probescan summary --help`
+#     is documented in probescan.1;
+#   - every long option the man page lists under COUNT / LOCATE / MERGE / SUMMARY OPTIONS
 #     is one the command's help knows (no stale or invented options).
 # Each option checked either way is one check; ends with
 # "manpage.sh: N passed, N failed".
@@ -32,7 +32,7 @@ section_opts() {
 }
 
 pass=0 fail=0
-for cmd in count merge summary; do
+for cmd in count locate merge summary; do
     help=$("$bin" "$cmd" --help) || { echo "manpage.sh: '$bin $cmd --help' failed" >&2; exit 1; }
     opts=$(printf '%s\n' "$help" | long_opts)
     if [ -z "$opts" ]; then

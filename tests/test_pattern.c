@@ -411,6 +411,33 @@ static void brute(const pcase_t *c, uint64_t *want)
     }
 }
 
+/* Writes c's records to path: FASTQ now and then (returns 1), else FASTA
+ * on one line or wrapped. */
+static int write_pcase(tu_rng_t *r, const pcase_t *c, const char *path)
+{
+    tu_buf_t fa = {0};
+    int fastq = tu_rng_chance(r, 20);
+    for (int t = 0; t < c->n_rec; t++) {
+        if (fastq) {
+            tu_buf_printf(&fa, "@r%d\n%s\n+\n", t, c->recs[t]);
+            for (size_t j = strlen(c->recs[t]); j > 0; j--) tu_buf_putc(&fa, 'I');
+            tu_buf_putc(&fa, '\n');
+        } else if (tu_rng_chance(r, 50)) {
+            tu_buf_printf(&fa, ">r%d\n%s\n", t, c->recs[t]);
+        } else { /* wrapped lines */
+            tu_buf_printf(&fa, ">r%d desc\n", t);
+            size_t len = strlen(c->recs[t]), wrap = (size_t)tu_rng_range(r, 1, 60);
+            for (size_t j = 0; j < len; j += wrap) {
+                tu_buf_put(&fa, c->recs[t] + j, len - j < wrap ? len - j : wrap);
+                tu_buf_putc(&fa, '\n');
+            }
+        }
+    }
+    tu_write_file(path, fa.p ? fa.p : "", fa.n);
+    tu_buf_free(&fa);
+    return fastq;
+}
+
 START_TEST(test_random_patterns)
 {
     tu_rng_t r;
@@ -419,26 +446,7 @@ START_TEST(test_random_patterns)
     for (int k = 0; k < 200; k++) {
         pcase_t c;
         make_pcase(&r, &c);
-        tu_buf_t fa = {0};
-        int fastq = tu_rng_chance(&r, 20);
-        for (int t = 0; t < c.n_rec; t++) {
-            if (fastq) {
-                tu_buf_printf(&fa, "@r%d\n%s\n+\n", t, c.recs[t]);
-                for (size_t j = strlen(c.recs[t]); j > 0; j--) tu_buf_putc(&fa, 'I');
-                tu_buf_putc(&fa, '\n');
-            } else if (tu_rng_chance(&r, 50)) {
-                tu_buf_printf(&fa, ">r%d\n%s\n", t, c.recs[t]);
-            } else { /* wrapped lines */
-                tu_buf_printf(&fa, ">r%d desc\n", t);
-                size_t len = strlen(c.recs[t]), wrap = (size_t)tu_rng_range(&r, 1, 60);
-                for (size_t j = 0; j < len; j += wrap) {
-                    tu_buf_put(&fa, c.recs[t] + j, len - j < wrap ? len - j : wrap);
-                    tu_buf_putc(&fa, '\n');
-                }
-            }
-        }
-        tu_write_file(path, fa.p, fa.n);
-        tu_buf_free(&fa);
+        const int fastq = write_pcase(&r, &c, path);
 
         ps_err_t err = {0};
         ps_probes_t *p = NULL;
@@ -638,24 +646,7 @@ START_TEST(test_random_locate)
                 c.text[i][kk] = '\0';
             }
         }
-        tu_buf_t fa = {0};
-        int fastq = tu_rng_chance(&r, 20);
-        for (int t = 0; t < c.n_rec; t++) {
-            if (fastq) {
-                tu_buf_printf(&fa, "@r%d\n%s\n+\n", t, c.recs[t]);
-                for (size_t j = strlen(c.recs[t]); j > 0; j--) tu_buf_putc(&fa, 'I');
-                tu_buf_putc(&fa, '\n');
-            } else {
-                tu_buf_printf(&fa, ">r%d desc\n", t);
-                size_t len = strlen(c.recs[t]), wrap = (size_t)tu_rng_range(&r, 1, 80);
-                for (size_t j = 0; j < len; j += wrap) {
-                    tu_buf_put(&fa, c.recs[t] + j, len - j < wrap ? len - j : wrap);
-                    tu_buf_putc(&fa, '\n');
-                }
-            }
-        }
-        tu_write_file(path, fa.p, fa.n);
-        tu_buf_free(&fa);
+        const int fastq = write_pcase(&r, &c, path);
 
         ps_err_t err = {0};
         ps_probes_t *p = NULL;

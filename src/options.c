@@ -1,0 +1,97 @@
+#include "options.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "patset.h"
+
+int ps_opt_uint(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9') return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+int ps_opt_alphabet(const char *arg, ps_alpha_req_t *out, ps_err_t *err)
+{
+    if (!strcmp(arg, "dna")) *out = PS_ALPHA_DNA;
+    else if (!strcmp(arg, "protein")) *out = PS_ALPHA_PROTEIN;
+    else if (!strcmp(arg, "auto")) *out = PS_ALPHA_AUTO;
+    else return ps_fail(err, PS_E_USAGE, "--alphabet must be dna, protein or auto, not '%s'", arg);
+    return PS_OK;
+}
+
+int ps_opt_strand(const char *arg, int *both, ps_err_t *err)
+{
+    if (!strcmp(arg, "both")) *both = 1;
+    else if (!strcmp(arg, "forward")) *both = 0;
+    else return ps_fail(err, PS_E_USAGE, "--strand must be both or forward, not '%s'", arg);
+    return PS_OK;
+}
+
+int ps_opt_threads(const char *arg, int *out, ps_err_t *err)
+{
+    uint64_t v;
+    if (ps_opt_uint(arg, 4096, &v) || v < 1)
+        return ps_fail(err, PS_E_USAGE, "--threads must be a number from 1 to 4096, not '%s'", arg);
+    *out = (int)v;
+    return PS_OK;
+}
+
+int ps_opt_mismatches(const char *arg, int *out, ps_err_t *err)
+{
+    uint64_t v;
+    if (ps_opt_uint(arg, PS_MAX_MM, &v))
+        return ps_fail(err, PS_E_USAGE, "--mismatches must be a number from 0 to %d, not '%s'", PS_MAX_MM, arg);
+    *out = (int)v;
+    return PS_OK;
+}
+
+int ps_opt_engine(const char *arg, ps_engine_req_t *out, ps_err_t *err)
+{
+    if (!strcmp(arg, "auto")) *out = PS_REQ_AUTO;
+    else if (!strcmp(arg, "cpu")) *out = PS_REQ_CPU;
+    else if (!strcmp(arg, "gpu")) *out = PS_REQ_GPU;
+    else return ps_fail(err, PS_E_USAGE, "--engine must be auto, gpu or cpu, not '%s'", arg);
+    return PS_OK;
+}
+
+int ps_opt_gpu(const char *arg, int *out, ps_err_t *err)
+{
+    uint64_t v;
+    if (ps_opt_uint(arg, 1024, &v)) return ps_fail(err, PS_E_USAGE, "--gpu must be a device number, not '%s'", arg);
+    *out = (int)v;
+    return PS_OK;
+}
+
+int ps_check_outputs(const char *output, const char *stats, const char *const *inputs, int n_inputs,
+                     const char *probes, ps_err_t *err)
+{
+    /* Writing over an input (or one output over the other) would lose data
+     * before the run could even fail. */
+    const char *outs[2] = {output, stats};
+    for (int w = 0; w < 2; w++) {
+        struct stat so, si;
+        if (!outs[w] || !strcmp(outs[w], "-") || stat(outs[w], &so) != 0 || !S_ISREG(so.st_mode)) continue;
+        for (int i = 0; i < n_inputs + 2; i++) {
+            const char *in = i < n_inputs ? inputs[i] : i == n_inputs ? probes : outs[1 - w];
+            if (in && strcmp(in, "-") && stat(in, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino &&
+                !(i == n_inputs + 1 && w == 1))
+                return ps_fail(err, PS_E_USAGE, "%s '%s' is %s '%s'; it would be overwritten", w ? "--stats" : "-o",
+                               outs[w], i < n_inputs ? "the input" : i == n_inputs ? "the probe file" : "--stats file",
+                               in);
+        }
+    }
+    if (output && stats && strcmp(output, "-") && !strcmp(output, stats))
+        return ps_fail(err, PS_E_USAGE, "-o and --stats both name '%s'", output);
+    if (stats && !strcmp(stats, "-") && (!output || !strcmp(output, "-")))
+        return ps_fail(err, PS_E_USAGE, "--stats - and the output would both go to standard output; give -o FILE "
+                                        "or --stats FILE");
+    return PS_OK;
+}

@@ -1,0 +1,43 @@
+/* options.h - the options `count` and `locate` share: how each value is
+ * read, and the checks on the files a run writes.
+ *
+ * Each ps_opt_* reads one option's value into *out and returns 0, or a
+ * PS_E_USAGE code with a message naming the option and what it takes.
+ * ps_check_outputs refuses, before anything is read, an output or a
+ * statistics file that is one of the inputs or the probe file (it would be
+ * overwritten), the two naming one file, and both going to standard
+ * output. */
+#ifndef PS_OPTIONS_H
+#define PS_OPTIONS_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "probes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --engine: where the scanning runs. */
+typedef enum { PS_REQ_AUTO, PS_REQ_CPU, PS_REQ_GPU } ps_engine_req_t;
+
+/* A whole number from 0 to max, digits only; -1 otherwise. */
+int ps_opt_uint(const char *s, uint64_t max, uint64_t *out);
+
+int ps_opt_alphabet(const char *arg, ps_alpha_req_t *out, ps_err_t *err);  /* -a: dna, protein, auto */
+int ps_opt_strand(const char *arg, int *both, ps_err_t *err);             /* -s: both, forward */
+int ps_opt_threads(const char *arg, int *out, ps_err_t *err);             /* -t: 1 to 4096 */
+int ps_opt_mismatches(const char *arg, int *out, ps_err_t *err);          /* -m: 0 to PS_MAX_MM */
+int ps_opt_engine(const char *arg, ps_engine_req_t *out, ps_err_t *err);  /* --engine: auto, cpu, gpu */
+int ps_opt_gpu(const char *arg, int *out, ps_err_t *err);                 /* --gpu: a device number */
+
+/* output and stats may be NULL or "-" (standard output). */
+int ps_check_outputs(const char *output, const char *stats, const char *const *inputs, int n_inputs,
+                     const char *probes, ps_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
