@@ -87,7 +87,7 @@ struct kparams {
     const uint32_t *leaf; /* 64 x n_gw */
     unsigned long long *counts;
     uint2 *sites;         /* listed instead of counted: (position, leaf), site_cap at most */
-    unsigned int *n_sites;
+    unsigned long long *n_sites; /* 64 bits: a dense chunk's count must not wrap */
     uint32_t site_cap;
     uint32_t n, n_ctx, n_restart;
     uint32_t n_gw, wpw_shift, group0;
@@ -141,7 +141,7 @@ __device__ __forceinline__ void unit_rows(const uint64_t *sB, uint32_t off, uint
 __device__ __forceinline__ void record(const kparams &k, uint32_t leaf, uint32_t p)
 {
     if (k.sites) {
-        const uint32_t i = atomicAdd(k.n_sites, 1u);
+        const unsigned long long i = atomicAdd(k.n_sites, 1ull);
         if (i < k.site_cap) k.sites[i] = make_uint2(p, leaf);
         return;
     }
@@ -742,7 +742,7 @@ int take_counts(ps_gpat_t *g, uint64_t *leaf_counts, ps_err_t *err)
 /* Where a launch's sites go when they are listed rather than counted. */
 struct site_list {
     uint2 *sites;
-    unsigned int *n;
+    unsigned long long *n;
     uint32_t cap;
 };
 
@@ -913,7 +913,7 @@ struct pstream {
     uint8_t *d_edge; /* the general layout's segment edges, per restart */
     /* scan_sites: the list on the device, its length, and a pinned copy */
     uint2 *d_sites, *h_sites;
-    unsigned int *d_n_sites, *h_n_sites;
+    unsigned long long *d_n_sites, *h_n_sites;
     uint32_t site_cap;
 };
 
@@ -1012,9 +1012,8 @@ int sites_on(pengine *pe, pstream *s, const ps_chunk_t *c, ps_sites_t *out, ps_e
     cudaError_t ce;
     int rc = upload(pe, s, c, err);
     if (rc < 0) return rc;
-    if (!s->h_n_sites &&
-        ((ce = cudaMalloc(&s->d_n_sites, sizeof *s->d_n_sites)) != cudaSuccess ||
-         (ce = cudaHostAlloc(&s->h_n_sites, sizeof *s->h_n_sites, cudaHostAllocDefault)) != cudaSuccess))
+    if ((!s->d_n_sites && (ce = cudaMalloc(&s->d_n_sites, sizeof *s->d_n_sites)) != cudaSuccess) ||
+        (!s->h_n_sites && (ce = cudaHostAlloc(&s->h_n_sites, sizeof *s->h_n_sites, cudaHostAllocDefault)) != cudaSuccess))
         return cuda_fail(err, ce, "allocating the GPU's site list");
     if ((rc = site_room(s, 1u << 16, err)) < 0) return rc;
     for (;;) {
@@ -1026,10 +1025,16 @@ int sites_on(pengine *pe, pstream *s, const ps_chunk_t *c, ps_sites_t *out, ps_e
             (ce = cudaStreamSynchronize(s->stream)) != cudaSuccess)
             return cuda_fail(err, ce, "listing sites on the GPU");
         if (*s->h_n_sites <= s->site_cap) break;
+        /* A chunk's list is bounded by its symbols times the strings that
+         * may match at one position; past 2^31 sites (16 GB) it is refused. */
+        if (*s->h_n_sites > (1ull << 31))
+            return ps_fail(err, PS_E_NOMEM, "%llu sites in one chunk of %llu symbols: too many to list on the GPU; "
+                           "use --engine cpu, or fewer or more specific probes",
+                           (unsigned long long)*s->h_n_sites, (unsigned long long)c->n);
         const uint64_t want = (uint64_t)*s->h_n_sites + *s->h_n_sites / 4;
         if ((rc = site_room(s, want > UINT32_MAX ? UINT32_MAX : (uint32_t)want, err)) < 0) return rc;
     }
-    const uint32_t n = *s->h_n_sites;
+    const uint32_t n = (uint32_t)*s->h_n_sites;
     if (n && ((ce = cudaMemcpyAsync(s->h_sites, s->d_sites, (size_t)n * sizeof(uint2), cudaMemcpyDeviceToHost,
                                     s->stream)) != cudaSuccess ||
               (ce = cudaStreamSynchronize(s->stream)) != cudaSuccess))

@@ -395,7 +395,7 @@ static int gpu_worth_starting(const opts_t *o, const ps_automaton_t *a, char *wh
 }
 
 /* Where a GPU is present, whether pattern matching repays starting it
- * (ps_patset_cpu_seconds: over a second on the CPU alone, or an input of
+ * (ps_patset_gpu_worth: over a second on the CPU alone, or an input of
  * unknown size). The GPU takes patterns of up to 64 positions, CPU threads
  * beside it the longer ones (make_split_engine). Fills why. */
 static int pattern_gpu_worth(const opts_t *o, const ps_patset_t *ps, char *why, size_t len)

@@ -2,10 +2,11 @@
  * scans with, and the run.
  *
  * The data path: the probes (probes.c) go into the same indexes as for
- * `count` (the automaton, the k-mer set or the pattern set); each input is
- * read in order, chunk by chunk (scan.c), the chunks' sites found on the
- * pool's threads (an engine's scan_sites) and written in input order by
- * the site writer (sites.c). */
+ * `count` (the automaton, the k-mer set or the pattern set); each input
+ * goes through count's pipeline (scan.c: FASTA in blocks on the pool where
+ * the probes have one length, else chunk by chunk in order), the sites
+ * found on the pool's threads (an engine's scan_sites) and written in
+ * input order by the site writer (sites.c). */
 #include "locate.h"
 
 #include <getopt.h>

@@ -29,8 +29,9 @@
  * record or the end of the input follows) rather than going on into the
  * next chunk as its context.
  *
- * Record offsets, for reporting where a site lies (also filled by the reader
- * that reads in order; blocks leave them 0): seg_off[i] is the 0-based
+ * Record offsets, for reporting where a site lies (filled by the parser;
+ * in a block of block-parallel FASTA the record in progress at the block's
+ * start counts from the block's first letter, see ps_block_place_t): seg_off[i] is the 0-based
  * offset within its record of the symbol at restart i, counting every
  * sequence letter of the record (N and other breaks included, line ends
  * not), and head_off that of the symbol at position 0 (context included).
@@ -187,9 +188,11 @@ typedef struct {
 /* The sites of one chunk, for `locate`: site i starts at chunk position
  * pos[i] (its first symbol) and is counted at leaf[i] (leaves.h: probe,
  * strand and distance). A site lies in one segment, may start inside the
- * context, and belongs to the chunk that counts it (pack.h's rule; start-
- * owned sites: the chunk whose own symbols hold the start). Grown as needed
- * by whoever fills it. */
+ * context, and belongs to the chunk that counts it (the rule above; sites
+ * owned by their start, engine_pattern.h: the chunk whose own symbols hold
+ * the start, except that starts whose longest match could reach past an
+ * unfinished last segment are left to the next chunk's context). Grown as
+ * needed by whoever fills it. */
 typedef struct {
     uint32_t *pos;
     uint32_t *leaf;

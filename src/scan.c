@@ -378,6 +378,7 @@ static int make_block_slots(ps_scanner_t *s, int lists, ps_err_t *err)
         size_t n = block_slots(s);
         if (!(s->blocks = calloc(n, sizeof *s->blocks))) return ps_fail(err, PS_E_NOMEM, "out of memory");
         s->n_blocks = n;
+        s->lanes_list_records = -1; /* the lanes' chunks are not made yet */
         for (size_t i = 0; i < n; i++) {
             slot_t *sl = &s->blocks[i];
             sl->s = s;
@@ -385,7 +386,6 @@ static int make_block_slots(ps_scanner_t *s, int lists, ps_err_t *err)
             sl->next = s->free_blocks;
             s->free_blocks = sl;
         }
-        s->lanes_list_records = -1;
     }
     if (s->lanes_list_records == lists) return PS_OK;
     /* A block never packs more symbols than it has bytes, so its chunks

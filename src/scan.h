@@ -89,8 +89,8 @@ int ps_scanner_new(ps_scanner_t **out, ps_engine_t *e, const ps_leaves_t *lv, co
 
 /* Scans path and adds its leaf counts into leaf_counts[0..lv->n_leaves); or,
  * with a sink, hands the hits per record or the sites to the sink in input
- * order instead (chunks read in order, whose sites are held per chunk: at
- * most ring chunks' sites at once). After a failure the engine holds no
+ * order instead (per chunk or block in flight: the ring's chunks, or the
+ * 2T + 2 block slots, each holding its own hits or rows). After a failure the engine holds no
  * counts of the failed input. */
 int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, const ps_record_sink_t *sink,
                    ps_scan_stats_t *st, ps_progress_fn progress, void *progress_ctx, ps_err_t *err);

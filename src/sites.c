@@ -319,6 +319,11 @@ static int add_rows(const ps_site_writer_t *w, ps_site_rows_t *rs, const ps_chun
             const entry_t *en = &w->entry[e];
             uint64_t len = w->fixed_len[en->probe];
             if (!len) {
+                /* Patterns of variable length make the set sequential:
+                 * never in blocks, whose first record's offsets are
+                 * relative (offset 0 would not be its start). */
+                if (block)
+                    return ps_fail(err, PS_E_INTERNAL, "a pattern of variable length in a block of FASTA");
                 int m = match_len(c, w->var[en->probe * 2 + en->strand], pos, off, en->dist);
                 if (m <= 0)
                     return ps_fail(err, PS_E_INTERNAL, "%s: no match of '%s' at %s:%llu to place", w->input,

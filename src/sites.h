@@ -17,7 +17,8 @@
  *   BED   record  start  end  name  score  strand
  *         (score: mismatches, 0 for an exact site)
  *   TSV   a header, then input  record  start  end  name  mismatches  strand
- *         probe  matched  (probe: as given; matched: the record's letters)
+ *         probe  matched  (probe: as given; matched: the record's letters,
+ *         upper case, U as T)
  *
  * Two ways in, as the input is read (scan.h): chunks in order, whose sites
  * the writer places and writes at once (emit_sites); or blocks of FASTA
