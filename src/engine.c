@@ -1,6 +1,7 @@
 #include "engine.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const char *ps_engine_ran(const ps_engine_info_t *in)
 {
@@ -30,5 +31,18 @@ void ps_engine_describe(const ps_engine_info_t *in, int threads, char *buf, size
         else
             snprintf(buf, len, "GPU %d, starting; CPU, %d threads meanwhile", in->gpu_id, threads);
         break;
+    }
+}
+
+void ps_counts_drain(uint64_t *into, uint64_t *from, size_t n)
+{
+    enum { PAGE = 512 }; /* counts in 4 KiB */
+    for (size_t i = 0; i < n; i += PAGE) {
+        const size_t m = n - i < PAGE ? n - i : PAGE;
+        uint64_t any = 0;
+        for (size_t j = 0; j < m; j++) any |= from[i + j];
+        if (!any) continue;
+        for (size_t j = 0; j < m; j++) into[i + j] += from[i + j];
+        memset(from + i, 0, m * sizeof *from);
     }
 }

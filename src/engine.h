@@ -78,6 +78,12 @@ static inline void ps_engine_destroy(ps_engine_t *e)
     if (e && e->destroy) e->destroy(e);
 }
 
+/* Adds from[0..n) into into[0..n) and zeroes from, for an engine's
+ * collect(): a page of from that holds only zeros is read, never written,
+ * so per-thread counts that a run never touched (millions of probes, few
+ * hits) stay unmapped instead of being faulted in and cleared. */
+void ps_counts_drain(uint64_t *into, uint64_t *from, size_t n);
+
 /* "cpu" or "gpu": where the scanning ran (AUTO: "gpu" once the GPU took a
  * chunk, else "cpu", also when the GPU started too late to take any). */
 const char *ps_engine_ran(const ps_engine_info_t *in);

@@ -233,9 +233,7 @@ static int cpu_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
     cpu_t *cpu = e->impl;
     size_t nl = cpu->a->n_leaves;
     for (int t = 0; t < cpu->threads; t++) {
-        uint64_t *mine = cpu->counts + (size_t)t * nl;
-        for (size_t i = 0; i < nl; i++) leaf_counts[i] += mine[i];
-        memset(mine, 0, nl * sizeof *mine);
+        ps_counts_drain(leaf_counts, cpu->counts + (size_t)t * nl, nl);
     }
     return PS_OK;
 }

@@ -167,9 +167,7 @@ static int kmer_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
     kmer_t *km = e->impl;
     size_t nl = km->ks->leaves.n_leaves;
     for (int t = 0; t < (km->local ? km->threads : 1); t++) {
-        uint64_t *mine = km->counts + (size_t)t * nl;
-        for (size_t i = 0; i < nl; i++) leaf_counts[i] += mine[i];
-        memset(mine, 0, nl * sizeof *mine);
+        ps_counts_drain(leaf_counts, km->counts + (size_t)t * nl, nl);
     }
     return PS_OK;
 }

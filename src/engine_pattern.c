@@ -281,9 +281,7 @@ static int pat_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
     pat_t *pt = e->impl;
     const uint32_t n = pt->ps->leaves.n_leaves;
     for (int t = 0; t < pt->threads; t++) {
-        uint64_t *cnt = pt->w[t].counts;
-        for (uint32_t l = 0; l < n; l++) leaf_counts[l] += cnt[l];
-        memset(cnt, 0, (size_t)n * sizeof *cnt);
+        ps_counts_drain(leaf_counts, pt->w[t].counts, n);
     }
     return PS_OK;
 }
