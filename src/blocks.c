@@ -17,6 +17,7 @@ struct ps_blocks {
     uint32_t t_len;
     uint64_t records, symbols, other, lines;
     uint64_t rec_letters;    /* letters of the record in progress at the last cut */
+    uint64_t names_cut;
     char last_name[PS_NAME_MAX + 1];
 };
 
@@ -111,6 +112,7 @@ int ps_block_parse(ps_parser_t *p, const ps_block_t *b, uint64_t line_base, cons
     out->other = p->stats.other;
     out->lines = p->line - 1;
     out->tail_letters = p->seq_len;
+    out->names_cut = p->stats.names_cut;
     snprintf(out->last_name, sizeof out->last_name, "%s", p->name);
     return PS_OK;
 }
@@ -141,6 +143,7 @@ uint32_t ps_blocks_join(ps_blocks_t *bl, const ps_block_out_t *o, uint8_t *seg)
     }
     bl->rec_letters = o->records ? o->tail_letters : bl->rec_letters + o->tail_letters;
     bl->records += o->records;
+    bl->names_cut += o->names_cut;
     bl->symbols += o->symbols;
     bl->other += o->other;
     bl->lines += o->lines;
@@ -170,4 +173,5 @@ void ps_blocks_counts(const ps_blocks_t *bl, ps_reader_stats_t *st)
     st->records = bl->records;
     st->symbols = bl->symbols;
     st->other = bl->other;
+    st->names_cut = bl->names_cut;
 }

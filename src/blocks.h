@@ -46,6 +46,7 @@ typedef struct {
     int one_segment;     /* open at both ends with no restart in between */
     uint64_t records, symbols, other, lines;
     uint64_t tail_letters;  /* letters of the record in progress at the cut, within this block */
+    uint64_t names_cut;     /* record names longer than PS_NAME_MAX, kept cut */
     char last_name[PS_NAME_MAX + 1]; /* the name of the record in progress at the cut */
     uint8_t head[PS_MAX_K], tail[PS_MAX_K]; /* first and last k-1 symbols of its first and last segments */
     uint32_t head_len, tail_len;
@@ -88,7 +89,8 @@ int ps_blocks_reparse(const ps_blocks_t *bl, ps_parser_t *p, const ps_block_t *b
  * points into bl and changes with the join. */
 void ps_blocks_place(const ps_blocks_t *bl, ps_block_place_t *at);
 
-/* Records, symbols and other characters of the blocks joined so far, into st. */
+/* Records, symbols, other characters and names cut of the blocks joined so
+ * far, into st. */
 void ps_blocks_counts(const ps_blocks_t *bl, ps_reader_stats_t *st);
 
 #ifdef __cplusplus

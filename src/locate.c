@@ -28,6 +28,7 @@
 #include "kmerset.h"
 #include "options.h"
 #include "outfile.h"
+#include "parse.h"
 #include "patset.h"
 #include "probes.h"
 #include "samples.h"
@@ -326,6 +327,10 @@ static int run_locate(const opts_t *o, ps_err_t *err)
         if (rc == PS_OK) rc = ps_site_writer_flush(w, err);
         if (rc < 0) goto done;
         if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
+        if (st[i].in.names_cut)
+            fprintf(stderr, "probescan: warning: %s: %llu record name%s longer than %d bytes, cut to %d in the rows\n",
+                    o->inputs[i], (unsigned long long)st[i].in.names_cut, st[i].in.names_cut == 1 ? " is" : "s are",
+                    PS_NAME_MAX, PS_NAME_MAX);
         if (o->verbose)
             fprintf(stderr, "probescan: %s: %" PRIu64 " records, %" PRIu64 " bases in %.3f s\n", o->inputs[i],
                     st[i].in.records, st[i].in.symbols, st[i].seconds);

@@ -74,6 +74,18 @@ same "PROSITE: shortest ends, the start anchor, [K>] at the record's end" got.be
 if [ "$(head -1 got.tsv)" = "$(head -1 want.tsv)" ] && grep -qF "$(tail -1 want.tsv)" got.tsv &&
     [ "$(wc -l < got.tsv)" -eq 11 ]; then ok; else bad "--format tsv: header, input, matched letters"; cat got.tsv; fi
 
+# Standard input; SAM records in the orientation sequenced (flag 16 turned
+# back); a record name over 255 bytes cut, with a warning.
+if cat t.fa | "$bin" locate -p pal.txt - | cmp -s - <("$bin" locate -p pal.txt t.fa); then ok; else bad "locate - (standard input)"; fi
+printf '@SQ\tSN:c\tLN:100\nr1\t0\tc\t1\t60\t10M\t*\t0\t0\tACGTTTTTTT\tIIIIIIIIII\nr2\t16\tc\t1\t60\t10M\t*\t0\t0\tAAAAAAACGT\tIIIIIIIIII\n' > r.sam
+printf 'r1\t0\t4\tACGT\t0\t+\nr2\t0\t4\tACGT\t0\t+\n' > want.bed
+"$bin" locate -s forward -p pal.txt r.sam > got.bed 2> err || bad "SAM: exit status"
+same "SAM: a reverse-strand read placed as sequenced" got.bed want.bed
+long=$(printf '%0300d' 0)
+printf '>%s\nACGT\n' "$long" > long.fa
+"$bin" locate -t 2 -p pal.txt long.fa > got.bed 2> err
+if [ "$(cut -f1 got.bed | head -1 | wc -c)" -eq 256 ] && grep -q "1 record name is longer than 255 bytes" err; then ok; else bad "a 300-byte record name: cut to 255, with a warning"; cat err; fi
+
 # ---- the same as count --by-record, on any thread count ---------------------
 # sums ROWS: record, name, forward, reverse, from locate's BED
 sums() { awk -F'\t' '{ k = $1 "\t" $4; f[k] += ($6 == "+"); r[k] += ($6 == "-") } END { for (k in f) print k "\t" f[k] "\t" r[k] }' "$1" | sort; }
