@@ -22,6 +22,8 @@ typedef struct {
     size_t names_len, names_cap, text_len, text_cap;
     const ps_chunk_t *named_c; /* the chunk record whose name was added last, */
     uint32_t named_j, named_at; /* and where */
+    uint64_t *keys, *tmp;      /* a chunk's sites as sort keys, and scratch */
+    size_t keys_cap;
 } ps_site_rows_t;
 
 /* What a leaf counts: probe, strand, distance. */
@@ -44,6 +46,10 @@ struct ps_site_writer {
     uint32_t *fixed_len;  /* per probe: its length, or 0 when its matches vary (var) */
     ps_pattern_t **var;   /* per probe and strand (i * 2 + s): the pattern, where lengths vary */
     uint64_t *hits;       /* per probe: rows written, or offered once max_hits is reached */
+    uint32_t *pname_len;  /* per probe: its name's length */
+    const char *last_name; /* the record name written last, and its length (valid within one
+                            * emit: name buffers are refilled between them) */
+    size_t last_len;
     ps_site_stats_t st;
     ps_site_rows_t cur;   /* the chunk's rows, and the held ones merged in */
     ps_site_rows_t held;  /* rows near the last chunk's end, waiting for the next */
@@ -89,8 +95,9 @@ int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, co
     w->fixed_len = malloc(((size_t)p->n + 1) * sizeof *w->fixed_len);
     w->var = calloc((size_t)p->n * 2 + 1, sizeof *w->var);
     w->hits = calloc((size_t)p->n + 1, sizeof *w->hits);
+    w->pname_len = malloc(((size_t)p->n + 1) * sizeof *w->pname_len);
     w->out = malloc(OUT_BUF + 4096);
-    if (!w->entry_at || !w->entry || !w->fixed_len || !w->var || !w->hits || !w->out) {
+    if (!w->entry_at || !w->entry || !w->fixed_len || !w->var || !w->hits || !w->pname_len || !w->out) {
         ps_site_writer_free(w);
         return nomem(err);
     }
@@ -110,6 +117,7 @@ int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, co
             for (uint32_t d = 0; d < levels; d++)
                 w->entry[fill[lv->probe_leaf[s][i] + d]++] = (entry_t){i, (uint8_t)s, (uint8_t)d};
     free(fill);
+    for (uint32_t i = 0; i < p->n; i++) w->pname_len[i] = (uint32_t)strlen(p->name[i]);
     for (uint32_t i = 0; i < p->n; i++) {
         w->fixed_len[i] = p->patterns ? p->len[i] : (uint32_t)p->k;
         if (!p->patterns) continue;
@@ -162,6 +170,19 @@ static void put_u64(ps_site_writer_t *w, uint64_t v)
     put(w, b + sizeof b - n, (size_t)n);
 }
 
+/* Digits of v at o; returns the end. */
+static inline char *fmt_u64(char *o, uint64_t v)
+{
+    char b[20];
+    int n = 0;
+    do {
+        b[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n) *o++ = b[--n];
+    return o;
+}
+
 static int write_error(const ps_site_writer_t *w, ps_err_t *err)
 {
     if (ferror(w->f)) return ps_fail(err, PS_E_IO, "error writing the sites: %s", strerror(errno));
@@ -180,6 +201,36 @@ static void write_row(ps_site_writer_t *w, const row_t *r, const char *name, uin
     }
     w->hits[r->probe]++;
     w->st.rows++;
+    if (name != w->last_name) {
+        w->last_name = name;
+        w->last_len = strlen(name);
+    }
+    const size_t plen = w->pname_len[r->probe], most = w->last_len + plen + 72;
+    if (w->format == PS_SITES_BED && most <= OUT_BUF) {
+        /* The common row straight into the buffer: millions of them are
+         * the whole cost of a dense run. */
+        if (w->out_len + most > OUT_BUF) {
+            fwrite(w->out, 1, w->out_len, w->f);
+            w->out_len = 0;
+        }
+        char *o = w->out + w->out_len;
+        memcpy(o, name, w->last_len);
+        o += w->last_len;
+        *o++ = '\t';
+        o = fmt_u64(o, r->start + shift);
+        *o++ = '\t';
+        o = fmt_u64(o, r->end + shift);
+        *o++ = '\t';
+        memcpy(o, w->p->name[r->probe], plen);
+        o += plen;
+        *o++ = '\t';
+        o = fmt_u64(o, r->dist);
+        *o++ = '\t';
+        *o++ = r->strand ? '-' : '+';
+        *o++ = '\n';
+        w->out_len = (size_t)(o - w->out);
+        return;
+    }
     const char *tab = "\t";
     if (w->format == PS_SITES_TSV) {
         put_str(w, w->input);
@@ -257,6 +308,8 @@ static void rows_clear(ps_site_rows_t *rs)
 
 static void rows_free(ps_site_rows_t *rs)
 {
+    free(rs->keys);
+    free(rs->tmp);
     free(rs->row);
     free(rs->names);
     free(rs->text);
@@ -291,17 +344,56 @@ static int match_len(const ps_chunk_t *c, const ps_pattern_t *pat, uint64_t pos,
     return ps_pattern_match_len(pat, text, n, d, off == 0, rec_end && pos + n == seg_end);
 }
 
-/* Appends rows for c's sites to rs, sorted among themselves. block: c is a
- * chunk of a block (records numbered as ps_block_place_t says). */
+/* Sorts a[0..n) in place (tmp: n more): least significant digit first,
+ * 11 bits a pass, a pass skipped where every key has the same digit. Keys
+ * come in a few sorted runs (each lane's), so often already in order. */
+static void sort_keys(uint64_t *a, uint64_t *tmp, size_t n)
+{
+    size_t i = 1;
+    while (i < n && a[i - 1] <= a[i]) i++;
+    if (i >= n) return;
+    uint64_t *src = a, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += 11) {
+        size_t cnt[2048] = {0};
+        for (i = 0; i < n; i++) cnt[src[i] >> shift & 2047]++;
+        if (cnt[src[0] >> shift & 2047] == n) continue;
+        for (size_t d = 0, sum = 0; d < 2048; d++) {
+            size_t c = cnt[d];
+            cnt[d] = sum;
+            sum += c;
+        }
+        for (i = 0; i < n; i++) dst[cnt[src[i] >> shift & 2047]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
+}
+
+/* Appends rows for c's sites to rs, in order. block: c is a chunk of a
+ * block (records numbered as ps_block_place_t says). The sites are sorted
+ * by start and leaf; that is row order, since at one start an exact index
+ * has one leaf (its strings have one length), and the pattern set's leaves
+ * are numbered by probe, then strand, with one site a probe and strand;
+ * a leaf's rows go by probe, then strand. */
 static int add_rows(const ps_site_writer_t *w, ps_site_rows_t *rs, const ps_chunk_t *c, const ps_sites_t *s,
                     int block, ps_err_t *err)
 {
     const ps_alpha_t alpha = w->lv->alpha;
-    const size_t first = rs->n;
     rs->named_c = NULL;
+    if (s->n > rs->keys_cap) {
+        free(rs->keys);
+        free(rs->tmp);
+        rs->keys = malloc(s->n * sizeof *rs->keys);
+        rs->tmp = malloc(s->n * sizeof *rs->tmp);
+        rs->keys_cap = rs->keys && rs->tmp ? s->n : 0;
+        if (!rs->keys_cap) return nomem(err);
+    }
+    for (uint64_t i = 0; i < s->n; i++) rs->keys[i] = (uint64_t)s->pos[i] << 32 | s->leaf[i];
+    sort_keys(rs->keys, rs->tmp, s->n);
     for (uint64_t i = 0; i < s->n; i++) {
-        const uint64_t pos = s->pos[i];
-        const uint32_t leaf = s->leaf[i];
+        const uint64_t pos = rs->keys[i] >> 32;
+        const uint32_t leaf = (uint32_t)rs->keys[i];
         const uint32_t j = record_at(c, pos);
         if (leaf >= w->lv->n_leaves || pos >= c->n || (j == c->n_rec && !block))
             return ps_fail(err, PS_E_INTERNAL, "a site at %llu of leaf %u outside the chunk", (unsigned long long)pos, leaf);
@@ -342,7 +434,6 @@ static int add_rows(const ps_site_writer_t *w, ps_site_rows_t *rs, const ps_chun
                 rs->text[rs->text_len++] = ps_alpha_letter(alpha, (int)ps_chunk_sym(c, pos + t));
         }
     }
-    if (rs->n - first > 1) qsort(rs->row + first, rs->n - first, sizeof *rs->row, cmp_row);
     return PS_OK;
 }
 
@@ -358,6 +449,7 @@ int ps_site_writer_emit(void *ctx, const ps_chunk_t *c, const ps_sites_t *s, ps_
 {
     ps_site_writer_t *w = ctx;
     ps_site_rows_t *cur = &w->cur, *held = &w->held, *next = &w->spare;
+    w->last_name = NULL;
     rows_clear(cur);
     int rc = add_rows(w, cur, c, s, 0, err);
     if (rc < 0) return rc;
@@ -423,6 +515,7 @@ int ps_site_writer_emit_block(void *ctx, void *rows, const ps_block_place_t *at,
 {
     ps_site_writer_t *w = ctx;
     ps_site_rows_t *rs = rows;
+    w->last_name = NULL;
     if (!rs) return PS_OK;
     /* Each chunk's rows are sorted, and a block's chunks come in order with
      * sites of one length (blocks serve probes of one length only), so the
@@ -445,6 +538,7 @@ void ps_site_writer_free_rows(void *rows)
 
 int ps_site_writer_flush(ps_site_writer_t *w, ps_err_t *err)
 {
+    w->last_name = NULL;
     for (size_t i = 0; i < w->held.n; i++) {
         const row_t *r = &w->held.row[i];
         write_row(w, r, w->held.names + r->name, 0, letters(w, &w->held, r));
@@ -467,6 +561,7 @@ void ps_site_writer_free(ps_site_writer_t *w)
     free(w->entry);
     free(w->fixed_len);
     free(w->hits);
+    free(w->pname_len);
     rows_free(&w->cur);
     rows_free(&w->held);
     rows_free(&w->spare);

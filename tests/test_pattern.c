@@ -411,6 +411,10 @@ static void brute(const pcase_t *c, uint64_t *want)
     }
 }
 
+/* Record t's name: "r<t>" and then some of this, so that names differ in
+ * length as well as in letters. */
+#define REC_PAD(t) ((t) * 5 % 7), "_abcdef"
+
 /* Writes c's records to path: FASTQ now and then (returns 1), else FASTA
  * on one line or wrapped. */
 static int write_pcase(tu_rng_t *r, const pcase_t *c, const char *path)
@@ -419,13 +423,13 @@ static int write_pcase(tu_rng_t *r, const pcase_t *c, const char *path)
     int fastq = tu_rng_chance(r, 20);
     for (int t = 0; t < c->n_rec; t++) {
         if (fastq) {
-            tu_buf_printf(&fa, "@r%d\n%s\n+\n", t, c->recs[t]);
+            tu_buf_printf(&fa, "@r%d%.*s\n%s\n+\n", t, REC_PAD(t), c->recs[t]);
             for (size_t j = strlen(c->recs[t]); j > 0; j--) tu_buf_putc(&fa, 'I');
             tu_buf_putc(&fa, '\n');
         } else if (tu_rng_chance(r, 50)) {
-            tu_buf_printf(&fa, ">r%d\n%s\n", t, c->recs[t]);
+            tu_buf_printf(&fa, ">r%d%.*s\n%s\n", t, REC_PAD(t), c->recs[t]);
         } else { /* wrapped lines */
-            tu_buf_printf(&fa, ">r%d desc\n", t);
+            tu_buf_printf(&fa, ">r%d%.*s desc\n", t, REC_PAD(t));
             size_t len = strlen(c->recs[t]), wrap = (size_t)tu_rng_range(r, 1, 60);
             for (size_t j = 0; j < len; j += wrap) {
                 tu_buf_put(&fa, c->recs[t] + j, len - j < wrap ? len - j : wrap);
@@ -606,7 +610,8 @@ static void brute_rows(const pcase_t *c, tu_buf_t *out)
                     int end = first_end(c, &g, rec, len, 0, at, d);
                     int end2 = d2 <= d ? first_end(c, &g, rec, len, 1, 0, d) : FAR;
                     if (end2 < end) end = end2;
-                    tu_buf_printf(out, "r%d\t%d\t%d\t%s\t%d\t%c\n", t, at, end, c->text[i], d, s ? '-' : '+');
+                    tu_buf_printf(out, "r%d%.*s\t%d\t%d\t%s\t%d\t%c\n", t, REC_PAD(t), at, end, c->text[i], d,
+                                  s ? '-' : '+');
                 }
     }
 }
