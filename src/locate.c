@@ -296,14 +296,8 @@ static int run_locate(const opts_t *o, ps_err_t *err)
 
     int rc = ps_probes_load(&p, o->probes, o->alpha, err);
     if (rc < 0) goto done;
-    int both = o->both_strands;
-    if (p->alpha == PS_PROTEIN && both) {
-        if (o->strand_set) {
-            rc = ps_fail(err, PS_E_USAGE, "--strand both applies to DNA only; protein probes are located forward");
-            goto done;
-        }
-        both = 0;
-    }
+    int both;
+    if ((rc = ps_opt_strands(p, o->both_strands, o->strand_set, "located", &both, err)) < 0) goto done;
     ps_probes_warn(p, o->probes);
     if ((rc = build_index(&ix, o, p, both, err)) < 0) goto done;
 

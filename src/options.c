@@ -95,3 +95,13 @@ int ps_check_outputs(const char *output, const char *stats, const char *const *i
                                         "or --stats FILE");
     return PS_OK;
 }
+
+int ps_opt_strands(const ps_probes_t *p, int both, int strand_set, const char *done, int *out, ps_err_t *err)
+{
+    *out = both;
+    if (p->alpha != PS_PROTEIN || !both) return PS_OK;
+    if (strand_set)
+        return ps_fail(err, PS_E_USAGE, "--strand both applies to DNA only; protein probes are %s forward", done);
+    *out = 0;
+    return PS_OK;
+}

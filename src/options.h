@@ -32,6 +32,11 @@ int ps_opt_mismatches(const char *arg, int *out, ps_err_t *err);          /* -m:
 int ps_opt_engine(const char *arg, ps_engine_req_t *out, ps_err_t *err);  /* --engine: auto, cpu, gpu */
 int ps_opt_gpu(const char *arg, int *out, ps_err_t *err);                 /* --gpu: a device number */
 
+/* The strands probes p are matched on: both as asked (-s), except that
+ * protein has one; -s both said outright for protein is refused, saying
+ * that protein probes are `done` forward. */
+int ps_opt_strands(const ps_probes_t *p, int both, int strand_set, const char *done, int *out, ps_err_t *err);
+
 /* output and stats may be NULL or "-" (standard output). */
 int ps_check_outputs(const char *output, const char *stats, const char *const *inputs, int n_inputs,
                      const char *probes, ps_err_t *err);
