@@ -16,12 +16,10 @@ runs=${RUNS:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# shellcheck source=bench/common.sh
+source "$here/common.sh"
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-wall() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); awk -v s="$s" -v e="$e" 'BEGIN {printf "%.3f\n", e - s}'; }
-timeit() { for _ in $(seq "$runs"); do wall "$@"; done | median; }
-
-echo "probescan $("$bin" --version), $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown), $threads threads, $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+header
 [ -f "$data/yeast_S288C_R64-1-1.bgzf.fa.gz" ] || { echo "skip: yeast_S288C_R64-1-1.bgzf.fa.gz not in $data"; exit 0; }
 gzip -dc "$data/yeast_S288C_R64-1-1.bgzf.fa.gz" > "$work/y.fa"
 for i in 1 2 3 4 5 6; do sed "s/^>/>c${i}_/" "$work/y.fa"; done > "$work/y6.fa"

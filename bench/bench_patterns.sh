@@ -15,12 +15,10 @@ runs=${RUNS:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# shellcheck source=bench/common.sh
+source "$here/common.sh"
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-wall() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); awk -v s="$s" -v e="$e" 'BEGIN {printf "%.3f\n", e - s}'; }
-timeit() { for _ in $(seq "$runs"); do wall "$@"; done | median; }
-
-echo "probescan $("$bin" --version), $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown), $threads threads, $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+header
 for f in prosite_r14.dat uniprot_20k.fa.gz yeast_S288C_R64-1-1.bgzf.fa.gz; do
     [ -f "$data/$f" ] || { echo "skip: $f not in $data"; exit 0; }
 done

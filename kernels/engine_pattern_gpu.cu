@@ -148,15 +148,13 @@ __device__ __forceinline__ void record(const kparams &k, uint32_t leaf, uint32_t
     atomicAdd(k.counts + leaf, 1ull);
 }
 
-/* Counts the sites ending at p (the top level holds every one; a level
- * holds the sites of all those below it, so the lowest with the bit is the
- * site's distance). */
+/* Records the sites at p whose bits are in h (h not 0), each at the lowest
+ * level holding it: a level holds the sites of all those below, so the
+ * lowest with the bit is the site's distance. */
 template <int LV>
-__device__ __forceinline__ void count_hits(const uint64_t (&D)[LV], uint64_t last, uint32_t p, uint32_t from,
-                                           const uint32_t *leaf, const kparams &k)
+__device__ __forceinline__ void count_bits(const uint64_t (&D)[LV], uint64_t h, const uint32_t *leaf,
+                                           const kparams &k, uint32_t p)
 {
-    uint64_t h = D[LV - 1] & last;
-    if (!h || p < from) return;
     do {
         const int b = __ffsll((long long)h) - 1;
         h &= h - 1;
@@ -166,6 +164,16 @@ __device__ __forceinline__ void count_hits(const uint64_t (&D)[LV], uint64_t las
             if (D[e] >> b & 1) d = (uint32_t)e;
         record(k, leaf[b] + d, p);
     } while (h);
+}
+
+/* Counts the sites ending at p (the top level holds every one), from the
+ * first counted position on. */
+template <int LV>
+__device__ __forceinline__ void count_hits(const uint64_t (&D)[LV], uint64_t last, uint32_t p, uint32_t from,
+                                           const uint32_t *leaf, const kparams &k)
+{
+    const uint64_t h = D[LV - 1] & last;
+    if (h && p >= from) count_bits<LV>(D, h, leaf, k, p);
 }
 
 /* Symbols i0 .. i1-1 of packed word w, the first at position p, each
@@ -354,23 +362,6 @@ __device__ __forceinline__ void step_back(uint64_t (&D)[LV], uint64_t b, uint64_
     }
 }
 
-/* Counts the sites starting at p whose bits are in h, each at the lowest
- * level holding it (a level holds all the sites of those below). */
-template <int LV>
-__device__ __forceinline__ void count_back(const uint64_t (&D)[LV], uint64_t h, const uint32_t *leaf,
-                                           const kparams &k, uint32_t p)
-{
-    do {
-        const int b = __ffsll((long long)h) - 1;
-        h &= h - 1;
-        uint32_t d = LV - 1;
-#pragma unroll
-        for (int e = LV - 2; e >= 0; e--)
-            if (D[e] >> b & 1) d = (uint32_t)e;
-        record(k, leaf[b] + d, p);
-    } while (h);
-}
-
 /* A step at a segment's edge: its record's end (the first step read) or
  * its record's first letter (the last), where anchors act; counted when
  * `count`. */
@@ -382,7 +373,7 @@ __device__ __forceinline__ void edge_step(uint64_t (&D)[LV], uint64_t b, bool at
     if (!count) return;
     if (!at_start) {
         const uint64_t h = D[LV - 1] & m.last;
-        if (h) count_back<LV>(D, h, leaf, k, p);
+        if (h) count_bits<LV>(D, h, leaf, k, p);
         return;
     }
     /* Start-anchored strings end here too, and [<M] may skip its last
@@ -391,7 +382,7 @@ __device__ __forceinline__ void edge_step(uint64_t (&D)[LV], uint64_t b, bool at
     uint64_t M[LV];
 #pragma unroll
     for (int d = 0; d < LV; d++) M[d] = (D[d] & L) | (D[d] & m.skip_start) << 1;
-    if (M[LV - 1]) count_back<LV>(M, M[LV - 1], leaf, k, p);
+    if (M[LV - 1]) count_bits<LV>(M, M[LV - 1], leaf, k, p);
 }
 
 /* Edge bits of restart r (0 without an edge list). */
@@ -473,13 +464,13 @@ __device__ __forceinline__ void match_slice_back(const uint64_t *sB, const kpara
                 for (int i = (int)PW - 1; i >= 0; i--) {
                     step_back<LV>(D, PS_ROW(w >> (BITS * i) & mask), m.zero, m.first, m);
                     const uint64_t h = D[LV - 1] & m.last;
-                    if (h) count_back<LV>(D, h, leaf, k, base + (uint32_t)i);
+                    if (h) count_bits<LV>(D, h, leaf, k, base + (uint32_t)i);
                 }
             } else {
                 for (uint32_t i = q - base; i-- > i0;) {
                     step_back<LV>(D, PS_ROW(w >> (BITS * i) & mask), m.zero, m.first, m);
                     const uint64_t h = D[LV - 1] & m.last;
-                    if (h && base + i < cnt_hi) count_back<LV>(D, h, leaf, k, base + i);
+                    if (h && base + i < cnt_hi) count_bits<LV>(D, h, leaf, k, base + i);
                 }
             }
             q = base + i0;

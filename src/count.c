@@ -29,7 +29,6 @@
 #include "engine_gpu.h"
 #include "engine_kmer.h"
 #include "engine_pattern.h"
-#include "engine_pattern_gpu.h"
 #include "engine_split.h"
 #include "engine_mixed.h"
 #include "gpu_plan.h"
@@ -465,19 +464,6 @@ static void say_cpu(const opts_t *o, const char *what, const char *why)
         fprintf(stderr, "probescan: engine: cpu, %d threads%s\n", o->threads, what);
 }
 
-/* The GPU for the patterns it takes and CPU threads for the others, on the
- * same chunks (engine_split.h); parts freed by the caller after the engine. */
-static int make_split_engine(ps_engine_t **e, const opts_t *o, const ps_probes_t *p, const ps_patset_t *ps,
-                             ps_patset_t *parts[2], int workers, ps_err_t *err)
-{
-    uint32_t n_gpu;
-    int rc = ps_split_patterns_new(e, p, ps, o->gpu_id, workers, parts, &n_gpu, err);
-    if (rc == PS_OK && o->verbose)
-        fprintf(stderr, "probescan: engine: the GPU for %u patterns, %d CPU threads for the other %u\n", n_gpu,
-                o->threads, p->n - n_gpu);
-    return rc;
-}
-
 /* The pattern engine: on the GPU when asked, or (auto) where one is present
  * and the work repays its start; the GPU takes the whole set, or the part
  * it can (make_split_engine); else CPU threads. */
@@ -485,33 +471,26 @@ static int make_pattern_engine(ps_engine_t **e, const opts_t *o, const ps_probes
                                ps_patset_t *parts[2], int workers, ps_err_t *err)
 {
     char why[sizeof err->msg] = "no NVIDIA GPU device found", work[160] = "";
-    int want_gpu = 0;
-    if (o->engine == PS_REQ_GPU) {
-        if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
-            return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
-        want_gpu = 1;
-    } else if (o->engine == PS_REQ_AUTO && o->by_record) {
+    int want_gpu = o->engine == PS_REQ_GPU;
+    if (o->engine == PS_REQ_AUTO && o->by_record) {
         snprintf(why, sizeof why, "--by-record counts on the CPU");
     } else if (o->engine == PS_REQ_AUTO && ps_gpu_device_present()) {
         want_gpu = pattern_gpu_worth(o, ps, work, sizeof work);
         snprintf(why, sizeof why, "%s", work);
     }
     if (want_gpu) {
-        int rc = ps_gpu_pattern_engine_new(e, ps, o->gpu_id, workers, err);
-        if (rc == PS_E_USAGE) rc = make_split_engine(e, o, p, ps, parts, workers, err);
+        uint32_t n_gpu;
+        int rc = ps_gpu_patterns_new(e, p, ps, o->gpu_id, workers, o->engine == PS_REQ_GPU, parts, &n_gpu, why,
+                                     sizeof why, err);
+        if (rc < 0) return rc;
         if (rc == PS_OK) {
+            if (o->verbose && n_gpu < p->n)
+                fprintf(stderr, "probescan: engine: the GPU for %u patterns, %d CPU threads for the other %u\n", n_gpu,
+                        o->threads, p->n - n_gpu);
             if (o->verbose) fprintf(stderr, "probescan: engine: the GPU, patterns (%s)\n", work[0] ? work : "asked for");
             return rc;
         }
-        if (o->engine == PS_REQ_GPU) {
-            char msg[sizeof err->msg];
-            snprintf(msg, sizeof msg, "%s", err->msg);
-            return ps_fail(err, rc, "--engine gpu: %s; use --engine cpu", msg);
-        }
-        /* auto: no GPU after all, or none of the set for it: the CPU. */
-        snprintf(why, sizeof why, "%s", err->msg);
-        err->code = 0;
-        err->msg[0] = '\0';
+        /* auto: no GPU after all, or none of the set for it (why): the CPU. */
     }
     say_cpu(o, ", patterns", why);
     return make_cpu_engine(e, NULL, NULL, ps, workers, err);

@@ -1,8 +1,10 @@
 #include "engine_split.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_gpu.h"
 #include "engine_pattern.h"
 #include "engine_pattern_gpu.h"
 
@@ -157,4 +159,24 @@ int ps_split_patterns_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset
     }
     *n_gpu_out = n_gpu;
     return ps_split_engine_new(e, part_e[0], map[0], n_leaves[0], part_e[1], map[1], n_leaves[1], err);
+}
+
+int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,
+                        int required, ps_patset_t *parts[2], uint32_t *n_gpu, char *why, size_t why_len,
+                        ps_err_t *err)
+{
+    if (required && !ps_gpu_usable(gpu_id, why, why_len))
+        return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", gpu_id, why);
+    *n_gpu = p->n;
+    int rc = ps_gpu_pattern_engine_new(out, ps, gpu_id, workers, err);
+    /* Patterns of over 64 positions: CPU threads beside the GPU. */
+    if (rc == PS_E_USAGE) rc = ps_split_patterns_new(out, p, ps, gpu_id, workers, parts, n_gpu, err);
+    if (rc == PS_OK) return PS_OK;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    if (required) return ps_fail(err, rc, "--engine gpu: %s; use --engine cpu", msg);
+    snprintf(why, why_len, "%s", msg);
+    err->code = 0;
+    err->msg[0] = '\0';
+    return 1;
 }

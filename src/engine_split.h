@@ -35,6 +35,16 @@ int ps_split_engine_new(ps_engine_t **out, ps_engine_t *a, uint32_t *map_a, uint
 int ps_split_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,
                           ps_patset_t *parts[2], uint32_t *n_gpu, ps_err_t *err);
 
+/* The pattern set on the GPU: whole, or split as above where some pattern
+ * is too long for it; *n_gpu the probes the GPU takes. required (--engine
+ * gpu): a GPU that is not usable or a set it cannot take is the run's
+ * error, saying to use --engine cpu. Else such a failure returns 1, with
+ * why[0..why_len) saying what failed and err cleared: the caller takes CPU
+ * threads. */
+int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,
+                        int required, ps_patset_t *parts[2], uint32_t *n_gpu, char *why, size_t why_len,
+                        ps_err_t *err);
+
 #ifdef __cplusplus
 }
 #endif

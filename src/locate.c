@@ -22,7 +22,6 @@
 #include "engine_gpu.h"
 #include "engine_kmer.h"
 #include "engine_pattern.h"
-#include "engine_pattern_gpu.h"
 #include "engine_split.h"
 #include "host.h"
 #include "kmerset.h"
@@ -208,33 +207,22 @@ static int make_engine(ps_engine_t **e, const opts_t *o, index_t *ix, const ps_p
     *on_gpu = 0;
     if (ix->ps && o->engine != PS_REQ_CPU) {
         int want = o->engine == PS_REQ_GPU;
-        if (want && !ps_gpu_usable(o->gpu_id, why, sizeof why))
-            return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
         if (!want && ps_gpu_device_present()) {
             want = ps_patset_gpu_worth(ix->ps, ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs),
                                        o->threads, work, sizeof work);
             snprintf(why, sizeof why, "%s", work);
         }
-        if (want) {
-            int rc = ps_gpu_pattern_engine_new(e, ix->ps, o->gpu_id, workers, err);
-            uint32_t n_gpu = p->n;
-            /* Patterns of over 64 positions: CPU threads beside the GPU. */
-            if (rc == PS_E_USAGE) rc = ps_split_patterns_new(e, p, ix->ps, o->gpu_id, workers, ix->parts, &n_gpu, err);
-            if (rc == PS_OK) {
-                *on_gpu = 1;
-                if (o->verbose)
-                    fprintf(stderr, "probescan: locate: %s, the GPU for %u probes%s (%s)\n", ix->what, n_gpu,
-                            n_gpu < p->n ? ", CPU threads for the longer ones" : "", work[0] ? work : "asked for");
-                return rc;
-            }
-            if (o->engine == PS_REQ_GPU) {
-                char msg[sizeof err->msg];
-                snprintf(msg, sizeof msg, "%s", err->msg);
-                return ps_fail(err, rc, "--engine gpu: %s; use --engine cpu", msg);
-            }
-            snprintf(why, sizeof why, "%s", err->msg);
-            err->code = 0;
-            err->msg[0] = '\0';
+        uint32_t n_gpu;
+        int rc = want ? ps_gpu_patterns_new(e, p, ix->ps, o->gpu_id, workers, o->engine == PS_REQ_GPU, ix->parts,
+                                            &n_gpu, why, sizeof why, err)
+                      : 1;
+        if (rc < 0) return rc;
+        if (rc == PS_OK) {
+            *on_gpu = 1;
+            if (o->verbose)
+                fprintf(stderr, "probescan: locate: %s, the GPU for %u probes%s (%s)\n", ix->what, n_gpu,
+                        n_gpu < p->n ? ", CPU threads for the longer ones" : "", work[0] ? work : "asked for");
+            return rc;
         }
     } else if (!ix->ps) {
         snprintf(why, sizeof why, "exact probes: as fast as the input is read");
@@ -311,13 +299,13 @@ static int run_locate(const opts_t *o, ps_err_t *err)
     if ((rc = ps_scanner_new(&sc, e, ix.lv, &so, err)) < 0) goto done;
     if ((rc = ps_output_open(&out, o->output, o->cleanup, err)) < 0) goto done;
     if ((rc = ps_site_writer_new(&w, ps_output_stream(out), p, ix.lv, o->format, o->max_hits, err)) < 0) goto done;
-    ps_record_sink_t sink = {NULL, w, ps_site_writer_emit, ps_site_writer_block_sites, ps_site_writer_emit_block,
+    ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
                              ps_site_writer_free_rows};
     char name[PS_SAMPLE_NAME_MAX];
     for (int i = 0; i < o->n_inputs; i++) {
         ps_sample_name(o->inputs[i], name, sizeof name); /* as count --by-record names it */
-        ps_site_writer_input(w, name);
-        rc = ps_scanner_run(sc, o->inputs[i], NULL, &sink, &st[i], NULL, NULL, err);
+        rc = ps_site_writer_input(w, name, err);
+        if (rc == PS_OK) rc = ps_scanner_run(sc, o->inputs[i], NULL, &sink, &st[i], NULL, NULL, err);
         if (rc == PS_OK) rc = ps_site_writer_flush(w, err);
         if (rc < 0) goto done;
         if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);

@@ -94,9 +94,10 @@ struct ps_scanner {
     size_t n_chunks, n_blocks;
     int chunks_list_records;   /* the ring's chunks list records (for a sink) */
     int lanes_list_records;    /* the lanes' block chunks list records (for a sites sink) */
-    void (*free_rows)(void *); /* frees block slots' rows */
+    void (*free_rows)(void *); /* frees slots' rows */
     ps_chunk_t jsites;         /* a junction segment alone, for a sites sink */
     ps_sites_t jsites_out;
+    void *jrows;               /* its rows */
     char cont_name[PS_NAME_MAX + 1]; /* the record in progress before the block being joined */
     slot_t *free_chunks, *free_blocks;
     ps_chunk_t junction;       /* block joins, scanned by the calling thread */
@@ -138,9 +139,18 @@ static void *chunk_job(void *arg)
         sl->rc = ps_fail(&sl->err, PS_E_INTERNAL, "no free lane for a scan job");
         return sl;
     }
-    sl->rc = !s->sink              ? s->e->scan(s->e, l->id, &sl->c, &sl->err)
-             : s->sink->emit_sites ? s->e->scan_sites(s->e, l->id, &sl->c, &sl->sites, &sl->err)
-                                   : s->e->scan_records(s->e, l->id, &sl->c, &sl->hits, &sl->err);
+    const ps_record_sink_t *k = s->sink;
+    if (!k) {
+        sl->rc = s->e->scan(s->e, l->id, &sl->c, &sl->err);
+    } else if (k->rows) {
+        /* The rows too, here: their sorting and placing is the work of a
+         * dense run, which the reading thread then only writes. */
+        sl->rc = s->e->scan_sites(s->e, l->id, &sl->c, &sl->sites, &sl->err);
+        if (sl->rc == PS_OK) sl->rc = k->rows(k->ctx, &sl->rows, NULL, NULL, 0, &sl->err);
+        if (sl->rc == PS_OK) sl->rc = k->rows(k->ctx, &sl->rows, &sl->c, &sl->sites, 0, &sl->err);
+    } else {
+        sl->rc = s->e->scan_records(s->e, l->id, &sl->c, &sl->hits, &sl->err);
+    }
     give_lane(s, l);
     return sl;
 }
@@ -163,7 +173,7 @@ static int scan_one_sites(void *ctx, ps_chunk_t *c, ps_err_t *err)
     scan_ctx_t *sc = ctx;
     const ps_record_sink_t *k = sc->s->sink;
     int rc = sc->s->e->scan_sites(sc->s->e, sc->lane->id, c, &sc->lane->sites, err);
-    return rc < 0 ? rc : k->block_sites(k->ctx, &sc->slot->rows, c, &sc->lane->sites, err);
+    return rc < 0 ? rc : k->rows(k->ctx, &sc->slot->rows, c, &sc->lane->sites, 1, err);
 }
 
 static void *block_job(void *arg)
@@ -177,7 +187,7 @@ static void *block_job(void *arg)
     }
     scan_ctx_t sc = {s, l, sl};
     const ps_record_sink_t *k = s->sink;
-    sl->rc = k ? k->block_sites(k->ctx, &sl->rows, NULL, NULL, &sl->err) : PS_OK;
+    sl->rc = k ? k->rows(k->ctx, &sl->rows, NULL, NULL, 1, &sl->err) : PS_OK;
     if (sl->rc == PS_OK)
         sl->rc = ps_block_parse(&l->parser, &sl->b, 0, NULL, &l->chunk, k ? scan_one_sites : scan_one, &sc, &sl->out,
                                 &sl->err);
@@ -240,7 +250,8 @@ static void join_sites(ps_scanner_t *s, slot_t *sl)
         j->head_off = at.cont_off - (n - sl->out.head_len);
         j->tail_edge = PS_EDGE_CLOSED;
         if (s->e->scan_sites(s->e, s->o.threads, j, &s->jsites_out, &err) < 0 ||
-            k->emit_sites(k->ctx, j, &s->jsites_out, &err) < 0) {
+            k->rows(k->ctx, &s->jrows, NULL, NULL, 0, &err) < 0 ||
+            k->rows(k->ctx, &s->jrows, j, &s->jsites_out, 0, &err) < 0 || k->emit_rows(k->ctx, j, s->jrows, &err) < 0) {
             fail_once(s, &err);
             return;
         }
@@ -291,8 +302,8 @@ static int take_result(ps_scanner_t *s, int wait)
             if (n) add_junction(s, seg, n);
         } else if (s->sink) {
             ps_err_t e;
-            int rc = s->sink->emit_sites ? s->sink->emit_sites(s->sink->ctx, &sl->c, &sl->sites, &e)
-                                         : s->sink->emit(s->sink->ctx, &sl->c, &sl->hits, &e);
+            int rc = s->sink->rows ? s->sink->emit_rows(s->sink->ctx, &sl->c, sl->rows, &e)
+                                   : s->sink->emit(s->sink->ctx, &sl->c, &sl->hits, &e);
             if (rc < 0) fail_once(s, &e);
         }
     }
@@ -476,6 +487,7 @@ void ps_scanner_free(ps_scanner_t *s)
     ps_chunk_free(&s->junction, &s->e->chunk_alloc);
     ps_chunk_free(&s->jsites, NULL);
     ps_sites_free(&s->jsites_out);
+    if (s->jrows && s->free_rows) s->free_rows(s->jrows);
     free(s->lanes);
     pthread_mutex_destroy(&s->lane_lock);
     free(s);
@@ -545,11 +557,11 @@ static size_t block_size(const ps_scanner_t *s, const ps_reader_t *r)
 int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, const ps_record_sink_t *sink,
                    ps_scan_stats_t *st, ps_progress_fn progress, void *progress_ctx, ps_err_t *err)
 {
-    if (sink && (sink->emit_sites ? !s->e->scan_sites : !s->e->scan_records)) {
+    if (sink && (sink->rows ? !s->e->scan_sites : !s->e->scan_records)) {
         ps_engine_info_t in;
         ps_engine_info(s->e, &in);
         return ps_fail(err, PS_E_INTERNAL, "the %s engine cannot %s", ps_engine_ran(&in),
-                       sink->emit_sites ? "place its sites" : "count per record");
+                       sink->rows ? "place its sites" : "count per record");
     }
     double t0 = ps_now();
     ps_reader_t *r = NULL;

@@ -49,18 +49,19 @@ typedef struct {
 typedef void (*ps_progress_fn)(void *ctx, const ps_reader_t *r);
 
 /* Receives each chunk, in input order, with its per-record hits
- * (--by-record: emit, and an engine with scan_records) or with its sites
- * (`locate`: emit_sites, and an engine with scan_sites); the other NULL.
- * A sites sink may also take blocks of FASTA parsed on several threads
- * (else the input is read in chunks): block_sites turns a block chunk's
- * sites into rows of the block's own, on the thread that parsed it (c
- * NULL: empty *rows first); emit_block writes them in input order, placed
- * by `at`; free_rows frees them. */
+ * (--by-record: emit, and an engine with scan_records), or its sites
+ * (`locate`: rows, emit_rows, free_rows, and an engine with scan_sites).
+ * rows turns a chunk's sites into rows on the pool thread that found them,
+ * into the slot's *rows (made on first use; c NULL: emptied); block says c
+ * is a chunk of a FASTA block, whose records are its own (pack.h's
+ * ps_block_place_t). emit_rows then writes a chunk's rows in input order;
+ * a sink with emit_block also takes blocks, whose rows it writes placed by
+ * `at` (else the input is read in chunks). free_rows frees rows. */
 typedef struct {
     int (*emit)(void *ctx, const ps_chunk_t *c, const ps_rec_hits_t *h, ps_err_t *err);
     void *ctx;
-    int (*emit_sites)(void *ctx, const ps_chunk_t *c, const ps_sites_t *s, ps_err_t *err);
-    int (*block_sites)(void *ctx, void **rows, const ps_chunk_t *c, const ps_sites_t *s, ps_err_t *err);
+    int (*rows)(void *ctx, void **rows, const ps_chunk_t *c, const ps_sites_t *s, int block, ps_err_t *err);
+    int (*emit_rows)(void *ctx, const ps_chunk_t *c, void *rows, ps_err_t *err);
     int (*emit_block)(void *ctx, void *rows, const ps_block_place_t *at, ps_err_t *err);
     void (*free_rows)(void *rows);
 } ps_record_sink_t;

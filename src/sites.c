@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse.h"
+
 
 /* One output row before it is written. */
 typedef struct {
@@ -41,6 +43,9 @@ struct ps_site_writer {
     ps_sites_format_t format;
     uint64_t max_hits;
     const char *input;
+    size_t input_len;
+    size_t row_most;      /* the longest row but for its input name: probe name and text, record name,
+                           * letters, numbers (out holds OUT_BUF and one row more) */
     uint32_t *entry_at;   /* leaf l's entries: entry[entry_at[l] .. entry_at[l + 1]) */
     entry_t *entry;
     uint32_t *fixed_len;  /* per probe: its length, or 0 when its matches vary (var) */
@@ -51,7 +56,6 @@ struct ps_site_writer {
                             * emit: name buffers are refilled between them) */
     size_t last_len;
     ps_site_stats_t st;
-    ps_site_rows_t cur;   /* the chunk's rows, and the held ones merged in */
     ps_site_rows_t held;  /* rows near the last chunk's end, waiting for the next */
     ps_site_rows_t spare; /* where the next held rows are copied */
     char *out;
@@ -88,7 +92,6 @@ int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, co
     w->lv = lv;
     w->format = format;
     w->max_hits = max_hits;
-    w->input = "-";
     const uint32_t strands = lv->both_strands ? 2u : 1u, levels = (uint32_t)lv->levels;
     w->entry_at = calloc((size_t)lv->n_leaves + 1, sizeof *w->entry_at);
     w->entry = malloc(((size_t)p->n * strands * levels + 1) * sizeof *w->entry);
@@ -96,8 +99,7 @@ int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, co
     w->var = calloc((size_t)p->n * 2 + 1, sizeof *w->var);
     w->hits = calloc((size_t)p->n + 1, sizeof *w->hits);
     w->pname_len = malloc(((size_t)p->n + 1) * sizeof *w->pname_len);
-    w->out = malloc(OUT_BUF + 4096);
-    if (!w->entry_at || !w->entry || !w->fixed_len || !w->var || !w->hits || !w->pname_len || !w->out) {
+    if (!w->entry_at || !w->entry || !w->fixed_len || !w->var || !w->hits || !w->pname_len) {
         ps_site_writer_free(w);
         return nomem(err);
     }
@@ -117,7 +119,18 @@ int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, co
             for (uint32_t d = 0; d < levels; d++)
                 w->entry[fill[lv->probe_leaf[s][i] + d]++] = (entry_t){i, (uint8_t)s, (uint8_t)d};
     free(fill);
-    for (uint32_t i = 0; i < p->n; i++) w->pname_len[i] = (uint32_t)strlen(p->name[i]);
+    for (uint32_t i = 0; i < p->n; i++) {
+        w->pname_len[i] = (uint32_t)strlen(p->name[i]);
+        size_t most = w->pname_len[i] + strlen(p->seq[i]);
+        if (most > w->row_most) w->row_most = most;
+    }
+    w->row_most += PS_NAME_MAX + PS_MAX_K + 3 * 20 + 16;
+    w->input = "-";
+    w->input_len = 1;
+    if (!(w->out = malloc(OUT_BUF + w->row_most + w->input_len))) {
+        ps_site_writer_free(w);
+        return nomem(err);
+    }
     for (uint32_t i = 0; i < p->n; i++) {
         w->fixed_len[i] = p->patterns ? p->len[i] : (uint32_t)p->k;
         if (!p->patterns) continue;
@@ -139,36 +152,20 @@ int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, co
     return PS_OK;
 }
 
-void ps_site_writer_input(ps_site_writer_t *w, const char *input) { w->input = input; }
+int ps_site_writer_input(ps_site_writer_t *w, const char *input, ps_err_t *err)
+{
+    const size_t len = strlen(input);
+    if (len > w->input_len) {
+        char *o = realloc(w->out, OUT_BUF + w->row_most + len);
+        if (!o) return nomem(err);
+        w->out = o;
+    }
+    w->input = input;
+    w->input_len = len;
+    return PS_OK;
+}
 
 /* ---- writing ------------------------------------------------------------ */
-
-static void put(ps_site_writer_t *w, const char *s, size_t n)
-{
-    if (w->out_len + n > OUT_BUF) {
-        fwrite(w->out, 1, w->out_len, w->f);
-        w->out_len = 0;
-        if (n > OUT_BUF) {
-            fwrite(s, 1, n, w->f);
-            return;
-        }
-    }
-    memcpy(w->out + w->out_len, s, n);
-    w->out_len += n;
-}
-
-static void put_str(ps_site_writer_t *w, const char *s) { put(w, s, strlen(s)); }
-
-static void put_u64(ps_site_writer_t *w, uint64_t v)
-{
-    char b[24];
-    int n = 0;
-    do {
-        b[sizeof b - 1 - n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    put(w, b + sizeof b - n, (size_t)n);
-}
 
 /* Digits of v at o; returns the end. */
 static inline char *fmt_u64(char *o, uint64_t v)
@@ -191,7 +188,9 @@ static int write_error(const ps_site_writer_t *w, ps_err_t *err)
 
 /* Writes a row, unless its probe has reached max_hits: in record `name`,
  * its offsets moved by shift (a block's first record), its letters at
- * matched (TSV). */
+ * matched (TSV). The buffer holds OUT_BUF and the longest row after it,
+ * so a row goes straight in and the buffer is written out once past
+ * OUT_BUF: millions of rows are the whole cost of a dense run. */
 static void write_row(ps_site_writer_t *w, const row_t *r, const char *name, uint64_t shift, const char *matched)
 {
     if (w->max_hits && w->hits[r->probe] >= w->max_hits) {
@@ -205,54 +204,41 @@ static void write_row(ps_site_writer_t *w, const row_t *r, const char *name, uin
         w->last_name = name;
         w->last_len = strlen(name);
     }
-    const size_t plen = w->pname_len[r->probe], most = w->last_len + plen + 72;
-    if (w->format == PS_SITES_BED && most <= OUT_BUF) {
-        /* The common row straight into the buffer: millions of them are
-         * the whole cost of a dense run. */
-        if (w->out_len + most > OUT_BUF) {
-            fwrite(w->out, 1, w->out_len, w->f);
-            w->out_len = 0;
-        }
-        char *o = w->out + w->out_len;
-        memcpy(o, name, w->last_len);
-        o += w->last_len;
+    const int tsv = w->format == PS_SITES_TSV;
+    char *o = w->out + w->out_len;
+    if (tsv) {
+        memcpy(o, w->input, w->input_len);
+        o += w->input_len;
         *o++ = '\t';
-        o = fmt_u64(o, r->start + shift);
-        *o++ = '\t';
-        o = fmt_u64(o, r->end + shift);
-        *o++ = '\t';
-        memcpy(o, w->p->name[r->probe], plen);
-        o += plen;
-        *o++ = '\t';
-        o = fmt_u64(o, r->dist);
-        *o++ = '\t';
-        *o++ = r->strand ? '-' : '+';
-        *o++ = '\n';
-        w->out_len = (size_t)(o - w->out);
-        return;
     }
-    const char *tab = "\t";
-    if (w->format == PS_SITES_TSV) {
-        put_str(w, w->input);
-        put(w, tab, 1);
+    memcpy(o, name, w->last_len);
+    o += w->last_len;
+    *o++ = '\t';
+    o = fmt_u64(o, r->start + shift);
+    *o++ = '\t';
+    o = fmt_u64(o, r->end + shift);
+    *o++ = '\t';
+    memcpy(o, w->p->name[r->probe], w->pname_len[r->probe]);
+    o += w->pname_len[r->probe];
+    *o++ = '\t';
+    o = fmt_u64(o, r->dist);
+    *o++ = '\t';
+    *o++ = r->strand ? '-' : '+';
+    if (tsv) {
+        const size_t sl = strlen(w->p->seq[r->probe]);
+        *o++ = '\t';
+        memcpy(o, w->p->seq[r->probe], sl);
+        o += sl;
+        *o++ = '\t';
+        memcpy(o, matched, (size_t)(r->end - r->start));
+        o += r->end - r->start;
     }
-    put_str(w, name);
-    put(w, tab, 1);
-    put_u64(w, r->start + shift);
-    put(w, tab, 1);
-    put_u64(w, r->end + shift);
-    put(w, tab, 1);
-    put_str(w, w->p->name[r->probe]);
-    put(w, tab, 1);
-    put_u64(w, r->dist);
-    put(w, r->strand ? "\t-" : "\t+", 2);
-    if (w->format == PS_SITES_TSV) {
-        put(w, tab, 1);
-        put_str(w, w->p->seq[r->probe]);
-        put(w, tab, 1);
-        put(w, matched, (size_t)(r->end - r->start));
+    *o++ = '\n';
+    w->out_len = (size_t)(o - w->out);
+    if (w->out_len >= OUT_BUF) {
+        fwrite(w->out, 1, w->out_len, w->f);
+        w->out_len = 0;
     }
-    put(w, "\n", 1);
 }
 
 static int cmp_row(const void *x, const void *y)
@@ -316,26 +302,11 @@ static void rows_free(ps_site_rows_t *rs)
     memset(rs, 0, sizeof *rs);
 }
 
-/* The listed record (its index in c's list) that position pos lies in;
- * c->n_rec when pos comes before the first (a block's first letters). */
-static uint32_t record_at(const ps_chunk_t *c, uint64_t pos)
-{
-    if (!c->n_rec || c->rec_pos[0] > pos) return c->n_rec;
-    uint32_t lo = 0, hi = c->n_rec;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (c->rec_pos[mid] <= pos) lo = mid;
-        else hi = mid;
-    }
-    return lo;
-}
-
 /* The length of a variable pattern's shortest match starting at pos, at
- * distance d: the rest of the segment, up to the longest match, matched
- * again on its own. */
-static int match_len(const ps_chunk_t *c, const ps_pattern_t *pat, uint64_t pos, uint64_t off, int d)
+ * distance d: the rest of the segment (which ends at restart r, or at the
+ * chunk's end), up to the longest match, matched again on its own. */
+static int match_len(const ps_chunk_t *c, const ps_pattern_t *pat, uint64_t pos, uint32_t r, uint64_t off, int d)
 {
-    uint32_t r = ps_chunk_restart_after(c, pos);
     uint64_t seg_end = r < c->n_restart ? c->restart[r] : c->n;
     int rec_end = r < c->n_restart ? (c->edge[r] & PS_EDGE_REC_END) != 0 : (c->tail_edge & PS_EDGE_REC_END) != 0;
     uint32_t n = seg_end - pos < pat->len ? (uint32_t)(seg_end - pos) : pat->len;
@@ -391,13 +362,18 @@ static int add_rows(const ps_site_writer_t *w, ps_site_rows_t *rs, const ps_chun
     }
     for (uint64_t i = 0; i < s->n; i++) rs->keys[i] = (uint64_t)s->pos[i] << 32 | s->leaf[i];
     sort_keys(rs->keys, rs->tmp, s->n);
+    /* Sites in order of position: the records passed (rec_pos <= pos) and
+     * the restarts passed (restart <= pos) only move forward. */
+    uint32_t recs = 0, r = 0;
     for (uint64_t i = 0; i < s->n; i++) {
         const uint64_t pos = rs->keys[i] >> 32;
         const uint32_t leaf = (uint32_t)rs->keys[i];
-        const uint32_t j = record_at(c, pos);
+        while (recs < c->n_rec && c->rec_pos[recs] <= pos) recs++;
+        while (r < c->n_restart && c->restart[r] <= pos) r++;
+        const uint32_t j = recs ? recs - 1 : c->n_rec; /* n_rec: before the first listed record */
         if (leaf >= w->lv->n_leaves || pos >= c->n || (j == c->n_rec && !block))
             return ps_fail(err, PS_E_INTERNAL, "a site at %llu of leaf %u outside the chunk", (unsigned long long)pos, leaf);
-        const uint64_t off = ps_chunk_offset(c, pos);
+        const uint64_t off = r ? c->seg_off[r - 1] + (pos - c->restart[r - 1]) : c->head_off + pos;
         uint32_t name = 0;
         if (j < c->n_rec) {
             if (rs->named_c != c || rs->named_j != j) {
@@ -416,7 +392,7 @@ static int add_rows(const ps_site_writer_t *w, ps_site_rows_t *rs, const ps_chun
                  * relative (offset 0 would not be its start). */
                 if (block)
                     return ps_fail(err, PS_E_INTERNAL, "a pattern of variable length in a block of FASTA");
-                int m = match_len(c, w->var[en->probe * 2 + en->strand], pos, off, en->dist);
+                int m = match_len(c, w->var[en->probe * 2 + en->strand], pos, r, off, en->dist);
                 if (m <= 0)
                     return ps_fail(err, PS_E_INTERNAL, "%s: no match of '%s' at %s:%llu to place", w->input,
                                    w->p->seq[en->probe], j < c->n_rec ? c->rec_name + c->name_off[j] : "?",
@@ -445,14 +421,12 @@ static const char *letters(const ps_site_writer_t *w, const ps_site_rows_t *rs, 
     return w->format == PS_SITES_TSV ? rs->text + r->moff : "";
 }
 
-int ps_site_writer_emit(void *ctx, const ps_chunk_t *c, const ps_sites_t *s, ps_err_t *err)
+int ps_site_writer_emit_rows(void *ctx, const ps_chunk_t *c, void *rows, ps_err_t *err)
 {
     ps_site_writer_t *w = ctx;
-    ps_site_rows_t *cur = &w->cur, *held = &w->held, *next = &w->spare;
+    ps_site_rows_t *cur = rows, *held = &w->held, *next = &w->spare;
     w->last_name = NULL;
-    rows_clear(cur);
-    int rc = add_rows(w, cur, c, s, 0, err);
-    if (rc < 0) return rc;
+    if (!cur) return PS_OK;
     /* The rows held from the last chunk join these, in order. */
     for (size_t i = 0; i < held->n; i++) {
         row_t *r = new_row(cur);
@@ -500,7 +474,7 @@ int ps_site_writer_emit(void *ctx, const ps_chunk_t *c, const ps_sites_t *s, ps_
     return write_error(w, err);
 }
 
-int ps_site_writer_block_sites(void *ctx, void **rows, const ps_chunk_t *c, const ps_sites_t *s, ps_err_t *err)
+int ps_site_writer_rows(void *ctx, void **rows, const ps_chunk_t *c, const ps_sites_t *s, int block, ps_err_t *err)
 {
     ps_site_rows_t *rs = *rows;
     if (!rs && !(rs = *rows = calloc(1, sizeof *rs))) return nomem(err);
@@ -508,7 +482,7 @@ int ps_site_writer_block_sites(void *ctx, void **rows, const ps_chunk_t *c, cons
         rows_clear(rs);
         return PS_OK;
     }
-    return add_rows(ctx, rs, c, s, 1, err);
+    return add_rows(ctx, rs, c, s, block, err);
 }
 
 int ps_site_writer_emit_block(void *ctx, void *rows, const ps_block_place_t *at, ps_err_t *err)
@@ -562,7 +536,6 @@ void ps_site_writer_free(ps_site_writer_t *w)
     free(w->fixed_len);
     free(w->hits);
     free(w->pname_len);
-    rows_free(&w->cur);
     rows_free(&w->held);
     rows_free(&w->spare);
     free(w->out);

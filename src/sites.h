@@ -1,12 +1,12 @@
 /* sites.h - `locate`'s output: every site placed in its record and written
  * as a BED6 or TSV row, in a fixed order.
  *
- * A site writer is fed each chunk with its sites (a ps_record_sink_t's
- * emit_sites), in input order. It places each site in its record (pack.h's
- * record offsets), turns its leaf into rows (one per probe and strand the
- * leaf counts: duplicate probes and palindromes give several), and writes
- * them ordered by record, start, probe order, then strand (+ first),
- * whatever the engine or the thread count. Coordinates are 0-based,
+ * Pool threads turn each chunk's sites into rows (ps_site_writer_rows):
+ * each site placed in its record (pack.h's record offsets), its leaf turned
+ * into rows (one per probe and strand the leaf counts: duplicate probes
+ * and palindromes give several), in order. The writer then writes the rows
+ * in input order, ordered by record, start, probe order, then strand (+
+ * first), whatever the engine or the thread count. Coordinates are 0-based,
  * half-open, counting every sequence letter of the record (N included).
  * A site's end is its start plus the probe's length; for a pattern of
  * variable length (e(n,m), anchors), the end of its shortest match at the
@@ -20,11 +20,11 @@
  *         probe  matched  (probe: as given; matched: the record's letters,
  *         upper case, U as T)
  *
- * Two ways in, as the input is read (scan.h): chunks in order, whose sites
- * the writer places and writes at once (emit_sites); or blocks of FASTA
- * parsed on several threads, whose sites each thread turns into rows of
- * the block's own (ps_site_rows_add, block-local records and offsets), which
- * the writer fixes up and writes in input order (ps_site_writer_emit_block).
+ * Two ways in, as the input is read (scan.h): chunks in order, whose rows
+ * the writer writes as they come (ps_site_writer_emit_rows); or blocks of
+ * FASTA parsed on several threads, whose rows are the block's own (block-
+ * local records and offsets), which the writer places and writes in input
+ * order (ps_site_writer_emit_block).
  *
  * Memory: the rows of one chunk at a time (or of each block in flight), plus
  * the few rows near a chunk's end that a later chunk's rows may precede
@@ -61,15 +61,16 @@ typedef struct {
 int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, const ps_leaves_t *lv,
                        ps_sites_format_t format, uint64_t max_hits, ps_err_t *err);
 /* Names the input whose chunks follow (the TSV's `input` column); the name
- * must outlive the writer's use of it. */
-void ps_site_writer_input(ps_site_writer_t *w, const char *input);
-/* A ps_record_sink_t emit_sites function; ctx is the writer. */
-int ps_site_writer_emit(void *ctx, const ps_chunk_t *c, const ps_sites_t *s, ps_err_t *err);
-/* The sink's block functions (scan.h), ctx the writer: a block chunk's
- * sites into rows of the block's own (block-local records and offsets),
- * on any thread (the writer is only read); the rows written in order,
- * placed by at; the rows freed. */
-int ps_site_writer_block_sites(void *ctx, void **rows, const ps_chunk_t *c, const ps_sites_t *s, ps_err_t *err);
+ * must outlive the writer's use of it. Between inputs only: the rows
+ * written so far are flushed (ps_site_writer_flush). */
+int ps_site_writer_input(ps_site_writer_t *w, const char *input, ps_err_t *err);
+/* The sink's functions (scan.h), ctx the writer: a chunk's sites into rows
+ * in *rows, on any thread (the writer is only read; block: a chunk of a
+ * FASTA block, its records and offsets the block's own); a chunk's rows
+ * written in order (with rows held from the chunk before); a block's rows
+ * written, placed by at; rows freed. */
+int ps_site_writer_rows(void *ctx, void **rows, const ps_chunk_t *c, const ps_sites_t *s, int block, ps_err_t *err);
+int ps_site_writer_emit_rows(void *ctx, const ps_chunk_t *c, void *rows, ps_err_t *err);
 int ps_site_writer_emit_block(void *ctx, void *rows, const ps_block_place_t *at, ps_err_t *err);
 void ps_site_writer_free_rows(void *rows);
 

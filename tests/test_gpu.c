@@ -727,7 +727,7 @@ static void gp_run_file(tu_rng_t *r, const gp_case_t *c, const char *dir, int id
         ck_assert(mem);
         ps_site_writer_t *w = NULL;
         ck_assert(ps_site_writer_new(&w, mem, p, &ps->leaves, PS_SITES_TSV, 0, &err) == PS_OK);
-        ps_record_sink_t sink = {NULL, w, ps_site_writer_emit, ps_site_writer_block_sites, ps_site_writer_emit_block,
+        ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
                                  ps_site_writer_free_rows};
         ps_engine_t *le = NULL;
         if (g) le = gp_engine(ps, ps_scan_workers(&go), what);
