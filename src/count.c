@@ -568,7 +568,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     ps_scan_stats_t *st = calloc((size_t)o->n_inputs, sizeof *st);
     if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
 
-    int rc = ps_probes_load(&p, o->probes, o->alpha, err);
+    int rc = ps_probes_load(&p, o->probes, o->alpha, o->threads, err);
     if (rc < 0) goto done;
     int both;
     if ((rc = ps_opt_strands(p, o->both_strands, o->strand_set, "counted", &both, err)) < 0) goto done;
@@ -604,7 +604,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     } else if (rc) {
         rc = check_memory_kmer(o, p, both, err);
         if (rc < 0) goto done;
-        rc = ps_kmerset_build(&ks, p, both, err);
+        rc = ps_kmerset_build(&ks, p, both, o->threads, err);
         if (rc < 0) goto done;
         lv = &ks->leaves;
     } else {
@@ -720,9 +720,9 @@ static int run_count(const opts_t *o, ps_err_t *err)
     FILE *f = ps_output_stream(out);
     if (!o->by_record)
         rc = o->samples ? ps_write_matrix(f, p, lv, counts, (const char *const *)o->samples->name,
-                                          (int)o->samples->n_samples, err)
-             : o->by_file ? ps_write_matrix(f, p, lv, counts, (const char *const *)o->names, o->n_inputs, err)
-                          : ps_write_counts(f, p, lv, counts, err);
+                                          (int)o->samples->n_samples, o->threads, err)
+             : o->by_file ? ps_write_matrix(f, p, lv, counts, (const char *const *)o->names, o->n_inputs, o->threads, err)
+                          : ps_write_counts(f, p, lv, counts, o->threads, err);
     if (rc < 0) goto done;
     rc = ps_output_commit(out, err);
     out = NULL;

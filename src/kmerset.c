@@ -4,6 +4,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "parallel.h"
+
 /* Tables of millions of keys are touched at random, a TLB miss a lookup
  * with 4 KiB pages: ask for huge pages where the kernel gives them on
  * request (transparent huge pages in "madvise" mode). A hint only. */
@@ -53,6 +55,31 @@ void ps_kmerset_free(ps_kmerset_t *ks)
     free(ks);
 }
 
+/* The key of string j: probe j's sequence, or for j >= n the reverse
+ * complement of probe j - n. */
+static inline uint64_t string_key(const ps_probes_t *p, uint64_t j)
+{
+    const int k = p->k;
+    const int rc = j >= p->n;
+    const uint8_t *c = p->code + (size_t)(rc ? j - p->n : j) * (size_t)k;
+    uint64_t v = 0;
+    if (!rc)
+        for (int i = 0; i < k; i++) v = v << 2 | c[i];
+    else
+        for (int i = k - 1; i >= 0; i--) v = v << 2 | (3u - c[i]);
+    return v;
+}
+
+static void set_filter(ps_kmerset_t *ks, uint64_t key)
+{
+    uint64_t fh = ps_kmerset_fhash(key);
+    ks->filter[fh >> (64 - ks->filter_bits)] |= ps_kmerset_fmask(fh);
+}
+
+/* Strings are inserted in batches whose slots are prefetched first, so that
+ * the misses of a table larger than the cache overlap. */
+enum { BUILD_BATCH = 64 };
+
 /* The leaf of key, inserting it as a new leaf when absent. */
 static uint32_t insert(ps_kmerset_t *ks, uint64_t key, uint64_t home)
 {
@@ -60,8 +87,7 @@ static uint32_t insert(ps_kmerset_t *ks, uint64_t key, uint64_t home)
     for (uint64_t i = home;; i = (i + 1) & m) {
         ps_kmer_slot_t *s = &ks->slot[i];
         if (s->leaf == PS_KMERSET_EMPTY) {
-            uint64_t fh = ps_kmerset_fhash(key);
-            ks->filter[fh >> (64 - ks->filter_bits)] |= ps_kmerset_fmask(fh);
+            set_filter(ks, key);
             s->key = key;
             s->leaf = ks->leaves.n_leaves++;
             return s->leaf;
@@ -70,53 +96,220 @@ static uint32_t insert(ps_kmerset_t *ks, uint64_t key, uint64_t home)
     }
 }
 
-int ps_kmerset_build(ps_kmerset_t **out, const ps_probes_t *p, int both_strands, ps_err_t *err)
+/* One thread: forward sequences first, then reverse complements, as the
+ * automaton inserts them, so leaves are numbered in that order. */
+static void build_serial(ps_kmerset_t *ks, const ps_probes_t *p, int strands)
+{
+    uint64_t key[BUILD_BATCH], home[BUILD_BATCH];
+    const uint64_t n = (uint64_t)p->n * (uint64_t)strands;
+    for (uint64_t j0 = 0; j0 < n; j0 += BUILD_BATCH) {
+        uint32_t nb = n - j0 < BUILD_BATCH ? (uint32_t)(n - j0) : BUILD_BATCH;
+        for (uint32_t b = 0; b < nb; b++) {
+            key[b] = string_key(p, j0 + b);
+            home[b] = ps_kmerset_home(ks, key[b]);
+            __builtin_prefetch(&ks->slot[home[b]], 1);
+            __builtin_prefetch(ps_kmerset_fword(ks, ps_kmerset_fhash(key[b])), 1);
+        }
+        for (uint32_t b = 0; b < nb; b++) {
+            uint64_t j = j0 + b;
+            ks->leaves.probe_leaf[j >= p->n][j >= p->n ? j - p->n : j] = insert(ks, key[b], home[b]);
+        }
+    }
+}
+
+/* Several threads give the same leaves as one. Each string j (numbered as
+ * build_serial inserts them) goes into the table at once, and its slot
+ * keeps the smallest j of its key, the string that build_serial would have
+ * made the leaf; then the leaves are numbered by a prefix sum over those
+ * first strings, and every string takes its first string's leaf. While
+ * strings go in, a slot's leaf holds that first string (CLAIMED while the
+ * thread that took the slot writes its key); the steps after it run as
+ * separate calls, each seeing all of the step before. */
+#define CLAIMED (PS_KMERSET_EMPTY - 1)
+
+typedef struct {
+    ps_kmerset_t *ks;
+    const ps_probes_t *p;
+    uint64_t n;           /* strings */
+    uint32_t *at;         /* each string's slot */
+    uint32_t *firsts;     /* per part: first strings in it, then the leaf its first one gets */
+} par_build_t;
+
+/* The part's share of the strings. */
+static void share(const par_build_t *b, int part, int parts, uint64_t *lo, uint64_t *hi)
+{
+    *lo = ps_parallel_share(b->n, part, parts);
+    *hi = ps_parallel_share(b->n, part + 1, parts);
+}
+
+static uint32_t *leaf_of(par_build_t *b, uint64_t j)
+{
+    return &b->ks->leaves.probe_leaf[j >= b->p->n][j >= b->p->n ? j - b->p->n : j];
+}
+
+/* Pages of the table and filter are first touched by the threads that fill
+ * them: the kernel's page clearing is spread too. */
+static void par_clear(void *ctx, int part, int parts)
+{
+    par_build_t *b = ctx;
+    ps_kmerset_t *ks = b->ks;
+    uint64_t lo = ps_parallel_share(ks->n_slots, part, parts), hi = ps_parallel_share(ks->n_slots, part + 1, parts);
+    memset(ks->slot + lo, 0xFF, (hi - lo) * sizeof *ks->slot);
+    uint64_t words = 1ull << ks->filter_bits;
+    lo = ps_parallel_share(words, part, parts);
+    hi = ps_parallel_share(words, part + 1, parts);
+    memset(ks->filter + lo, 0, (hi - lo) * sizeof *ks->filter);
+}
+
+static void par_insert_one(par_build_t *b, uint64_t key, uint64_t home, uint32_t j)
+{
+    ps_kmerset_t *ks = b->ks;
+    const uint64_t m = ks->n_slots - 1;
+    for (uint64_t i = home;; i = (i + 1) & m) {
+        ps_kmer_slot_t *s = &ks->slot[i];
+        uint32_t l = __atomic_load_n(&s->leaf, __ATOMIC_ACQUIRE);
+        for (;;) {
+            if (l == PS_KMERSET_EMPTY) {
+                if (!__atomic_compare_exchange_n(&s->leaf, &l, CLAIMED, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+                    continue; /* taken meanwhile: l is what took it */
+                s->key = key;
+                uint64_t fh = ps_kmerset_fhash(key);
+                __atomic_fetch_or(&ks->filter[fh >> (64 - ks->filter_bits)], ps_kmerset_fmask(fh), __ATOMIC_RELAXED);
+                __atomic_store_n(&s->leaf, j, __ATOMIC_RELEASE);
+                b->at[j] = (uint32_t)i;
+                return;
+            }
+            if (l != CLAIMED) break;
+            l = __atomic_load_n(&s->leaf, __ATOMIC_ACQUIRE); /* its key is being written */
+        }
+        if (s->key != key) continue;
+        /* The key's slot: keep the smaller first string. */
+        while (j < l && !__atomic_compare_exchange_n(&s->leaf, &l, j, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        }
+        b->at[j] = (uint32_t)i;
+        return;
+    }
+}
+
+static void par_insert(void *ctx, int part, int parts)
+{
+    par_build_t *b = ctx;
+    ps_kmerset_t *ks = b->ks;
+    uint64_t lo, hi, key[BUILD_BATCH], home[BUILD_BATCH];
+    share(b, part, parts, &lo, &hi);
+    for (uint64_t j0 = lo; j0 < hi; j0 += BUILD_BATCH) {
+        uint32_t nb = hi - j0 < BUILD_BATCH ? (uint32_t)(hi - j0) : BUILD_BATCH;
+        for (uint32_t i = 0; i < nb; i++) {
+            key[i] = string_key(b->p, j0 + i);
+            home[i] = ps_kmerset_home(ks, key[i]);
+            __builtin_prefetch(&ks->slot[home[i]], 1);
+        }
+        for (uint32_t i = 0; i < nb; i++) par_insert_one(b, key[i], home[i], (uint32_t)(j0 + i));
+    }
+}
+
+/* A slot's first string, read while no one writes it. */
+static uint32_t first_of(const par_build_t *b, uint64_t j) { return b->ks->slot[b->at[j]].leaf; }
+
+static void par_count_firsts(void *ctx, int part, int parts)
+{
+    par_build_t *b = ctx;
+    uint64_t lo, hi;
+    share(b, part, parts, &lo, &hi);
+    uint32_t c = 0;
+    for (uint64_t j = lo; j < hi; j++) c += first_of(b, j) == j;
+    b->firsts[part] = c;
+}
+
+/* First strings take their leaves, in string order. */
+static void par_number_firsts(void *ctx, int part, int parts)
+{
+    par_build_t *b = ctx;
+    uint64_t lo, hi;
+    share(b, part, parts, &lo, &hi);
+    uint32_t leaf = b->firsts[part];
+    for (uint64_t j = lo; j < hi; j++)
+        if (first_of(b, j) == j) *leaf_of(b, j) = leaf++;
+}
+
+/* The other strings take their first string's leaf. */
+static void par_number_rest(void *ctx, int part, int parts)
+{
+    par_build_t *b = ctx;
+    uint64_t lo, hi;
+    share(b, part, parts, &lo, &hi);
+    for (uint64_t j = lo; j < hi; j++) {
+        uint32_t f = first_of(b, j);
+        if (f != j) *leaf_of(b, j) = *leaf_of(b, f);
+    }
+}
+
+/* Slots trade their first string for its leaf. */
+static void par_slot_leaves(void *ctx, int part, int parts)
+{
+    par_build_t *b = ctx;
+    ps_kmerset_t *ks = b->ks;
+    uint64_t lo = ps_parallel_share(ks->n_slots, part, parts), hi = ps_parallel_share(ks->n_slots, part + 1, parts);
+    for (uint64_t i = lo; i < hi; i++)
+        if (ks->slot[i].leaf != PS_KMERSET_EMPTY) ks->slot[i].leaf = *leaf_of(b, ks->slot[i].leaf);
+}
+
+/* Strings a part inserts at least: below it, starting threads costs more
+ * than it saves. */
+#define PAR_GRAIN 16384
+
+int ps_kmerset_build(ps_kmerset_t **out, const ps_probes_t *p, int both_strands, int threads, ps_err_t *err)
 {
     *out = NULL;
     if (!ps_kmerset_fits(p))
         return ps_fail(err, PS_E_INTERNAL, "k-mer set: %s probes of length %d do not fit (DNA, k <= %d)",
                        ps_alpha_name(p->alpha), p->k, PS_KMERSET_MAX_K);
     const int k = p->k, strands = both_strands ? 2 : 1;
+    const uint64_t n = (uint64_t)p->n * (uint64_t)strands;
+    par_build_t b = {.p = p, .n = n};
     ps_kmerset_t *ks = calloc(1, sizeof *ks);
     if (!ks) goto nomem;
+    b.ks = ks;
     ks->k = k;
     ks->mask = k == 32 ? ~0ull : (1ull << (2 * k)) - 1;
-    ks->bits = table_bits((uint64_t)p->n * (uint64_t)strands);
+    ks->bits = table_bits(n);
     ks->n_slots = 1ull << ks->bits;
     ks->leaves = (ps_leaves_t){.alpha = PS_DNA, .k = k, .levels = 1, .both_strands = both_strands};
-    ks->filter_bits = filter_bits((uint64_t)p->n * (uint64_t)strands);
+    ks->filter_bits = filter_bits(n);
     if (!(ks->slot = table_alloc(ks->n_slots * sizeof *ks->slot))) goto nomem;
     if (!(ks->filter = table_alloc(sizeof *ks->filter << ks->filter_bits))) goto nomem;
-    memset(ks->filter, 0, sizeof *ks->filter << ks->filter_bits);
-    /* All-ones bytes make every leaf PS_KMERSET_EMPTY. */
-    memset(ks->slot, 0xFF, ks->n_slots * sizeof *ks->slot);
     for (int s = 0; s < strands; s++)
         if (!(ks->leaves.probe_leaf[s] = malloc((size_t)p->n * sizeof(uint32_t)))) goto nomem;
-    /* Forward sequences first, then reverse complements, as the automaton
-     * inserts them; in batches whose slots are prefetched first, so that
-     * the misses of a table larger than the cache overlap. */
-    enum { BUILD_BATCH = 64 };
-    uint64_t key[BUILD_BATCH], home[BUILD_BATCH];
-    for (int s = 0; s < strands; s++)
-        for (uint32_t i0 = 0; i0 < p->n; i0 += BUILD_BATCH) {
-            uint32_t nb = p->n - i0 < BUILD_BATCH ? p->n - i0 : BUILD_BATCH;
-            for (uint32_t b = 0; b < nb; b++) {
-                const uint8_t *c = p->code + (size_t)(i0 + b) * k;
-                uint64_t v = 0;
-                if (s == 0)
-                    for (int j = 0; j < k; j++) v = v << 2 | c[j];
-                else
-                    for (int j = k - 1; j >= 0; j--) v = v << 2 | (3u - c[j]);
-                key[b] = v;
-                home[b] = ps_kmerset_home(ks, v);
-                __builtin_prefetch(&ks->slot[home[b]], 1);
-                __builtin_prefetch(ps_kmerset_fword(ks, ps_kmerset_fhash(v)), 1);
-            }
-            for (uint32_t b = 0; b < nb; b++) ks->leaves.probe_leaf[s][i0 + b] = insert(ks, key[b], home[b]);
+    /* Strings and slots are numbered in 32 bits on several threads. */
+    int parts = n < CLAIMED && ks->n_slots <= (1ull << 32) ? ps_parallel_parts(threads, n, PAR_GRAIN) : 1;
+    if (parts > 1 && (!(b.at = malloc(n * sizeof *b.at)) || !(b.firsts = malloc((size_t)parts * sizeof *b.firsts)))) {
+        parts = 1; /* the one-thread build needs neither */
+    }
+    /* All-ones bytes make every leaf PS_KMERSET_EMPTY. */
+    ps_parallel_run(parts, par_clear, &b);
+    if (parts == 1) {
+        build_serial(ks, p, strands);
+    } else {
+        ps_parallel_run(parts, par_insert, &b);
+        ps_parallel_run(parts, par_count_firsts, &b);
+        uint32_t leaves = 0;
+        for (int i = 0; i < parts; i++) {
+            uint32_t c = b.firsts[i];
+            b.firsts[i] = leaves;
+            leaves += c;
         }
+        ks->leaves.n_leaves = leaves;
+        ps_parallel_run(parts, par_number_firsts, &b);
+        ps_parallel_run(parts, par_number_rest, &b);
+        ps_parallel_run(parts, par_slot_leaves, &b);
+    }
+    free(b.at);
+    free(b.firsts);
     *out = ks;
     return PS_OK;
 nomem:
+    free(b.at);
+    free(b.firsts);
     ps_kmerset_free(ks);
     return ps_fail(err, PS_E_NOMEM, "out of memory for the k-mer set of %u probes", p->n);
 }

@@ -18,7 +18,8 @@
  * Memory: 16 bytes a slot, a power of two of slots at least twice the keys
  * (at most 4 x 16 = 64 bytes a probe with both strands, 32 forward only),
  * at most 4 bytes a key of filter, plus the leaves view's 4 bytes a probe
- * and strand. Building is linear in the probes. */
+ * and strand; while building, 4 bytes a string more. Building is linear in
+ * the probes and spread over the threads it is given. */
 #ifndef PS_KMERSET_H
 #define PS_KMERSET_H
 
@@ -65,7 +66,9 @@ int ps_kmerset_fits(const ps_probes_t *p);
 /* Bytes a k-mer set of p takes (table and leaves view). */
 uint64_t ps_kmerset_bytes(const ps_probes_t *p, int both_strands);
 
-int ps_kmerset_build(ps_kmerset_t **out, const ps_probes_t *p, int both_strands, ps_err_t *err);
+/* Builds the set on up to `threads` threads (parallel.h); the leaves are the
+ * same on any number. */
+int ps_kmerset_build(ps_kmerset_t **out, const ps_probes_t *p, int both_strands, int threads, ps_err_t *err);
 void ps_kmerset_free(ps_kmerset_t *ks);
 
 /* The home slot of key: Fibonacci hashing, so that k-mers that differ only

@@ -184,7 +184,7 @@ static int build_index(index_t *ix, const opts_t *o, const ps_probes_t *p, int b
         ix->lv = &ix->ps->leaves;
         ix->what = "pattern set";
     } else if (ps_kmerset_fits(p) && (uint64_t)p->n * (both ? 2u : 1u) >= PS_KMER_SET_FROM) {
-        if ((rc = ps_kmerset_build(&ix->ks, p, both, err)) < 0) return rc;
+        if ((rc = ps_kmerset_build(&ix->ks, p, both, o->threads, err)) < 0) return rc;
         ix->lv = &ix->ks->leaves;
         ix->what = "k-mer set";
     } else {
@@ -282,7 +282,7 @@ static int run_locate(const opts_t *o, ps_err_t *err)
     ps_scan_stats_t *st = calloc((size_t)o->n_inputs, sizeof *st);
     if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
 
-    int rc = ps_probes_load(&p, o->probes, o->alpha, err);
+    int rc = ps_probes_load(&p, o->probes, o->alpha, o->threads, err);
     if (rc < 0) goto done;
     int both;
     if ((rc = ps_opt_strands(p, o->both_strands, o->strand_set, "located", &both, err)) < 0) goto done;

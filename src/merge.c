@@ -132,7 +132,7 @@ static void probeset_free(probeset_t *mp)
 static int probeset_load(probeset_t *mp, const char *path, ps_err_t *err)
 {
     ps_probes_t *p = NULL;
-    int rc = ps_probes_load(&p, path, PS_ALPHA_AUTO, err);
+    int rc = ps_probes_load(&p, path, PS_ALPHA_AUTO, 1, err);
     if (rc < 0) return rc;
     mp->path = path;
     mp->key = calloc(p->n, sizeof *mp->key); /* the loader refuses an empty probe file */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parallel.h"
 #include "table.h"
 
 /* Probe i's sites at distance d on strand s (leaves.h). */
@@ -153,70 +154,134 @@ static char *put_counts(char *d, uint64_t fw, uint64_t rv, int strands)
     return d;
 }
 
-/* Writes out what is left and frees the buffer; then rc when it is an
- * error, else what the stream's error flag says (every failed write sets
- * it). */
-static int rows_end(rows_t *o, int rc, ps_err_t *err)
+/* A totals or by-file table being written: what its rows are made of. */
+typedef struct {
+    const ps_probes_t *p;
+    const ps_leaves_t *lv;
+    const uint64_t *leaf_counts;
+    int n_cols;  /* by-file: one count column per input; 0 for totals */
+    int strands; /* totals: forward and reverse columns */
+    int mm;      /* totals: mm0 ... columns */
+} table_t;
+
+/* Bytes row i can take at most. */
+static size_t row_room(const table_t *t, uint32_t i, size_t name_len)
 {
-    rows_flush(o);
-    free(o->buf);
-    if (rc < 0) return rc;
-    return write_error(o->f, err);
+    size_t counts = t->n_cols ? (size_t)t->n_cols : 3 + (size_t)t->mm;
+    return probe_room(t->p, i, name_len) + 1 + counts * COUNT_ROOM;
 }
 
-int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv,
-                    const uint64_t *leaf_counts, ps_err_t *err)
+static char *put_row(char *d, const table_t *t, uint32_t i, size_t name_len)
 {
-    int strands = lv->both_strands;
-    rows_t o;
-    if (rows_init(&o, f)) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    int mm = lv->mm_columns ? lv->levels : 0;
-    if (ps_table_write_header_ex(f, PS_TABLE_TOTALS, strands, NULL, 0, mm, p->id != NULL) < 0) o.failed = 1;
-    int rc = PS_OK;
-    for (uint32_t i = 0; i < p->n && !o.failed; i++) {
-        uint64_t rv, fw = probe_counts(lv, leaf_counts, i, &rv);
-        size_t name_len = strlen(p->name[i]);
-        char *d = rows_room(&o, probe_room(p, i, name_len) + 1 + (3 + (size_t)mm) * COUNT_ROOM);
-        if (!d) {
-            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
-            break;
-        }
-        d = put_probe(d, p, i, name_len);
-        d = put_counts(d, fw, rv, strands);
-        for (int l = 0; l < mm; l++) {
-            *d++ = '\t';
-            d = put_u64(d, leaf_count(lv, leaf_counts, 0, i, l) + (strands ? leaf_count(lv, leaf_counts, 1, i, l) : 0));
-        }
-        *d++ = '\n';
-        rows_done(&o, d);
-    }
-    return rows_end(&o, rc, err);
-}
-
-int ps_write_matrix(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv, const uint64_t *leaf_counts,
-                    const char *const *cols, int n_cols, ps_err_t *err)
-{
-    rows_t o;
-    if (rows_init(&o, f)) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    if (ps_table_write_header_ex(f, PS_TABLE_BYFILE, 0, cols, (size_t)n_cols, 0, p->id != NULL) < 0) o.failed = 1;
-    int rc = PS_OK;
-    for (uint32_t i = 0; i < p->n && !o.failed; i++) {
-        size_t name_len = strlen(p->name[i]);
-        char *d = rows_room(&o, probe_room(p, i, name_len) + 1 + (size_t)n_cols * COUNT_ROOM);
-        if (!d) {
-            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
-            break;
-        }
-        d = put_probe(d, p, i, name_len);
-        for (int c = 0; c < n_cols; c++) {
-            uint64_t rv, fw = probe_counts(lv, leaf_counts + (size_t)c * lv->n_leaves, i, &rv);
+    const ps_probes_t *p = t->p;
+    const ps_leaves_t *lv = t->lv;
+    d = put_probe(d, p, i, name_len);
+    if (t->n_cols) {
+        for (int c = 0; c < t->n_cols; c++) {
+            uint64_t rv, fw = probe_counts(lv, t->leaf_counts + (size_t)c * lv->n_leaves, i, &rv);
             *d++ = '\t';
             d = put_u64(d, fw + rv);
         }
-        *d++ = '\n';
-        rows_done(&o, d);
+    } else {
+        uint64_t rv, fw = probe_counts(lv, t->leaf_counts, i, &rv);
+        d = put_counts(d, fw, rv, t->strands);
+        for (int l = 0; l < t->mm; l++) {
+            *d++ = '\t';
+            d = put_u64(d, leaf_count(lv, t->leaf_counts, 0, i, l) +
+                               (t->strands ? leaf_count(lv, t->leaf_counts, 1, i, l) : 0));
+        }
     }
-    return rows_end(&o, rc, err);
+    *d++ = '\n';
+    return d;
+}
+
+/* Rows are formatted on up to `threads` threads, each part a run of probes
+ * into its own buffer, and written in probe order; a round is parts runs
+ * of part_rows probes. */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    int nomem;
+} part_buf_t;
+
+typedef struct {
+    const table_t *t;
+    uint32_t from, part_rows;
+    part_buf_t *part;
+} round_t;
+
+static void format_part(void *ctx, int part, int parts)
+{
+    (void)parts;
+    round_t *r = ctx;
+    const table_t *t = r->t;
+    uint64_t lo = (uint64_t)r->from + (uint64_t)part * r->part_rows, hi = lo + r->part_rows;
+    if (hi > t->p->n) hi = t->p->n;
+    part_buf_t *o = &r->part[part];
+    o->len = 0;
+    for (uint64_t i = lo; i < hi; i++) {
+        size_t name_len = strlen(t->p->name[i]), room = row_room(t, (uint32_t)i, name_len);
+        if (room > o->cap - o->len) {
+            size_t cap = o->cap ? o->cap : 1 << 16;
+            while (cap - o->len < room) cap *= 2;
+            char *b = realloc(o->buf, cap);
+            if (!b) {
+                o->nomem = 1;
+                return;
+            }
+            o->buf = b;
+            o->cap = cap;
+        }
+        o->len = (size_t)(put_row(o->buf + o->len, t, (uint32_t)i, name_len) - o->buf);
+    }
+}
+
+/* Bytes of rows a part formats at a time, about. */
+#define PART_BYTES (1u << 20)
+
+static int write_rows(FILE *f, const table_t *t, int threads, ps_err_t *err)
+{
+    const uint32_t n = t->p->n;
+    if (n == 0) return write_error(f, err);
+    size_t est = row_room(t, 0, strlen(t->p->name[0]));
+    uint32_t part_rows = (uint32_t)(PART_BYTES / est);
+    if (part_rows < 64) part_rows = 64;
+    if (part_rows > 16384) part_rows = 16384;
+    int parts = ps_parallel_parts(threads, n, part_rows);
+    round_t r = {.t = t, .part_rows = part_rows};
+    if (!(r.part = calloc((size_t)parts, sizeof *r.part))) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    int rc = PS_OK;
+    for (uint64_t from = 0; from < n && rc == PS_OK; from += (uint64_t)parts * part_rows) {
+        r.from = (uint32_t)from;
+        ps_parallel_run(parts, format_part, &r);
+        for (int i = 0; i < parts && rc == PS_OK; i++) {
+            if (r.part[i].nomem) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+            else if (r.part[i].len && fwrite(r.part[i].buf, 1, r.part[i].len, f) != r.part[i].len)
+                rc = write_error(f, err);
+        }
+    }
+    for (int i = 0; i < parts; i++) free(r.part[i].buf);
+    free(r.part);
+    return rc < 0 ? rc : write_error(f, err);
+}
+
+int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv, const uint64_t *leaf_counts, int threads,
+                    ps_err_t *err)
+{
+    table_t t = {.p = p, .lv = lv, .leaf_counts = leaf_counts, .strands = lv->both_strands,
+                 .mm = lv->mm_columns ? lv->levels : 0};
+    if (ps_table_write_header_ex(f, PS_TABLE_TOTALS, t.strands, NULL, 0, t.mm, p->id != NULL) < 0)
+        return write_error(f, err);
+    return write_rows(f, &t, threads, err);
+}
+
+int ps_write_matrix(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv, const uint64_t *leaf_counts,
+                    const char *const *cols, int n_cols, int threads, ps_err_t *err)
+{
+    table_t t = {.p = p, .lv = lv, .leaf_counts = leaf_counts, .n_cols = n_cols};
+    if (ps_table_write_header_ex(f, PS_TABLE_BYFILE, 0, cols, (size_t)n_cols, 0, p->id != NULL) < 0)
+        return write_error(f, err);
+    return write_rows(f, &t, threads, err);
 }
 
 struct ps_record_writer {

@@ -19,15 +19,17 @@
 extern "C" {
 #endif
 
-/* Writes the totals table from leaf counts. */
-int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv,
-                    const uint64_t *leaf_counts, ps_err_t *err);
+/* Writes the totals table from leaf counts. Rows are formatted on up to
+ * `threads` threads (parallel.h), about 1 MB of rows a thread at a time,
+ * and written in probe order. */
+int ps_write_counts(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv, const uint64_t *leaf_counts, int threads,
+                    ps_err_t *err);
 
 /* --by-file: `name  sequence` and one column per input, named cols[c], with
  * that input's count (forward + reverse); leaf_counts holds n_cols arrays of
- * lv->n_leaves counts, one per input. */
+ * lv->n_leaves counts, one per input. Threads as for ps_write_counts. */
 int ps_write_matrix(FILE *f, const ps_probes_t *p, const ps_leaves_t *lv, const uint64_t *leaf_counts,
-                    const char *const *cols, int n_cols, ps_err_t *err);
+                    const char *const *cols, int n_cols, int threads, ps_err_t *err);
 
 /* --by-record: the long table `record  name  sequence  count [forward
  * reverse]`, only rows with count > 0, records in input order and probes in

@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <htslib/bgzf.h>
+
+#include "parallel.h"
 
 /* encode() turns arrays of offsets into arrays of pointers in place. */
 _Static_assert(sizeof(size_t) == sizeof(char *), "an offset and a pointer take the same room");
@@ -179,78 +182,56 @@ static int raw_add_unnamed(raw_t *r, const char *s, size_t len, uint64_t line)
     return 0;
 }
 
-/* The lines of a probe file. bgzf_getline looks for the line end a byte at
- * a time; this takes each block htslib decompresses whole and splits it
- * with memchr. The blocks are the same, and are taken only once the lines
- * before them are handled, so a damaged file fails after the same line. */
+/* The whole probe file in memory, taken a block at a time as htslib
+ * inflates it, so that a damaged file fails after the bytes before the
+ * damage: those are still parsed, and a bad line among them is reported
+ * as one thread reading line by line would report it. */
 typedef struct {
-    BGZF *fp;
-    char *buf;        /* read, not yet handed out: buf[at .. len) */
-    size_t at, len, cap;
-    size_t scanned;   /* buf[at .. scanned) holds no '\n' */
-    int eof;
-    int nul;          /* a NUL byte was read: lines must be checked for one */
-} lines_t;
+    char *buf;
+    size_t len, cap;
+    int failed;  /* -1: a read error after len bytes; -2: out of memory */
+} whole_t;
 
-/* The next line, without its '\n', at *s (*n bytes; valid until the next
- * call): 1; 0 at the end; -1 on a read error; -2 out of memory. */
-static int next_line(lines_t *L, char **s, size_t *n)
+static void read_whole(BGZF *fp, const char *path, whole_t *w)
 {
+    /* A plain file's size is known: one allocation, no copies as it grows. */
+    struct stat st;
+    if (!fp->is_compressed && strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size < SIZE_MAX / 2 && (w->buf = malloc((size_t)st.st_size + 1)))
+        w->cap = (size_t)st.st_size + 1;
     for (;;) {
-        char *nl = L->scanned < L->len ? memchr(L->buf + L->scanned, '\n', L->len - L->scanned) : NULL;
-        if (nl) {
-            *s = L->buf + L->at;
-            *n = (size_t)(nl - *s);
-            L->at = L->scanned = (size_t)(nl - L->buf) + 1;
-            return 1;
-        }
-        L->scanned = L->len;
-        if (L->eof) {
-            /* A last line without '\n'. */
-            if (L->at == L->len) return 0;
-            *s = L->buf + L->at;
-            *n = L->len - L->at;
-            L->at = L->len;
-            return 1;
-        }
-        int avail = L->fp->block_length - L->fp->block_offset;
+        int avail = fp->block_length - fp->block_offset;
         if (avail <= 0) {
-            if (bgzf_read_block(L->fp) != 0) {
-                /* What was read of a line before a block that fails is a
-                 * line, and the failure comes with the next call: so does
-                 * bgzf_getline in htslib 1.16 (later versions fail at once),
-                 * and the message names the line it named. */
-                if (L->at == L->len) return -1;
-                *s = L->buf + L->at;
-                *n = L->len - L->at;
-                L->at = L->scanned = L->len;
-                return 1;
+            if (bgzf_read_block(fp) != 0) {
+                w->failed = -1;
+                return;
             }
-            if (L->fp->block_length == 0) L->eof = 1;
+            if (fp->block_length == 0) return;
             continue;
         }
-        /* Keep only the unfinished line, then add the block. */
-        if (L->at) {
-            memmove(L->buf, L->buf + L->at, L->len - L->at);
-            L->len -= L->at;
-            L->scanned -= L->at;
-            L->at = 0;
-        }
-        if ((size_t)avail > L->cap - L->len) {
-            size_t cap = L->cap ? L->cap : 1 << 17;
-            while (cap - L->len < (size_t)avail) {
-                if (cap > SIZE_MAX / 2) return -2;
+        if ((size_t)avail > w->cap - w->len) {
+            size_t cap = w->cap ? w->cap : 1 << 17;
+            while (cap - w->len < (size_t)avail) {
+                if (cap > SIZE_MAX / 2) {
+                    w->failed = -2;
+                    return;
+                }
                 cap *= 2;
             }
-            char *b = realloc(L->buf, cap);
-            if (!b) return -2;
-            L->buf = b;
-            L->cap = cap;
+            char *b = realloc(w->buf, cap);
+            if (!b) {
+                w->failed = -2;
+                return;
+            }
+            w->buf = b;
+            w->cap = cap;
         }
         /* Within the current block: a copy, never a read that could fail. */
-        if (bgzf_read(L->fp, L->buf + L->len, (size_t)avail) != avail) return -1;
-        if (!L->nul && memchr(L->buf + L->len, '\0', (size_t)avail)) L->nul = 1;
-        L->len += (size_t)avail;
+        if (bgzf_read(fp, w->buf + w->len, (size_t)avail) != avail) {
+            w->failed = -1;
+            return;
+        }
+        w->len += (size_t)avail;
     }
 }
 
@@ -315,52 +296,67 @@ static int prosite_line(raw_t *r, entry_t *e, const char *s, size_t len, uint64_
     return 0;
 }
 
-static int read_raw(raw_t *r, const char *path, ps_err_t *err)
+/* The line at buf[at ..): its length without the '\n' or the trailing
+ * '\r' and spaces, and where the next one starts. */
+static size_t line_at(const char *buf, size_t at, size_t end, size_t *next)
 {
-    BGZF *fp = bgzf_open(path, "r");
-    if (!fp)
-        return ps_fail(err, PS_E_IO, "%s: cannot open probe file: %s", path,
-                       errno ? strerror(errno) : "unknown error");
-    lines_t L = {.fp = fp};
-    int fasta = -1, rc = PS_OK, got;
-    uint64_t line = 0;
+    const char *nl = memchr(buf + at, '\n', end - at);
+    size_t stop = nl ? (size_t)(nl - buf) : end;
+    *next = nl ? stop + 1 : end;
+    while (stop > at && (buf[stop - 1] == '\r' || buf[stop - 1] == ' ')) stop--;
+    return stop - at;
+}
+
+/* Lines of a probe file past its first probe line, in one part of the file
+ * (a PROSITE file is one part; FASTA parts start at a '>' line). */
+typedef struct {
+    raw_t r;
+    size_t from, to;    /* buf[from .. to) */
+    uint64_t line;      /* the line number at from */
+    int rc;
+    ps_err_t err;
+} part_t;
+
+typedef struct {
+    const char *buf, *path;
+    int fasta, nul;
+    part_t *part;
+} parse_job_t;
+
+static void parse_part(void *ctx, int part, int parts)
+{
+    (void)parts;
+    parse_job_t *j = ctx;
+    part_t *pt = &j->part[part];
+    raw_t *r = &pt->r;
+    const char *buf = j->buf, *path = j->path;
     entry_t entry = {0};
-    char *s;
-    size_t len;
-    while ((got = next_line(&L, &s, &len)) > 0) {
+    uint64_t line = pt->line - 1;
+    for (size_t at = pt->from, next; at < pt->to; at = next) {
+        size_t len = line_at(buf, at, pt->to, &next);
+        const char *s = buf + at;
         line++;
-        /* A UTF-8 byte-order mark (editors on Windows write one) is not text. */
-        if (line == 1 && len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) {
-            s += 3;
-            len -= 3;
+        ps_err_t *err = &pt->err;
+        if (j->nul && memchr(s, '\0', len)) {
+            pt->rc = ps_fail(err, PS_E_FORMAT, "%s: line %llu: binary data in probe file", path, (unsigned long long)line);
+            return;
         }
-        while (len && (s[len - 1] == '\r' || s[len - 1] == ' ')) len--;
-        if (L.nul && memchr(s, '\0', len)) {
-            rc = ps_fail(err, PS_E_FORMAT, "%s: line %llu: binary data in probe file", path,
-                         (unsigned long long)line);
-            break;
-        }
-        if (fasta < 0) {
-            if (len == 0 || s[0] == '#') continue;
-            fasta = s[0] == '>';
-            r->prosite = (len >= 5 && !memcmp(s, "ID   ", 5)) || (len >= 2 && !memcmp(s, "CC", 2) && (len == 2 || s[2] == ' '));
-        }
+        int bad = 0;
         if (r->prosite) {
-            if (prosite_line(r, &entry, s, len, line)) {
-                rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes");
-                break;
-            }
-        } else if (fasta) {
+            bad = prosite_line(r, &entry, s, len, line);
+        } else if (j->fasta) {
             if (len && s[0] == '>') {
-                if (raw_add(r, s + 1, word_len(s + 1, len - 1), line)) { rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes"); break; }
+                bad = raw_add(r, s + 1, word_len(s + 1, len - 1), line);
             } else if (len) {
-                if (r->n == 0) { rc = ps_fail(err, PS_E_FORMAT, "%s: line %llu: sequence before the first '>' header", path, (unsigned long long)line); break; }
-                if (raw_append(r, s, len)) { rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes"); break; }
+                if (r->n == 0) {
+                    pt->rc = ps_fail(err, PS_E_FORMAT, "%s: line %llu: sequence before the first '>' header", path,
+                                     (unsigned long long)line);
+                    return;
+                }
+                bad = raw_append(r, s, len);
             }
-        } else {
-            if (len == 0 || s[0] == '#') continue;
+        } else if (len && s[0] != '#') {
             const char *tab = memchr(s, '\t', len);
-            int bad;
             if (tab) {
                 /* name<TAB>seq; a further tab ends the sequence. */
                 const char *seq = tab + 1;
@@ -371,18 +367,195 @@ static int read_raw(raw_t *r, const char *path, ps_err_t *err)
                 /* The name is the sequence, without surrounding blanks. */
                 bad = raw_add_unnamed(r, s, len, line);
             }
-            if (bad) {
-                rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes");
-                break;
-            }
+        }
+        if (bad) {
+            pt->rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes");
+            return;
         }
     }
-    if (rc == PS_OK && got == -1)
+}
+
+static void count_lines(void *ctx, int part, int parts)
+{
+    (void)parts;
+    parse_job_t *j = ctx;
+    part_t *pt = &j->part[part];
+    uint64_t n = 0;
+    for (size_t i = pt->from; i < pt->to; i++) n += j->buf[i] == '\n';
+    pt->line = n;
+}
+
+/* The parts' probes, back to back in r. */
+typedef struct {
+    raw_t *r;
+    part_t *part;
+    uint32_t *first;       /* per part: its first probe in r */
+    size_t *names, *seqs;  /* per part: where its text starts in r's */
+} join_job_t;
+
+static void join_part(void *ctx, int part, int parts)
+{
+    (void)parts;
+    join_job_t *j = ctx;
+    raw_t *r = j->r, *pr = &j->part[part].r;
+    memcpy(r->names.s + j->names[part], pr->names.s, pr->names.len);
+    memcpy(r->seqs.s + j->seqs[part], pr->seqs.s, pr->seqs.len);
+    for (uint32_t i = 0; i < pr->n; i++) {
+        r->name_at[j->first[part] + i] = pr->name_at[i] + j->names[part];
+        r->seq_at[j->first[part] + i] = pr->seq_at[i] + j->seqs[part];
+        r->line[j->first[part] + i] = pr->line[i];
+    }
+}
+
+static int join_parts(raw_t *r, part_t *part, int parts)
+{
+    if (parts == 1) {
+        *r = part[0].r;
+        memset(&part[0].r, 0, sizeof part[0].r);
+        return 0;
+    }
+    uint32_t *first = malloc((size_t)parts * sizeof *first);
+    size_t *names = malloc((size_t)parts * sizeof *names), *seqs = malloc((size_t)parts * sizeof *seqs);
+    uint64_t n = 0;
+    size_t nl = 0, sl = 0;
+    for (int i = 0; first && names && seqs && i < parts; i++) {
+        first[i] = (uint32_t)n;
+        names[i] = nl;
+        seqs[i] = sl;
+        n += part[i].r.n;
+        nl += part[i].r.names.len;
+        sl += part[i].r.seqs.len;
+    }
+    int bad = !first || !names || !seqs || n > UINT32_MAX;
+    if (!bad) {
+        r->n = r->cap = (uint32_t)n;
+        r->name_at = malloc((n ? n : 1) * sizeof *r->name_at);
+        r->seq_at = malloc((n ? n : 1) * sizeof *r->seq_at);
+        r->line = malloc((n ? n : 1) * sizeof *r->line);
+        r->names.s = malloc(nl ? nl : 1);
+        r->seqs.s = malloc(sl ? sl : 1);
+        r->names.len = r->names.cap = nl;
+        r->seqs.len = r->seqs.cap = sl;
+        bad = !r->name_at || !r->seq_at || !r->line || !r->names.s || !r->seqs.s;
+    }
+    if (!bad) {
+        join_job_t j = {r, part, first, names, seqs};
+        ps_parallel_run(parts, join_part, &j);
+    }
+    free(first);
+    free(names);
+    free(seqs);
+    return bad ? -1 : 0;
+}
+
+/* Bytes of probe file a thread parses at least. */
+#define PARSE_GRAIN (1u << 20)
+
+/* Where a part after the first may start, at or after at: the start of a
+ * line, and in FASTA the start of a '>' line. */
+static size_t part_start(const char *buf, size_t at, size_t end, int fasta)
+{
+    if (at >= end) return end;
+    if (at == 0) at = 1; /* buf[0] starts a line, but not a later part */
+    for (;;) {
+        const char *nl = memchr(buf + at - 1, '\n', end - (at - 1));
+        if (!nl) return end;
+        at = (size_t)(nl - buf) + 1;
+        if (!fasta || at >= end || buf[at] == '>') return at;
+        at++;
+    }
+}
+
+static int read_raw(raw_t *r, const char *path, int threads, ps_err_t *err)
+{
+    BGZF *fp = bgzf_open(path, "r");
+    if (!fp)
+        return ps_fail(err, PS_E_IO, "%s: cannot open probe file: %s", path,
+                       errno ? strerror(errno) : "unknown error");
+    whole_t w = {0};
+    read_whole(fp, path, &w);
+    int closed = bgzf_close(fp);
+    if (w.failed == -2) {
+        free(w.buf);
+        return ps_fail(err, PS_E_NOMEM, "out of memory reading probes");
+    }
+    const char *buf = w.buf;
+    const size_t len = w.len;
+    int nul = len && memchr(buf, '\0', len) != NULL;
+
+    /* The first probe line (not blank, not a '#' comment) says the format:
+     * FASTA, a PROSITE data file or lines. */
+    int fasta = 0, prosite = 0, found = 0;
+    uint64_t line = 0;
+    size_t at = 0, next;
+    for (; at < len; at = next) {
+        size_t start = at, n = line_at(buf, at, len, &next);
+        line++;
+        /* A UTF-8 byte-order mark (editors on Windows write one) is not text. */
+        if (line == 1 && n >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) {
+            start += 3;
+            n -= 3;
+        }
+        if (nul && memchr(buf + start, '\0', n)) {
+            free(w.buf);
+            return ps_fail(err, PS_E_FORMAT, "%s: line %llu: binary data in probe file", path, (unsigned long long)line);
+        }
+        if (n == 0 || buf[start] == '#') continue;
+        fasta = buf[start] == '>';
+        prosite = (n >= 5 && !memcmp(buf + start, "ID   ", 5)) ||
+                  (n >= 2 && !memcmp(buf + start, "CC", 2) && (n == 2 || buf[start + 2] == ' '));
+        at = start;
+        found = 1;
+        break;
+    }
+    int parts = found && !prosite ? ps_parallel_parts(threads, len - at, PARSE_GRAIN) : 1;
+    part_t *part = calloc((size_t)parts, sizeof *part);
+    if (!part) {
+        free(w.buf);
+        return ps_fail(err, PS_E_NOMEM, "out of memory reading probes");
+    }
+    parse_job_t job = {buf, path, fasta, nul, part};
+    for (int i = 0; i < parts; i++) {
+        part[i].r.prosite = prosite;
+        part[i].from = i ? part_start(buf, at + (size_t)ps_parallel_share(len - at, i, parts), len, fasta) : at;
+        if (i && part[i].from < part[i - 1].from) part[i].from = part[i - 1].from;
+    }
+    for (int i = 0; i < parts; i++) part[i].to = i + 1 < parts ? part[i + 1].from : len;
+    if (parts > 1) ps_parallel_run(parts, count_lines, &job);
+    int rc = PS_OK;
+    if (found) {
+        /* Absolute line numbers: the first part starts at the first probe
+         * line, the others after the lines of the parts before them. */
+        uint64_t at_line = line;
+        for (int i = 0; i < parts; i++) {
+            uint64_t lines = part[i].line;
+            part[i].line = at_line;
+            at_line += lines;
+        }
+        ps_parallel_run(parts, parse_part, &job);
+        for (int i = 0; i < parts && rc == PS_OK; i++)
+            if (part[i].rc < 0) {
+                rc = part[i].rc;
+                *err = part[i].err;
+            }
+    }
+    /* Lines read before a failed read still count, as they were parsed. */
+    uint64_t lines_read = 0;
+    if (rc == PS_OK && w.failed == -1) {
+        for (size_t i = 0; i < len; i++) lines_read += buf[i] == '\n';
+        lines_read += len && buf[len - 1] != '\n';
+    }
+    free(w.buf);
+    if (rc == PS_OK) {
+        /* A PROSITE file is one part, which moves to r whole. */
+        if (join_parts(r, part, parts)) rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes");
+    }
+    for (int i = 0; i < parts; i++) raw_free(&part[i].r);
+    free(part);
+    if (rc == PS_OK && w.failed == -1)
         rc = ps_fail(err, PS_E_IO, "%s: read error or truncated file after line %llu", path,
-                     (unsigned long long)line);
-    if (rc == PS_OK && got == -2) rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes");
-    free(L.buf);
-    if (bgzf_close(fp) < 0 && rc == PS_OK) rc = ps_fail(err, PS_E_IO, "%s: error closing probe file", path);
+                     (unsigned long long)lines_read);
+    if (rc == PS_OK && closed < 0) rc = ps_fail(err, PS_E_IO, "%s: error closing probe file", path);
     return rc;
 }
 
@@ -542,13 +715,19 @@ static int encode_probe(raw_t *r, uint32_t i, size_t k, ps_alpha_t alpha, const 
 
 /* The same for DNA known to be only ACGTU, without a table, so that the
  * compiler vectorises it: A C G T U (any case) are 0 1 2 3 3 in the low
- * bits of (c >> 1) ^ (c >> 2), and & 0xDF upper-cases a letter. */
+ * bits of (c >> 1) ^ (c >> 2), and & 0xDF upper-cases a letter. The
+ * letters pass through a local copy: written in place, they might alias
+ * code, which would keep the compiler to a byte at a time. */
 static void encode_acgtu16(unsigned char *s, uint8_t *code)
 {
+    unsigned char v[16], c[16];
+    memcpy(v, s, 16);
     for (int j = 0; j < 16; j++) {
-        code[j] = (uint8_t)(((s[j] >> 1) ^ (s[j] >> 2)) & 3);
-        s[j] &= 0xDF;
+        c[j] = (uint8_t)(((v[j] >> 1) ^ (v[j] >> 2)) & 3);
+        v[j] &= 0xDF;
     }
+    memcpy(s, v, 16);
+    memcpy(code, c, 16);
 }
 
 static void encode_acgtu(char *seq, size_t k, uint8_t *code)
@@ -568,9 +747,77 @@ static void encode_acgtu(char *seq, size_t k, uint8_t *code)
     if (j < k) encode_acgtu16(s + k - 16, code + k - 16);
 }
 
+/* Probes are coded on several threads, each a share of them; the first
+ * probe of a share that is not of the alphabet is kept with its message, and
+ * the message of the first such probe overall is the one returned, as one
+ * thread would. */
+typedef struct {
+    raw_t *r;
+    ps_probes_t *p;
+    const char *src;
+    int acgtu;
+    const uint8_t *tab;
+    struct {
+        uint32_t bad;  /* the first probe that failed; UINT32_MAX when none did */
+        int rc;
+        ps_err_t err;
+    } *part;
+} encode_job_t;
+
+static void encode_share(void *ctx, int part, int parts)
+{
+    encode_job_t *j = ctx;
+    ps_probes_t *p = j->p;
+    const size_t k = (size_t)p->k;
+    uint32_t lo = (uint32_t)ps_parallel_share(p->n, part, parts), hi = (uint32_t)ps_parallel_share(p->n, part + 1, parts);
+    j->part[part].bad = UINT32_MAX;
+    for (uint32_t i = lo; i < hi; i++) {
+        uint8_t *code = p->code + (size_t)i * k;
+        if (p->alpha == PS_DNA && j->acgtu) {
+            encode_acgtu(j->r->seqs.s + j->r->seq_at[i], k, code);
+        } else {
+            int rc = encode_probe(j->r, i, k, p->alpha, j->tab, code, j->src, &j->part[part].err);
+            if (rc < 0) {
+                j->part[part].bad = i;
+                j->part[part].rc = rc;
+                return;
+            }
+        }
+    }
+}
+
+/* name_at and seq_at become p->name and p->seq where they are: each offset
+ * is read and its slot then written as a pointer of the same size
+ * (allocated memory takes the type it is written with). A million probes
+ * are spared 16 MB of fresh pages, a large part of their time. */
+static void pointers_share(void *ctx, int part, int parts)
+{
+    encode_job_t *j = ctx;
+    raw_t *r = j->r;
+    ps_probes_t *p = j->p;
+    uint32_t lo = (uint32_t)ps_parallel_share(r->n, part, parts), hi = (uint32_t)ps_parallel_share(r->n, part + 1, parts);
+    char **name = (char **)(void *)r->name_at, **seq = (char **)(void *)r->seq_at;
+    for (uint32_t i = lo; i < hi; i++) {
+        size_t at = r->name_at[i];
+        name[i] = p->name_text + at;
+        at = r->seq_at[i];
+        seq[i] = p->seq_text + at;
+    }
+    if (r->prosite) {
+        char **id = (char **)(void *)r->id_at;
+        for (uint32_t i = lo; i < hi; i++) {
+            size_t at = r->id_at[i];
+            id[i] = p->id_text + at;
+        }
+    }
+}
+
+/* Probes a thread codes at least. */
+#define ENCODE_GRAIN 32768
+
 /* Encodes the raw set, checking alphabet and lengths; on success its
  * names and sequences move to *out. */
-static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t req, ps_err_t *err)
+static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t req, int threads, ps_err_t *err)
 {
     const char *src = path ? path : "probes";
     if (r->n == 0) return ps_fail(err, PS_E_FORMAT, "%s: no probes found (empty probe file?)", src);
@@ -626,17 +873,22 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
     }
     uint8_t tab[256];
     ps_alpha_table(alpha, tab);
-    for (uint32_t i = 0; i < r->n && !patterns; i++) {
-        uint8_t *code = p->code + (size_t)i * k;
-        if (alpha == PS_DNA && acgtu) {
-            encode_acgtu(r->seqs.s + r->seq_at[i], k, code);
-        } else {
-            int rc = encode_probe(r, i, k, alpha, tab, code, src, err);
-            if (rc < 0) {
+    int parts = ps_parallel_parts(threads, r->n, ENCODE_GRAIN);
+    encode_job_t job = {.r = r, .p = p, .src = src, .acgtu = acgtu, .tab = tab};
+    if (!(job.part = calloc((size_t)parts, sizeof *job.part))) {
+        ps_probes_free(p);
+        return ps_fail(err, PS_E_NOMEM, "out of memory");
+    }
+    if (!patterns) {
+        ps_parallel_run(parts, encode_share, &job);
+        for (int i = 0; i < parts; i++)
+            if (job.part[i].bad != UINT32_MAX) {
+                int rc = job.part[i].rc;
+                *err = job.part[i].err;
+                free(job.part);
                 ps_probes_free(p);
                 return rc;
             }
-        }
     }
     /* The text moves to p, given back the room it had to grow (large
      * blocks shrink in place). */
@@ -645,31 +897,18 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
     t = realloc(r->seqs.s, r->seqs.len);
     p->seq_text = t ? t : r->seqs.s;
     r->names.s = r->seqs.s = NULL;
-    /* name_at and seq_at become p->name and p->seq where they are: each
-     * offset is read and its slot then written as a pointer of the same size
-     * (allocated memory takes the type it is written with). A million
-     * probes are spared 16 MB of fresh pages, a large part of their time. */
-    char **name = (char **)(void *)r->name_at, **seq = (char **)(void *)r->seq_at;
-    for (uint32_t i = 0; i < r->n; i++) {
-        size_t at = r->name_at[i];
-        name[i] = p->name_text + at;
-        at = r->seq_at[i];
-        seq[i] = p->seq_text + at;
+    if (r->prosite) {
+        p->id_text = r->ids.s;
+        r->ids.s = NULL;
     }
-    p->name = name;
-    p->seq = seq;
+    ps_parallel_run(parts, pointers_share, &job);
+    free(job.part);
+    p->name = (char **)(void *)r->name_at;
+    p->seq = (char **)(void *)r->seq_at;
     if (r->prosite) {
         p->skipped_matrix = r->skipped_matrix;
         p->skipped_rule = r->skipped_rule;
-        p->id_text = r->ids.s;
-        r->ids.s = NULL;
-        /* id_at becomes p->id as name_at became p->name. */
-        char **id = (char **)(void *)r->id_at;
-        for (uint32_t i = 0; i < r->n; i++) {
-            size_t at = r->id_at[i];
-            id[i] = p->id_text + at;
-        }
-        p->id = id;
+        p->id = (char **)(void *)r->id_at;
         r->id_at = NULL;
     }
     r->name_at = r->seq_at = NULL;
@@ -677,12 +916,12 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
     return PS_OK;
 }
 
-int ps_probes_load(ps_probes_t **out, const char *path, ps_alpha_req_t req, ps_err_t *err)
+int ps_probes_load(ps_probes_t **out, const char *path, ps_alpha_req_t req, int threads, ps_err_t *err)
 {
     raw_t r = {0};
     *out = NULL;
-    int rc = read_raw(&r, path, err);
-    if (rc == PS_OK) rc = encode(out, &r, path, req, err);
+    int rc = read_raw(&r, path, threads, err);
+    if (rc == PS_OK) rc = encode(out, &r, path, req, threads, err);
     raw_free(&r);
     return rc;
 }
@@ -698,7 +937,7 @@ int ps_probes_from_strings(ps_probes_t **out, uint32_t n, const char *const *seq
         if (raw_add(&r, name, strlen(name), i + 1) || raw_append(&r, seqs[i], strlen(seqs[i])))
             rc = ps_fail(err, PS_E_NOMEM, "out of memory");
     }
-    if (rc == PS_OK) rc = encode(out, &r, NULL, req, err);
+    if (rc == PS_OK) rc = encode(out, &r, NULL, req, 1, err);
     raw_free(&r);
     return rc;
 }

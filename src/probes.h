@@ -58,8 +58,10 @@ typedef struct {
 /* Loads probes from path. With PS_ALPHA_AUTO the alphabet is DNA when every
  * probe looks like DNA (its letters, syntax aside, all ACGTU or IUPAC codes,
  * at least half of them ACGTU or N), else protein (a PROSITE file: protein);
- * a choice the probes disagree on is described in alpha_note. */
-int ps_probes_load(ps_probes_t **out, const char *path, ps_alpha_req_t req, ps_err_t *err);
+ * a choice the probes disagree on is described in alpha_note. The probes
+ * are coded on up to `threads` threads (parallel.h); errors name the first
+ * bad probe in the file, whatever the threads. */
+int ps_probes_load(ps_probes_t **out, const char *path, ps_alpha_req_t req, int threads, ps_err_t *err);
 
 /* Builds a probe set from in-memory sequences (tests and tools); names may be
  * NULL, in which case each name is its sequence. */

@@ -44,14 +44,14 @@ static void built_free(built_t *b)
 }
 
 /* The table written to memory. */
-static char *table(const built_t *b, const uint64_t *leaf_counts)
+static char *table(const built_t *b, const uint64_t *leaf_counts, int threads)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     ck_assert_ptr_nonnull(f);
     ps_err_t err = {0};
-    int rc = ps_write_counts(f, b->p, &b->a->leaves, leaf_counts, &err);
+    int rc = ps_write_counts(f, b->p, &b->a->leaves, leaf_counts, threads, &err);
     ck_assert_msg(rc == PS_OK, "ps_write_counts: %s", err.msg);
     ck_assert_int_eq(fclose(f), 0);
     return text;
@@ -81,7 +81,7 @@ START_TEST(test_table_by_hand)
     uint64_t counts[2];
     counts[b.a->leaves.probe_leaf[0][0]] = 5; /* ACG */
     counts[b.a->leaves.probe_leaf[0][1]] = 7; /* CGT */
-    char *t = table(&b, counts);
+    char *t = table(&b, counts, 1);
     ck_assert_str_eq(t, "name\tsequence\tcount\tforward\treverse\n"
                         "a\tACG\t12\t5\t7\n"
                         "b\tCGT\t12\t7\t5\n");
@@ -92,7 +92,7 @@ START_TEST(test_table_by_hand)
     b = build(2, seqs, names, PS_ALPHA_DNA, 0);
     counts[b.a->leaves.probe_leaf[0][0]] = 5;
     counts[b.a->leaves.probe_leaf[0][1]] = 7;
-    t = table(&b, counts);
+    t = table(&b, counts, 1);
     ck_assert_str_eq(t, "name\tsequence\tcount\n"
                         "a\tACG\t5\n"
                         "b\tCGT\t7\n");
@@ -105,7 +105,7 @@ START_TEST(test_table_by_hand)
     ck_assert_uint_eq(b.a->n_leaves, 2);
     counts[b.a->leaves.probe_leaf[0][0]] = 0;
     counts[b.a->leaves.probe_leaf[0][1]] = 18446744073709551615ull;
-    t = table(&b, counts);
+    t = table(&b, counts, 1);
     ck_assert_msg(!strncmp(t, "name\tsequence\tcount\n", 20), "header: %s", t);
     /* Row names are the sequences (as the caller wrote them or upper-cased). */
     char *row = strchr(t, '\n') + 1;
@@ -139,7 +139,7 @@ START_TEST(test_matrix_by_hand)
         FILE *f = open_memstream(&text, &len);
         ck_assert_ptr_nonnull(f);
         ps_err_t err = {0};
-        ck_assert_msg(ps_write_matrix(f, b.p, &b.a->leaves, counts, cols, 3, &err) == PS_OK, "%s", err.msg);
+        ck_assert_msg(ps_write_matrix(f, b.p, &b.a->leaves, counts, cols, 3, 1, &err) == PS_OK, "%s", err.msg);
         ck_assert_int_eq(fclose(f), 0);
         ck_assert_str_eq(text, both ? "name\tsequence\treads\tgenome\tont\n"
                                       "a\tACG\t1\t12\t23\n"
@@ -166,7 +166,7 @@ START_TEST(test_palindrome_and_duplicates)
     counts[b.a->leaves.probe_leaf[0][0]] = 3;
     counts[b.a->leaves.probe_leaf[0][1]] = 10;
     counts[b.a->leaves.probe_leaf[0][3]] = 1ull << 40;
-    char *t = table(&b, counts);
+    char *t = table(&b, counts, 1);
     ck_assert_str_eq(t, "name\tsequence\tcount\tforward\treverse\n"
                         "eco\tGAATTC\t6\t3\t3\n"
                         "polyA\tAAAAAA\t1099511627786\t10\t1099511627776\n"
@@ -186,40 +186,72 @@ START_TEST(test_table_random)
     for (int round = 0; round < 20; round++) {
         int both = round % 2;
         int k = (int)tu_rng_range(&rng, 1, 12);
-        uint32_t n = (uint32_t)tu_rng_range(&rng, 1, 300);
-        char **seqs = malloc(n * sizeof *seqs);
-        ck_assert_ptr_nonnull(seqs);
+        /* Every fourth round is large enough to be formatted on several
+         * threads, with one name far longer than a thread's buffer. */
+        int large = round % 4 == 3, threads = large ? (int)tu_rng_range(&rng, 2, 5) : (int)tu_rng_range(&rng, 1, 3);
+        uint32_t n = large ? (uint32_t)tu_rng_range(&rng, 20000, 60000) : (uint32_t)tu_rng_range(&rng, 1, 300);
+        uint32_t long_at = large ? (uint32_t)tu_rng_below(&rng, n) : UINT32_MAX;
+        char **seqs = malloc(n * sizeof *seqs), **names = malloc(n * sizeof *names);
+        ck_assert(seqs && names);
         for (uint32_t i = 0; i < n; i++) {
             seqs[i] = malloc((size_t)k + 1);
             ck_assert_ptr_nonnull(seqs[i]);
             for (int j = 0; j < k; j++) seqs[i][j] = "ACGT"[tu_rng_below(&rng, 4)];
             seqs[i][k] = '\0';
+            names[i] = seqs[i];
+            if (i == long_at) {
+                ck_assert_ptr_nonnull(names[i] = malloc(1500001));
+                memset(names[i], 'n', 1500000);
+                names[i][1500000] = '\0';
+            }
         }
-        built_t b = build(n, (const char *const *)seqs, NULL, PS_ALPHA_DNA, both);
+        built_t b = build(n, (const char *const *)seqs, (const char *const *)names, PS_ALPHA_DNA, both);
         uint64_t *counts = malloc(b.a->n_leaves * sizeof *counts);
         ck_assert_ptr_nonnull(counts);
         for (uint32_t l = 0; l < b.a->n_leaves; l++) counts[l] = tu_rng_below(&rng, 1ull << 50);
-        char *t = table(&b, counts);
+        char *t = table(&b, counts, threads);
         tu_buf_t want = {0};
         tu_buf_puts(&want, both ? "name\tsequence\tcount\tforward\treverse\n" : "name\tsequence\tcount\n");
         for (uint32_t i = 0; i < n; i++) {
             uint64_t f = counts[b.a->leaves.probe_leaf[0][i]];
             if (both) {
                 uint64_t r = counts[b.a->leaves.probe_leaf[1][i]];
-                tu_buf_printf(&want, "%s\t%s\t%llu\t%llu\t%llu\n", seqs[i], seqs[i],
+                tu_buf_printf(&want, "%s\t%s\t%llu\t%llu\t%llu\n", names[i], seqs[i],
                               (unsigned long long)(f + r), (unsigned long long)f,
                               (unsigned long long)r);
             } else {
-                tu_buf_printf(&want, "%s\t%s\t%llu\n", seqs[i], seqs[i], (unsigned long long)f);
+                tu_buf_printf(&want, "%s\t%s\t%llu\n", names[i], seqs[i], (unsigned long long)f);
             }
         }
-        ck_assert_str_eq(t, want.p);
+        ck_assert_msg(!strcmp(t, want.p), "round %d: %u probes on %d threads: the table differs from printf's", round,
+                      n, threads);
+        if (large) {
+            /* The by-file matrix of the same counts (as two inputs): the same
+             * on several threads as on one. */
+            const char *cols[2] = {"a", "b"};
+            char *m[2];
+            for (int run = 0; run < 2; run++) {
+                size_t len = 0;
+                FILE *f = open_memstream(&m[run], &len);
+                ck_assert_ptr_nonnull(f);
+                ps_err_t err = {0};
+                ck_assert_msg(ps_write_matrix(f, b.p, &b.a->leaves, counts, cols, 1, run ? threads : 1, &err) == PS_OK,
+                              "%s", err.msg);
+                ck_assert_int_eq(fclose(f), 0);
+            }
+            ck_assert_msg(!strcmp(m[0], m[1]), "round %d: the matrix on %d threads differs from one thread's", round,
+                          threads);
+            free(m[0]);
+            free(m[1]);
+        }
         tu_buf_free(&want);
         free(t);
         free(counts);
         built_free(&b);
         for (uint32_t i = 0; i < n; i++) free(seqs[i]);
+        if (long_at != UINT32_MAX) free(names[long_at]);
         free(seqs);
+        free(names);
     }
 }
 END_TEST
@@ -263,7 +295,7 @@ START_TEST(test_table_digits_and_long_names)
         ck_assert_ptr_nonnull(counts);
         for (uint32_t l = 0; l < 2 * nl; l++) counts[l] = edge[l % ne];
 
-        char *t = table(&b, counts);
+        char *t = table(&b, counts, 2);
         tu_buf_t want = {0};
         tu_buf_puts(&want, both ? "name\tsequence\tcount\tforward\treverse\n" : "name\tsequence\tcount\n");
         for (uint32_t i = 0; i < n; i++) {
@@ -282,7 +314,7 @@ START_TEST(test_table_digits_and_long_names)
         ck_assert_ptr_nonnull(f);
         ps_err_t err = {0};
         const char *cols[2] = {"one", "two"};
-        ck_assert_msg(ps_write_matrix(f, b.p, &b.a->leaves, counts, cols, 2, &err) == PS_OK, "%s", err.msg);
+        ck_assert_msg(ps_write_matrix(f, b.p, &b.a->leaves, counts, cols, 2, 1 + both, &err) == PS_OK, "%s", err.msg);
         ck_assert_int_eq(fclose(f), 0);
         tu_buf_t wm = {0};
         tu_buf_puts(&wm, "name\tsequence\tone\ttwo\n");

@@ -675,7 +675,7 @@ START_TEST(test_random_locate)
             engine = "patterns";
             engines[0]++;
         } else if (ps_kmerset_fits(p) && tu_rng_chance(&r, 50)) {
-            ck_assert_msg(ps_kmerset_build(&ks, p, c.both, &err) == PS_OK, "%s", err.msg);
+            ck_assert_msg(ps_kmerset_build(&ks, p, c.both, c.threads, &err) == PS_OK, "%s", err.msg);
             lv = &ks->leaves;
             ck_assert(ps_kmer_engine_new(&e, ks, ps_scan_workers(&so), 1u << 20, &err) == PS_OK);
             engine = "k-mer set";

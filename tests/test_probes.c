@@ -29,7 +29,7 @@ static ps_probes_t *load_ok(const char *path, ps_alpha_req_t req)
 {
     ps_probes_t *p = NULL;
     ps_err_t err = {0};
-    int rc = ps_probes_load(&p, path, req, &err);
+    int rc = ps_probes_load(&p, path, req, 2, &err);
     ck_assert_msg(rc == PS_OK, "loading %s: %s", path, err.msg);
     ck_assert_ptr_nonnull(p);
     return p;
@@ -40,7 +40,7 @@ static void load_fails(const char *path, ps_alpha_req_t req, unsigned long line)
 {
     ps_probes_t *p = NULL;
     ps_err_t err = {0};
-    int rc = ps_probes_load(&p, path, req, &err);
+    int rc = ps_probes_load(&p, path, req, 2, &err);
     ck_assert_msg(rc < 0, "loading %s should fail", path);
     ck_assert_int_eq(err.code, rc);
     ck_assert_msg(strstr(err.msg, path) != NULL, "message does not name %s: \"%s\"", path, err.msg);
@@ -554,13 +554,151 @@ START_TEST(test_across_blocks)
     tu_write_file(cut, z, zlen / 2);
     ps_probes_t *p = NULL;
     ps_err_t err = {0};
-    ck_assert_int_eq(ps_probes_load(&p, cut, PS_ALPHA_AUTO, &err), PS_E_IO);
+    ck_assert_int_eq(ps_probes_load(&p, cut, PS_ALPHA_AUTO, 2, &err), PS_E_IO);
     ck_assert_msg(strstr(err.msg, cut) && strstr(err.msg, "truncated"), "%s", err.msg);
     free(z);
     free(cut);
     free(plain);
     free(seqs);
     tu_buf_free(&b);
+}
+END_TEST
+
+/* Loads path on one thread and on `threads`: the same outcome, to the byte
+ * of every name, sequence and code, or the same error. Returns the return
+ * code; the error message (one thread's) in msg. */
+static int load_agrees(const char *path, ps_alpha_req_t req, int threads, char *msg, size_t msg_len)
+{
+    ps_probes_t *p[2] = {NULL, NULL};
+    ps_err_t err[2] = {{0}, {0}};
+    int rc[2];
+    rc[0] = ps_probes_load(&p[0], path, req, 1, &err[0]);
+    rc[1] = ps_probes_load(&p[1], path, req, threads, &err[1]);
+    ck_assert_msg(rc[0] == rc[1], "%s: %d on one thread (%s), %d on %d (%s)", path, rc[0], err[0].msg, rc[1], threads,
+                  err[1].msg);
+    if (rc[0] < 0) {
+        ck_assert_msg(!strcmp(err[0].msg, err[1].msg), "one thread: %s\n%d threads: %s", err[0].msg, threads,
+                      err[1].msg);
+        snprintf(msg, msg_len, "%s", err[0].msg);
+        return rc[0];
+    }
+    const ps_probes_t *a = p[0], *b = p[1];
+    ck_assert_uint_eq(a->n, b->n);
+    ck_assert_int_eq(a->k, b->k);
+    ck_assert_int_eq(a->alpha, b->alpha);
+    ck_assert_int_eq(a->patterns, b->patterns);
+    ck_assert_str_eq(a->alpha_note, b->alpha_note);
+    for (uint32_t i = 0; i < a->n; i++) {
+        ck_assert_str_eq(a->name[i], b->name[i]);
+        ck_assert_str_eq(a->seq[i], b->seq[i]);
+    }
+    if (a->patterns) {
+        for (uint32_t i = 0; i < a->n; i++) ck_assert_uint_eq(a->len[i], b->len[i]);
+        ck_assert(!memcmp(a->opt, b->opt, (size_t)a->n * (size_t)a->k));
+    } else {
+        ck_assert(!memcmp(a->code, b->code, (size_t)a->n * (size_t)a->k));
+    }
+    ps_probes_free(p[0]);
+    ps_probes_free(p[1]);
+    msg[0] = '\0';
+    return PS_OK;
+}
+
+/* Files of several MB, which are parsed in parts on several threads: every
+ * format, with a byte-order mark, CRLF line ends, blank and comment lines,
+ * wrapped FASTA, lower case and U, lengths that differ; and a bad line at a
+ * random place (a NUL byte, a letter outside the alphabet), which must be
+ * reported at its line as one thread reports it; and a truncated gzip copy. */
+START_TEST(test_threads_agree)
+{
+    tu_rng_t rng;
+    tu_rng_seed(&rng, tu_seed() ^ 0xb3);
+    for (int round = 0; round < 8; round++) {
+        int format = round % 4; /* FASTA, wrapped FASTA, name<TAB>seq, seq */
+        int crlf = tu_rng_chance(&rng, 30), mixed = tu_rng_chance(&rng, 20), threads = (int)tu_rng_range(&rng, 2, 6);
+        const char *eol = crlf ? "\r\n" : "\n";
+        size_t target = (size_t)tu_rng_range(&rng, 2500000, 5000000);
+        /* The bad probe: the first past a random share of the file. */
+        size_t bad_from = tu_rng_chance(&rng, 70) ? target / 100 * (size_t)tu_rng_range(&rng, 5, 98) : SIZE_MAX;
+        uint32_t bad_at = UINT32_MAX;
+        int bad_kind = (int)tu_rng_below(&rng, 2); /* a NUL, a J */
+        unsigned long bad_line = 0, line = 1;
+        tu_buf_t b = {0};
+        if (tu_rng_chance(&rng, 30)) tu_buf_puts(&b, "\xef\xbb\xbf");
+        for (uint64_t j = tu_rng_below(&rng, 3); j > 0; j--, line++) tu_buf_printf(&b, "%s%s", j % 2 ? "" : "# c", eol);
+        for (uint32_t i = 0; b.n < target; i++) {
+            int k = mixed ? (int)tu_rng_range(&rng, 18, 30) : 25;
+            if (bad_at == UINT32_MAX && b.n >= bad_from) bad_at = i;
+            char seq[40];
+            for (int j = 0; j < k; j++) seq[j] = "ACGTacgtU"[tu_rng_below(&rng, i % 7 ? 4 : 9)];
+            seq[k] = '\0';
+            unsigned long probe_line = line; /* the line an error in its letters names */
+            if (format <= 1) {
+                tu_buf_printf(&b, ">p%u desc%s", i, eol);
+                line++;
+            }
+            if (format == 2) tu_buf_printf(&b, "n%u\t", i);
+            unsigned long seq_line = line;
+            size_t seq_start = b.n;
+            if (i == bad_at && bad_kind) {
+                seq[tu_rng_below(&rng, (uint64_t)k)] = 'J';
+                bad_line = probe_line;
+            }
+            if (format == 1) {
+                /* Lines of 1 to 12 letters, now and then a blank one. */
+                for (int j = 0; j < k;) {
+                    int w = (int)tu_rng_range(&rng, 1, 12);
+                    if (w > k - j) w = k - j;
+                    tu_buf_put(&b, seq + j, (size_t)w);
+                    tu_buf_puts(&b, eol);
+                    line++;
+                    j += w;
+                    if (tu_rng_chance(&rng, 3)) {
+                        tu_buf_puts(&b, eol);
+                        line++;
+                    }
+                }
+            } else {
+                tu_buf_puts(&b, seq);
+                if (tu_rng_chance(&rng, 5)) tu_buf_puts(&b, "  ");
+                tu_buf_puts(&b, eol);
+                line++;
+                if (format >= 2 && tu_rng_chance(&rng, 2)) {
+                    tu_buf_printf(&b, "# note%s", eol);
+                    line++;
+                }
+            }
+            if (i == bad_at && !bad_kind) {
+                b.p[seq_start] = '\0';
+                bad_line = seq_line;
+            }
+        }
+        char name[32];
+        snprintf(name, sizeof name, "agree%d.%s", round, format <= 1 ? "fa" : "txt");
+        char *path = tu_path(g_dir, name);
+        tu_write_file(path, b.p, b.n);
+        char msg[1024];
+        int rc = load_agrees(path, bad_kind && bad_at != UINT32_MAX ? PS_ALPHA_DNA : PS_ALPHA_AUTO, threads, msg,
+                             sizeof msg);
+        if (bad_line) {
+            ck_assert_msg(rc < 0, "round %d: the bad line %lu was not found", round, bad_line);
+            ck_assert_msg(tu_msg_has_number(msg, bad_line), "round %d: message does not give line %lu: %s", round,
+                          bad_line, msg);
+        } else {
+            ck_assert_msg(rc == PS_OK, "round %d: %s", round, msg);
+        }
+        if (round == 2 || round == 5) {
+            /* Cut short: the lines before the damage are parsed, and the
+             * same error comes on any number of threads. */
+            char *gz = tu_path(g_dir, "agree.txt.gz");
+            tu_write_gzip(gz, b.p, b.n);
+            tu_truncate(gz, tu_file_size(gz) * 3 / 5);
+            load_agrees(gz, PS_ALPHA_AUTO, threads, msg, sizeof msg);
+            free(gz);
+        }
+        free(path);
+        tu_buf_free(&b);
+    }
 }
 END_TEST
 
@@ -582,6 +720,7 @@ Suite *suite_probes(void)
     tcase_add_test(tc, test_many);
     tcase_add_test(tc, test_spaces_in_sequences);
     tcase_add_test(tc, test_across_blocks);
+    tcase_add_test(tc, test_threads_agree);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -441,7 +441,7 @@ static void run_case(const case_t *c, const char *dir, tu_rng_t *r, const char *
         ps_err_t err = {0};
         ps_kmerset_t *ks = NULL;
         ps_engine_t *ke = NULL;
-        ck_assert_msg(ps_kmerset_build(&ks, core.p, c->both, &err) == PS_OK, "%s: k-mer set: %s", what, err.msg);
+        ck_assert_msg(ps_kmerset_build(&ks, core.p, c->both, 2, &err) == PS_OK, "%s: k-mer set: %s", what, err.msg);
         ck_assert_msg(ps_kmer_engine_new(&ke, ks, ps_scan_workers(&core.so), idx % 2 ? 0 : PS_KMER_LOCAL_COUNTS_MAX,
                                          &err) == PS_OK,
                       "%s: %s", what, err.msg);
@@ -677,6 +677,69 @@ START_TEST(test_scan_errors)
 }
 END_TEST
 
+/* The k-mer set built on several threads is the one built on one: the same
+ * leaves for every probe and strand, the same number of leaves, and every
+ * key found with its leaf and passed by the filter. Sets of tens of
+ * thousands of probes (so that the threads engage), with many repeats and
+ * palindromes at small k and the all-T key at k = 32. */
+START_TEST(test_kmerset_threads)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x6b6d);
+    for (int round = 0; round < 6; round++) {
+        int k = round == 0 ? 32 : round == 1 ? 5 : (int)tu_rng_range(&r, 1, 32);
+        uint32_t n = (uint32_t)tu_rng_range(&r, 40000, 100000);
+        int both = round % 2 == 0 || tu_rng_chance(&r, 50), threads = (int)tu_rng_range(&r, 2, 7);
+        /* Few distinct letters at random places: repeats even at large k. */
+        unsigned skew = (unsigned)tu_rng_below(&r, 3);
+        char *text = malloc((size_t)n * (size_t)(k + 1));
+        const char **seqs = malloc(n * sizeof *seqs);
+        ck_assert(text && seqs);
+        for (uint32_t i = 0; i < n; i++) {
+            char *q = text + (size_t)i * (size_t)(k + 1);
+            if (i && tu_rng_chance(&r, 10)) {
+                memcpy(q, seqs[tu_rng_below(&r, i)], (size_t)k + 1); /* a repeated probe */
+            } else {
+                for (int j = 0; j < k; j++) q[j] = dna_syms[tu_rng_below(&r, 4 - skew)];
+                if (i % 97 == 0) memset(q, 'T', (size_t)k);
+                q[k] = '\0';
+            }
+            seqs[i] = q;
+        }
+        ps_probes_t *p = NULL;
+        ps_err_t err = {0};
+        ck_assert_msg(ps_probes_from_strings(&p, n, seqs, NULL, PS_ALPHA_DNA, &err) == PS_OK, "%s", err.msg);
+        ps_kmerset_t *one = NULL, *many = NULL;
+        ck_assert_msg(ps_kmerset_build(&one, p, both, 1, &err) == PS_OK, "%s", err.msg);
+        ck_assert_msg(ps_kmerset_build(&many, p, both, threads, &err) == PS_OK, "%s", err.msg);
+        ck_assert_msg(one->leaves.n_leaves == many->leaves.n_leaves,
+                      "k %d n %u both %d threads %d: %u leaves on one thread, %u on several", k, n, both, threads,
+                      one->leaves.n_leaves, many->leaves.n_leaves);
+        for (int st = 0; st < (both ? 2 : 1); st++)
+            for (uint32_t i = 0; i < n; i++)
+                ck_assert_msg(one->leaves.probe_leaf[st][i] == many->leaves.probe_leaf[st][i],
+                              "k %d n %u threads %d: probe %u strand %d: leaf %u on one thread, %u on several", k, n,
+                              threads, i, st, one->leaves.probe_leaf[st][i], many->leaves.probe_leaf[st][i]);
+        uint64_t keys = 0;
+        for (uint64_t i = 0; i < many->n_slots; i++) {
+            const ps_kmer_slot_t *sl = &many->slot[i];
+            if (sl->leaf == PS_KMERSET_EMPTY) continue;
+            keys++;
+            uint64_t key = sl->key;
+            ck_assert_uint_eq(ps_kmerset_find(one, key, ps_kmerset_home(one, key)), sl->leaf);
+            ck_assert_uint_eq(ps_kmerset_find(many, key, ps_kmerset_home(many, key)), sl->leaf);
+            ck_assert(ps_kmerset_maybe(many, ps_kmerset_fhash(key)));
+        }
+        ck_assert_uint_eq(keys, one->leaves.n_leaves);
+        ps_kmerset_free(one);
+        ps_kmerset_free(many);
+        ps_probes_free(p);
+        free(seqs);
+        free(text);
+    }
+}
+END_TEST
+
 Suite *suite_random(void)
 {
     tu_seed(); /* prints the seed once, before any test runs */
@@ -691,6 +754,7 @@ Suite *suite_random(void)
     tcase_add_test(tc, test_long_records);
     tcase_add_test(tc, test_accumulate);
     tcase_add_test(tc, test_scan_errors);
+    tcase_add_test(tc, test_kmerset_threads);
     suite_add_tcase(s, tc);
     return s;
 }
