@@ -111,6 +111,34 @@ choice "--index automaton" automaton --index automaton -p many.tsv in1.fa
 if "$bin" count -q -v -o c.tsv -p many.tsv in1.fa 2> c.err && grep -q "k-mer set (12000 strings of k = 25)" c.err; then ok
 else bad "-v does not say why the k-mer set was chosen: $(cat c.err)"; fi
 
+# Many probes, loaded, built and written on several threads: 200,000 31-mers
+# (8 MB of FASTA, one in twenty a repeat) give the same table on 1 and 3
+# threads, and the peak memory of the 3-thread run stays within the README's
+# bounds over a run of one probe: twice the probe file and 48 bytes a probe
+# while loading, 78 bytes a probe for the k-mer set and its build, (T + 1)
+# counts of 8 bytes a leaf (both strands: 2 a probe), the probes kept (the
+# file again, 24 + k bytes a probe) and 2 MB of rows a thread.
+awk -v seed="$seed" 'BEGIN { srand(seed + 1); split("ACGT", b, "")
+    for (p = 0; p < 200000; p++) {
+        if (p && rand() < 0.05) s = last
+        else { s = ""; for (i = 0; i < 31; i++) s = s b[1 + int(rand() * 4)] }
+        print ">m" p; print s; last = s } }' > mass.fa
+head -n 2 mass.fa > one.fa
+if "$bin" count -q -t 1 -o m1.tsv -p mass.fa in1.fa 2> m.err && "$bin" count -q -t 3 --stats m3.json -o m3.tsv -p mass.fa in1.fa 2>> m.err &&
+    [ "$(wc -l < m1.tsv)" = 200001 ] && cmp -s m1.tsv m3.tsv; then ok
+else bad "200,000 probes: the tables on 1 and 3 threads differ or fail: $(head -2 m.err)"; fi
+if grep -qa __asan_init "$bin"; then
+    skip 1 sanitizer "shadow memory counts in a sanitizer build: memory bound"
+elif "$bin" count -q -t 3 --stats one.json -o one.tsv -p one.fa in1.fa 2> m.err; then
+    peak() { sed -n 's/.*"peak_memory_bytes": *\([0-9]*\).*/\1/p' "$1"; }
+    file=$(wc -c < mass.fa) n=200000 t=3
+    bound=$(( 2 * file + 48 * n + 78 * n + (t + 1) * 2 * n * 8 + file + (24 + 31) * n + t * 2 * 1048576 ))
+    used=$(( $(peak m3.json) - $(peak one.json) ))
+    if [ "$used" -le "$bound" ]; then ok
+    else bad "200,000 probes: $used bytes over a one-probe run, the README's bound is $bound"; fi
+    echo "kmerset.sh: 200,000 probes took $((used / 1048576)) MB over a one-probe run (bound $((bound / 1048576)) MB)"
+else bad "one probe: $(cat m.err)"; fi
+
 # Refusals: one line, no output file.
 refuse() { # refuse DESC MESSAGE ARGS...
     local desc=$1 msg=$2
