@@ -195,9 +195,10 @@ static char *put_row(char *d, const table_t *t, uint32_t i, size_t name_len)
     return d;
 }
 
-/* Rows are formatted on up to `threads` threads, each part a run of probes
- * into its own buffer, and written in probe order; a round is parts runs
- * of part_rows probes. */
+/* Rows are formatted on up to `threads` threads, each a run of part_rows
+ * probes into its own buffer, and written in probe order. With three
+ * parts or more, one of them writes the round before while the others
+ * format the next, into the other of two sets of buffers. */
 typedef struct {
     char *buf;
     size_t len, cap;
@@ -206,21 +207,26 @@ typedef struct {
 
 typedef struct {
     const table_t *t;
-    uint32_t from, part_rows;
-    part_buf_t *part;
-} round_t;
+    FILE *f;
+    uint32_t part_rows;
+    int fmt;              /* parts that format a round */
+    int overlap;          /* one more part writes the round before */
+    uint64_t from;        /* the first row of the round being formatted */
+    part_buf_t *set[2];   /* fmt buffers each */
+    int cur;              /* the set being formatted; the other is written */
+    int pending;          /* the other set holds a round not yet written */
+    int failed;           /* a write failed (ferror says so too) */
+} rows_job_t;
 
-static void format_part(void *ctx, int part, int parts)
+static void format_share(rows_job_t *r, int i)
 {
-    (void)parts;
-    round_t *r = ctx;
     const table_t *t = r->t;
-    uint64_t lo = (uint64_t)r->from + (uint64_t)part * r->part_rows, hi = lo + r->part_rows;
+    uint64_t lo = r->from + (uint64_t)i * r->part_rows, hi = lo + r->part_rows;
     if (hi > t->p->n) hi = t->p->n;
-    part_buf_t *o = &r->part[part];
+    part_buf_t *o = &r->set[r->cur][i];
     o->len = 0;
-    for (uint64_t i = lo; i < hi; i++) {
-        size_t name_len = strlen(t->p->name[i]), room = row_room(t, (uint32_t)i, name_len);
+    for (uint64_t j = lo; j < hi; j++) {
+        size_t name_len = strlen(t->p->name[j]), room = row_room(t, (uint32_t)j, name_len);
         if (room > o->cap - o->len) {
             size_t cap = o->cap ? o->cap : 1 << 16;
             while (cap - o->len < room) cap *= 2;
@@ -232,8 +238,23 @@ static void format_part(void *ctx, int part, int parts)
             o->buf = b;
             o->cap = cap;
         }
-        o->len = (size_t)(put_row(o->buf + o->len, t, (uint32_t)i, name_len) - o->buf);
+        o->len = (size_t)(put_row(o->buf + o->len, t, (uint32_t)j, name_len) - o->buf);
     }
+}
+
+static void write_set(rows_job_t *r, part_buf_t *set)
+{
+    for (int i = 0; i < r->fmt && !r->failed; i++)
+        if (set[i].len && fwrite(set[i].buf, 1, set[i].len, r->f) != set[i].len) r->failed = 1;
+}
+
+static void rows_part(void *ctx, int part, int parts)
+{
+    (void)parts;
+    rows_job_t *r = ctx;
+    if (!r->overlap) format_share(r, part);
+    else if (part > 0) format_share(r, part - 1);
+    else if (r->pending) write_set(r, r->set[!r->cur]);
 }
 
 /* Bytes of rows a part formats at a time, about. */
@@ -248,20 +269,27 @@ static int write_rows(FILE *f, const table_t *t, int threads, ps_err_t *err)
     if (part_rows < 64) part_rows = 64;
     if (part_rows > 16384) part_rows = 16384;
     int parts = ps_parallel_parts(threads, n, part_rows);
-    round_t r = {.t = t, .part_rows = part_rows};
-    if (!(r.part = calloc((size_t)parts, sizeof *r.part))) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    int rc = PS_OK;
-    for (uint64_t from = 0; from < n && rc == PS_OK; from += (uint64_t)parts * part_rows) {
-        r.from = (uint32_t)from;
-        ps_parallel_run(parts, format_part, &r);
-        for (int i = 0; i < parts && rc == PS_OK; i++) {
-            if (r.part[i].nomem) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
-            else if (r.part[i].len && fwrite(r.part[i].buf, 1, r.part[i].len, f) != r.part[i].len)
-                rc = write_error(f, err);
+    rows_job_t r = {.t = t, .f = f, .part_rows = part_rows, .overlap = parts >= 3};
+    r.fmt = r.overlap ? parts - 1 : parts;
+    r.set[0] = calloc((size_t)r.fmt, sizeof *r.set[0]);
+    r.set[1] = calloc((size_t)r.fmt, sizeof *r.set[1]);
+    int rc = r.set[0] && r.set[1] ? PS_OK : ps_fail(err, PS_E_NOMEM, "out of memory");
+    for (r.from = 0; r.from < n && rc == PS_OK && !r.failed; r.from += (uint64_t)r.fmt * part_rows) {
+        ps_parallel_run(r.overlap ? r.fmt + 1 : r.fmt, rows_part, &r);
+        for (int i = 0; i < r.fmt; i++)
+            if (r.set[r.cur][i].nomem) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        if (!r.overlap) {
+            write_set(&r, r.set[r.cur]);
+        } else {
+            r.pending = 1;
+            r.cur = !r.cur;
         }
     }
-    for (int i = 0; i < parts; i++) free(r.part[i].buf);
-    free(r.part);
+    if (rc == PS_OK && r.pending) write_set(&r, r.set[!r.cur]);
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; r.set[s] && i < r.fmt; i++) free(r.set[s][i].buf);
+    free(r.set[0]);
+    free(r.set[1]);
     return rc < 0 ? rc : write_error(f, err);
 }
 

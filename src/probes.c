@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <htslib/bgzf.h>
 
@@ -192,13 +194,52 @@ typedef struct {
     int failed;  /* -1: a read error after len bytes; -2: out of memory */
 } whole_t;
 
-static void read_whole(BGZF *fp, const char *path, whole_t *w)
+/* A plain file read by several threads at once (pread), which spreads the
+ * copies and the new buffer's page faults too. */
+typedef struct {
+    int fd;
+    char *buf;
+    size_t size;
+    int bad;
+} pread_job_t;
+
+static void pread_part(void *ctx, int part, int parts)
 {
-    /* A plain file's size is known: one allocation, no copies as it grows. */
+    pread_job_t *j = ctx;
+    uint64_t at = ps_parallel_share(j->size, part, parts), end = ps_parallel_share(j->size, part + 1, parts);
+    while (at < end) {
+        ssize_t got = pread(j->fd, j->buf + at, (size_t)(end - at), (off_t)at);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            __atomic_store_n(&j->bad, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        at += (uint64_t)got;
+    }
+}
+
+/* Bytes of plain probe file a thread reads at least. */
+#define READ_GRAIN (1u << 20)
+
+static void read_whole(BGZF *fp, const char *path, int threads, whole_t *w)
+{
+    /* A plain file's size is known: one allocation, no copies as it grows;
+     * a large one is read on several threads, past htslib. */
     struct stat st;
     if (!fp->is_compressed && strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        (uint64_t)st.st_size < SIZE_MAX / 2 && (w->buf = malloc((size_t)st.st_size + 1)))
+        (uint64_t)st.st_size < SIZE_MAX / 2 && (w->buf = malloc((size_t)st.st_size + 1))) {
         w->cap = (size_t)st.st_size + 1;
+        int parts = ps_parallel_parts(threads, (uint64_t)st.st_size, READ_GRAIN);
+        pread_job_t j = {.fd = parts > 1 ? open(path, O_RDONLY) : -1, .buf = w->buf, .size = (size_t)st.st_size};
+        if (j.fd >= 0) {
+            ps_parallel_run(parts, pread_part, &j);
+            close(j.fd);
+            if (!j.bad) {
+                w->len = j.size;
+                return;
+            }
+        }
+    }
     for (;;) {
         int avail = fp->block_length - fp->block_offset;
         if (avail <= 0) {
@@ -473,7 +514,7 @@ static int read_raw(raw_t *r, const char *path, int threads, ps_err_t *err)
         return ps_fail(err, PS_E_IO, "%s: cannot open probe file: %s", path,
                        errno ? strerror(errno) : "unknown error");
     whole_t w = {0};
-    read_whole(fp, path, &w);
+    read_whole(fp, path, threads, &w);
     int closed = bgzf_close(fp);
     if (w.failed == -2) {
         free(w.buf);

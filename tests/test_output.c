@@ -189,7 +189,7 @@ START_TEST(test_table_random)
         /* Every fourth round is large enough to be formatted on several
          * threads, with one name far longer than a thread's buffer. */
         int large = round % 4 == 3, threads = large ? (int)tu_rng_range(&rng, 2, 5) : (int)tu_rng_range(&rng, 1, 3);
-        uint32_t n = large ? (uint32_t)tu_rng_range(&rng, 20000, 60000) : (uint32_t)tu_rng_range(&rng, 1, 300);
+        uint32_t n = large ? (uint32_t)tu_rng_range(&rng, 40000, 90000) : (uint32_t)tu_rng_range(&rng, 1, 300);
         uint32_t long_at = large ? (uint32_t)tu_rng_below(&rng, n) : UINT32_MAX;
         char **seqs = malloc(n * sizeof *seqs), **names = malloc(n * sizeof *names);
         ck_assert(seqs && names);
