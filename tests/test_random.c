@@ -296,12 +296,19 @@ static void render(const case_t *c, tu_buf_t *out, tu_rng_t *r)
 {
     const char *eol = c->crlf ? "\r\n" : "\n";
     for (int t = 0; t < c->n_rec; t++) {
-        tu_buf_printf(out, "%c%s%d%s%s", c->fastq ? '@' : '>', "rec", t,
-                      t % 3 ? " description here" : "", eol);
+        tu_buf_printf(out, "%c%s%d%s", c->fastq ? '@' : '>', "rec", t, t % 3 ? " description here" : "");
+        /* Now and then a header (or a FASTQ '+' line) longer than a block. */
+        int long_header = tu_rng_chance(r, 5), long_plus = c->fastq && tu_rng_chance(r, 5);
+        for (int j = long_header ? 150 : 0; j > 0; j--) tu_buf_putc(out, "xyz@+"[j % 5]);
+        tu_buf_puts(out, eol);
         const char *s = c->rec[t];
         size_t len = strlen(s);
         for (int part = 0; part < (c->fastq ? 2 : 1); part++) {
-            if (part) tu_buf_printf(out, "+%s", eol);
+            if (part) {
+                tu_buf_putc(out, '+');
+                if (long_plus) tu_buf_printf(out, "rec%d %0150d", t, 0);
+                tu_buf_puts(out, eol);
+            }
             for (size_t i = 0; i < len;) {
                 size_t line = c->wrap && len - i > (size_t)c->wrap ? (size_t)c->wrap : len - i;
                 for (size_t j = 0; j < line; j++) {
