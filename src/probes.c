@@ -856,6 +856,37 @@ static void pointers_share(void *ctx, int part, int parts)
 /* Probes a thread codes at least. */
 #define ENCODE_GRAIN 32768
 
+/* What one share of the probes looked like before coding. */
+typedef struct {
+    int acgtu;             /* only A, C, G, T, U (no whitespace either) */
+    int differ;            /* a length other than the first probe's */
+    uint32_t first_empty;  /* UINT32_MAX: none */
+    uint32_t first_long;   /* longer than PS_MAX_K; UINT32_MAX: none */
+} survey_t;
+
+typedef struct {
+    const raw_t *r;
+    survey_t *sv;
+} survey_job_t;
+
+static void survey_share(void *ctx, int part, int parts)
+{
+    survey_job_t *j = ctx;
+    const raw_t *r = j->r;
+    uint32_t lo = (uint32_t)ps_parallel_share(r->n, part, parts), hi = (uint32_t)ps_parallel_share(r->n, part + 1, parts);
+    survey_t *sv = &j->sv[part];
+    *sv = (survey_t){.first_empty = UINT32_MAX, .first_long = UINT32_MAX};
+    size_t from = r->seq_at[lo], to = hi < r->n ? r->seq_at[hi] : r->seqs.len;
+    sv->acgtu = only_acgtu(r->seqs.s + from, to - from);
+    const size_t k = raw_seq_len(r, 0);
+    for (uint32_t i = lo; i < hi; i++) {
+        size_t len = raw_seq_len(r, i);
+        sv->differ |= len != k;
+        if (len == 0 && sv->first_empty == UINT32_MAX) sv->first_empty = i;
+        if (len > PS_MAX_K && sv->first_long == UINT32_MAX) sv->first_long = i;
+    }
+}
+
 /* Encodes the raw set, checking alphabet and lengths; on success its
  * names and sequences move to *out. */
 static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t req, int threads, ps_err_t *err)
@@ -863,7 +894,25 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
     const char *src = path ? path : "probes";
     if (r->n == 0) return ps_fail(err, PS_E_FORMAT, "%s: no probes found (empty probe file?)", src);
 
-    int acgtu = only_acgtu(r->seqs.s, r->seqs.len);
+    /* One pass over the probes on the threads: their letters, and the
+     * first empty, over-long or differently long one in each share. */
+    int sparts = ps_parallel_parts(threads, r->n, ENCODE_GRAIN);
+    survey_t *sv = calloc((size_t)sparts, sizeof *sv);
+    if (!sv) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    survey_job_t sj = {r, sv};
+    ps_parallel_run(sparts, survey_share, &sj);
+    int acgtu = 1, differ = 0;
+    uint32_t first_empty = UINT32_MAX, first_long = UINT32_MAX;
+    for (int i = 0; i < sparts; i++) {
+        acgtu &= sv[i].acgtu;
+        differ |= sv[i].differ;
+        if (first_empty == UINT32_MAX) first_empty = sv[i].first_empty;
+        if (first_long == UINT32_MAX) first_long = sv[i].first_long;
+    }
+    free(sv);
+    /* Exact probes of one length in A, C, G, T, U alone: the survey is
+     * all that is needed, and it stays true (no whitespace to take out). */
+    const int plain = acgtu && !differ;
     if (!acgtu) {
         drop_spaces(r);
         acgtu = only_acgtu(r->seqs.s, r->seqs.len);
@@ -875,24 +924,36 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
         alpha = PS_PROTEIN; /* PROSITE documents protein motifs */
     } else if (req == PS_ALPHA_AUTO) {
         inferred = 1;
-        infer_alphabet(r, acgtu, &alpha, note, sizeof note);
+        if (plain && first_empty == UINT32_MAX) alpha = PS_DNA; /* what infer_alphabet would say */
+        else infer_alphabet(r, acgtu, &alpha, note, sizeof note);
     } else {
         alpha = (ps_alpha_t)req;
     }
 
     size_t k = raw_seq_len(r, 0);
     int patterns = 0;
-    for (uint32_t i = 0; i < r->n && !patterns; i++)
-        patterns = raw_seq_len(r, i) != k || (!acgtu && needs_pattern(r, i, alpha));
-    for (uint32_t i = 0; i < r->n; i++) {
-        size_t len = raw_seq_len(r, i);
-        const char *name = r->names.s + r->name_at[i];
+    if (!plain) {
+        /* Spaces taken out, or lengths that differ: look again. */
+        first_empty = first_long = UINT32_MAX;
+        for (uint32_t i = 0; i < r->n; i++) {
+            size_t len = raw_seq_len(r, i);
+            if (len == 0 && first_empty == UINT32_MAX) first_empty = i;
+            if (len > PS_MAX_K && first_long == UINT32_MAX) first_long = i;
+        }
+        for (uint32_t i = 0; i < r->n && !patterns; i++)
+            patterns = raw_seq_len(r, i) != k || (!acgtu && needs_pattern(r, i, alpha));
+    }
+    /* The first probe that is empty, or too long for exact probes. */
+    uint32_t bad = first_empty;
+    if (!patterns && first_long < bad) bad = first_long;
+    if (bad != UINT32_MAX) {
+        size_t len = raw_seq_len(r, bad);
+        const char *name = r->names.s + r->name_at[bad];
         if (len == 0)
             return ps_fail(err, PS_E_FORMAT, "%s: line %llu: probe '%s' is empty", src,
-                           (unsigned long long)r->line[i], name);
-        if (len > PS_MAX_K && !patterns)
-            return ps_fail(err, PS_E_FORMAT, "%s: line %llu: probe '%s' is %zu long; the limit is %d",
-                           src, (unsigned long long)r->line[i], name, len, PS_MAX_K);
+                           (unsigned long long)r->line[bad], name);
+        return ps_fail(err, PS_E_FORMAT, "%s: line %llu: probe '%s' is %zu long; the limit is %d", src,
+                       (unsigned long long)r->line[bad], name, len, PS_MAX_K);
     }
 
     ps_probes_t *p = calloc(1, sizeof *p);
