@@ -41,8 +41,9 @@ static int filter_bits(uint64_t keys)
 uint64_t ps_kmerset_bytes(const ps_probes_t *p, int both_strands)
 {
     uint64_t keys = (uint64_t)p->n * (both_strands ? 2u : 1u);
+    /* The leaves view, and each string's slot while several threads build. */
     return (sizeof(ps_kmer_slot_t) << table_bits(keys)) + (sizeof(uint64_t) << filter_bits(keys)) +
-           keys * sizeof(uint32_t);
+           keys * sizeof(uint32_t) * 2;
 }
 
 void ps_kmerset_free(ps_kmerset_t *ks)

@@ -63,7 +63,8 @@ typedef struct {
 /* Whether p can go into a k-mer set: DNA, k <= PS_KMERSET_MAX_K. */
 int ps_kmerset_fits(const ps_probes_t *p);
 
-/* Bytes a k-mer set of p takes (table and leaves view). */
+/* Bytes a k-mer set of p takes (table and leaves view), and the 4 bytes a
+ * string more that building it on several threads takes for a while. */
 uint64_t ps_kmerset_bytes(const ps_probes_t *p, int both_strands);
 
 /* Builds the set on up to `threads` threads (parallel.h); the leaves are the

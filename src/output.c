@@ -264,7 +264,14 @@ static int write_rows(FILE *f, const table_t *t, int threads, ps_err_t *err)
 {
     const uint32_t n = t->p->n;
     if (n == 0) return write_error(f, err);
-    size_t est = row_room(t, 0, strlen(t->p->name[0]));
+    /* Rows a part formats: PART_BYTES of the longest of up to 1,024 rows
+     * spread over the table, so that long names further on do not grow the
+     * buffers far past it. */
+    size_t est = 1;
+    for (uint32_t s = 0, step = n / 1024 ? n / 1024 : 1; s < n; s += step) {
+        size_t room = row_room(t, s, strlen(t->p->name[s]));
+        if (room > est) est = room;
+    }
     uint32_t part_rows = (uint32_t)(PART_BYTES / est);
     if (part_rows < 64) part_rows = 64;
     if (part_rows > 16384) part_rows = 16384;

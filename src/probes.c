@@ -439,8 +439,9 @@ static void join_part(void *ctx, int part, int parts)
     (void)parts;
     join_job_t *j = ctx;
     raw_t *r = j->r, *pr = &j->part[part].r;
-    memcpy(r->names.s + j->names[part], pr->names.s, pr->names.len);
-    memcpy(r->seqs.s + j->seqs[part], pr->seqs.s, pr->seqs.len);
+    /* A part may hold no probe (a long run of comment lines): no text. */
+    if (pr->names.len) memcpy(r->names.s + j->names[part], pr->names.s, pr->names.len);
+    if (pr->seqs.len) memcpy(r->seqs.s + j->seqs[part], pr->seqs.s, pr->seqs.len);
     for (uint32_t i = 0; i < pr->n; i++) {
         r->name_at[j->first[part] + i] = pr->name_at[i] + j->names[part];
         r->seq_at[j->first[part] + i] = pr->seq_at[i] + j->seqs[part];
@@ -467,7 +468,8 @@ static int join_parts(raw_t *r, part_t *part, int parts)
         nl += part[i].r.names.len;
         sl += part[i].r.seqs.len;
     }
-    int bad = !first || !names || !seqs || n > UINT32_MAX;
+    /* One part alone stops at 2^31 probes (raw_grow): so do the parts together. */
+    int bad = !first || !names || !seqs || n > (1ull << 31);
     if (!bad) {
         r->n = r->cap = (uint32_t)n;
         r->name_at = malloc((n ? n : 1) * sizeof *r->name_at);

@@ -708,6 +708,28 @@ START_TEST(test_threads_agree)
 }
 END_TEST
 
+/* A part of the file with no probe in it (over a MiB of comment lines
+ * between probes, so that a whole part of the parse falls inside them):
+ * the same probes on several threads as on one. */
+START_TEST(test_empty_part)
+{
+    tu_rng_t rng;
+    tu_rng_seed(&rng, tu_seed() ^ 0xb4);
+    tu_buf_t b = {0};
+    for (int i = 0; i < 60000; i++) {
+        if (i == 30000)
+            for (int c = 0; c < 60000; c++) tu_buf_puts(&b, "# a comment line of some length\n");
+        for (int j = 0; j < 25; j++) tu_buf_putc(&b, "ACGT"[tu_rng_below(&rng, 4)]);
+        tu_buf_putc(&b, '\n');
+    }
+    char *path = write_probes("comments.txt", b.p);
+    char msg[1024];
+    ck_assert_msg(load_agrees(path, PS_ALPHA_AUTO, 4, msg, sizeof msg) == PS_OK, "%s", msg);
+    free(path);
+    tu_buf_free(&b);
+}
+END_TEST
+
 Suite *suite_probes(void)
 {
     Suite *s = suite_create("probes");
@@ -727,6 +749,7 @@ Suite *suite_probes(void)
     tcase_add_test(tc, test_spaces_in_sequences);
     tcase_add_test(tc, test_across_blocks);
     tcase_add_test(tc, test_threads_agree);
+    tcase_add_test(tc, test_empty_part);
     suite_add_tcase(s, tc);
     return s;
 }
