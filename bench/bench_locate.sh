@@ -9,13 +9,8 @@
 # Whole processes are timed, each figure the median of RUNS runs.
 # Environment: PS_DATA (real data folder), THREADS (default: all cores), RUNS (default 3).
 set -euo pipefail
-bin=${1:-./probescan}
-data=${PS_DATA:-../shared/data}
-threads=${THREADS:-$(nproc)}
 runs=${RUNS:-3}
 here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 # shellcheck source=bench/common.sh
 source "$here/common.sh"
 

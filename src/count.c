@@ -569,11 +569,9 @@ static int run_count(const opts_t *o, ps_err_t *err)
     ps_scan_stats_t *st = calloc((size_t)o->n_inputs, sizeof *st);
     if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
 
-    int rc = ps_probes_load(&p, o->probes, o->alpha, o->threads, err);
-    if (rc < 0) goto done;
     int both;
-    if ((rc = ps_opt_strands(p, o->both_strands, o->strand_set, "counted", &both, err)) < 0) goto done;
-    ps_probes_warn(p, o->probes);
+    int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, "counted", &both, err);
+    if (rc < 0) goto done;
     if (o->verbose)
         fprintf(stderr, "probescan: %u probes of length %d; alphabet %s%s; strands: %s\n", p->n, p->k,
                 ps_alpha_name(p->alpha),

@@ -71,6 +71,13 @@ static inline uint64_t string_key(const ps_probes_t *p, uint64_t j)
     return v;
 }
 
+/* Where string j's leaf goes: probe j's forward leaf, or for j >= n the
+ * reverse leaf of probe j - n. */
+static inline uint32_t *string_leaf(ps_kmerset_t *ks, const ps_probes_t *p, uint64_t j)
+{
+    return &ks->leaves.probe_leaf[j >= p->n][j >= p->n ? j - p->n : j];
+}
+
 static void set_filter(ps_kmerset_t *ks, uint64_t key)
 {
     uint64_t fh = ps_kmerset_fhash(key);
@@ -111,10 +118,7 @@ static void build_serial(ps_kmerset_t *ks, const ps_probes_t *p, int strands)
             __builtin_prefetch(&ks->slot[home[b]], 1);
             __builtin_prefetch(ps_kmerset_fword(ks, ps_kmerset_fhash(key[b])), 1);
         }
-        for (uint32_t b = 0; b < nb; b++) {
-            uint64_t j = j0 + b;
-            ks->leaves.probe_leaf[j >= p->n][j >= p->n ? j - p->n : j] = insert(ks, key[b], home[b]);
-        }
+        for (uint32_t b = 0; b < nb; b++) *string_leaf(ks, p, j0 + b) = insert(ks, key[b], home[b]);
     }
 }
 
@@ -143,10 +147,7 @@ static void share(const par_build_t *b, int part, int parts, uint64_t *lo, uint6
     *hi = ps_parallel_share(b->n, part + 1, parts);
 }
 
-static uint32_t *leaf_of(par_build_t *b, uint64_t j)
-{
-    return &b->ks->leaves.probe_leaf[j >= b->p->n][j >= b->p->n ? j - b->p->n : j];
-}
+static uint32_t *leaf_of(par_build_t *b, uint64_t j) { return string_leaf(b->ks, b->p, j); }
 
 /* Pages of the table and filter are first touched by the threads that fill
  * them: the kernel's page clearing is spread too. */

@@ -283,11 +283,9 @@ static int run_locate(const opts_t *o, ps_err_t *err)
     ps_scan_stats_t *st = calloc((size_t)o->n_inputs, sizeof *st);
     if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
 
-    int rc = ps_probes_load(&p, o->probes, o->alpha, o->threads, err);
-    if (rc < 0) goto done;
     int both;
-    if ((rc = ps_opt_strands(p, o->both_strands, o->strand_set, "located", &both, err)) < 0) goto done;
-    ps_probes_warn(p, o->probes);
+    int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, "located", &both, err);
+    if (rc < 0) goto done;
     if ((rc = build_index(&ix, o, p, both, err)) < 0) goto done;
 
     ps_engine_info_t info = {.kind = PS_ENGINE_CPU};

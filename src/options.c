@@ -96,12 +96,14 @@ int ps_check_outputs(const char *output, const char *stats, const char *const *i
     return PS_OK;
 }
 
-int ps_opt_strands(const ps_probes_t *p, int both, int strand_set, const char *done, int *out, ps_err_t *err)
+int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int threads, int both, int strand_set,
+                  const char *done, int *both_out, ps_err_t *err)
 {
-    *out = both;
-    if (p->alpha != PS_PROTEIN || !both) return PS_OK;
-    if (strand_set)
+    int rc = ps_probes_load(p, path, alpha, threads, err);
+    if (rc < 0) return rc;
+    *both_out = both && (*p)->alpha != PS_PROTEIN;
+    if (both && (*p)->alpha == PS_PROTEIN && strand_set)
         return ps_fail(err, PS_E_USAGE, "--strand both applies to DNA only; protein probes are %s forward", done);
-    *out = 0;
+    ps_probes_warn(*p, path);
     return PS_OK;
 }

@@ -1,7 +1,8 @@
 /* options.h - the options `count` and `locate` share: how each value is
- * read, and the checks on the files a run writes.
+ * read, the probes they name (loaded, warned about, their strands), and the
+ * checks on the files a run writes.
  *
- * Each ps_opt_* reads one option's value into *out and returns 0, or a
+ * Each other ps_opt_* reads one option's value into *out and returns 0, or a
  * PS_E_USAGE code with a message naming the option and what it takes.
  * ps_check_outputs refuses, before anything is read, an output or a
  * statistics file that is one of the inputs or the probe file (it would be
@@ -32,10 +33,14 @@ int ps_opt_mismatches(const char *arg, int *out, ps_err_t *err);          /* -m:
 int ps_opt_engine(const char *arg, ps_engine_req_t *out, ps_err_t *err);  /* --engine: auto, cpu, gpu */
 int ps_opt_gpu(const char *arg, int *out, ps_err_t *err);                 /* --gpu: a device number */
 
-/* The strands probes p are matched on: both as asked (-s), except that
+/* Loads the probe file path (on up to threads threads), tells stderr what
+ * the user should know of it (ps_probes_warn), and decides the strands
+ * they are matched on into *both_out: both as asked (-s), except that
  * protein has one; -s both said outright for protein is refused, saying
- * that protein probes are `done` forward. */
-int ps_opt_strands(const ps_probes_t *p, int both, int strand_set, const char *done, int *out, ps_err_t *err);
+ * that protein probes are `done` forward. *p is set whenever loading
+ * succeeded (the caller frees it, also on a refusal). */
+int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int threads, int both, int strand_set,
+                  const char *done, int *both_out, ps_err_t *err);
 
 /* output and stats may be NULL or "-" (standard output). */
 int ps_check_outputs(const char *output, const char *stats, const char *const *inputs, int n_inputs,

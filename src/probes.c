@@ -360,7 +360,7 @@ typedef struct {
 
 typedef struct {
     const char *buf, *path;
-    int fasta, nul;
+    int fasta;
     part_t *part;
 } parse_job_t;
 
@@ -373,12 +373,14 @@ static void parse_part(void *ctx, int part, int parts)
     const char *buf = j->buf, *path = j->path;
     entry_t entry = {0};
     uint64_t line = pt->line - 1;
+    /* Lines are searched for a NUL only where the part holds one. */
+    const int nul = pt->to > pt->from && memchr(buf + pt->from, '\0', pt->to - pt->from) != NULL;
     for (size_t at = pt->from, next; at < pt->to; at = next) {
         size_t len = line_at(buf, at, pt->to, &next);
         const char *s = buf + at;
         line++;
         ps_err_t *err = &pt->err;
-        if (j->nul && memchr(s, '\0', len)) {
+        if (nul && memchr(s, '\0', len)) {
             pt->rc = ps_fail(err, PS_E_FORMAT, "%s: line %llu: binary data in probe file", path, (unsigned long long)line);
             return;
         }
@@ -524,7 +526,6 @@ static int read_raw(raw_t *r, const char *path, int threads, ps_err_t *err)
     }
     const char *buf = w.buf;
     const size_t len = w.len;
-    int nul = len && memchr(buf, '\0', len) != NULL;
 
     /* The first probe line (not blank, not a '#' comment) says the format:
      * FASTA, a PROSITE data file or lines. */
@@ -539,7 +540,7 @@ static int read_raw(raw_t *r, const char *path, int threads, ps_err_t *err)
             start += 3;
             n -= 3;
         }
-        if (nul && memchr(buf + start, '\0', n)) {
+        if (memchr(buf + start, '\0', n)) {
             free(w.buf);
             return ps_fail(err, PS_E_FORMAT, "%s: line %llu: binary data in probe file", path, (unsigned long long)line);
         }
@@ -557,7 +558,7 @@ static int read_raw(raw_t *r, const char *path, int threads, ps_err_t *err)
         free(w.buf);
         return ps_fail(err, PS_E_NOMEM, "out of memory reading probes");
     }
-    parse_job_t job = {buf, path, fasta, nul, part};
+    parse_job_t job = {buf, path, fasta, part};
     for (int i = 0; i < parts; i++) {
         part[i].r.prosite = prosite;
         part[i].from = i ? part_start(buf, at + (size_t)ps_parallel_share(len - at, i, parts), len, fasta) : at;
@@ -898,14 +899,14 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
 
     /* One pass over the probes on the threads: their letters, and the
      * first empty, over-long or differently long one in each share. */
-    int sparts = ps_parallel_parts(threads, r->n, ENCODE_GRAIN);
-    survey_t *sv = calloc((size_t)sparts, sizeof *sv);
+    const int parts = ps_parallel_parts(threads, r->n, ENCODE_GRAIN);
+    survey_t *sv = calloc((size_t)parts, sizeof *sv);
     if (!sv) return ps_fail(err, PS_E_NOMEM, "out of memory");
     survey_job_t sj = {r, sv};
-    ps_parallel_run(sparts, survey_share, &sj);
+    ps_parallel_run(parts, survey_share, &sj);
     int acgtu = 1, differ = 0;
     uint32_t first_empty = UINT32_MAX, first_long = UINT32_MAX;
-    for (int i = 0; i < sparts; i++) {
+    for (int i = 0; i < parts; i++) {
         acgtu &= sv[i].acgtu;
         differ |= sv[i].differ;
         if (first_empty == UINT32_MAX) first_empty = sv[i].first_empty;
@@ -977,7 +978,6 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
     }
     uint8_t tab[256];
     ps_alpha_table(alpha, tab);
-    int parts = ps_parallel_parts(threads, r->n, ENCODE_GRAIN);
     encode_job_t job = {.r = r, .p = p, .src = src, .acgtu = acgtu, .tab = tab};
     if (!(job.part = calloc((size_t)parts, sizeof *job.part))) {
         ps_probes_free(p);
