@@ -224,12 +224,10 @@ bench: all
 	@bash bench/bench_patterns.sh ./probescan
 	@bash bench/bench_locate.sh ./probescan
 
-# The kernel benchmark driver links the kernels with the probe and automaton code.
-BENCH_GPU_OBJ := build/src/error.o build/src/alphabet.o build/src/pack.o build/src/probes.o \
-                 build/src/automaton.o build/src/gpu_plan.o build/kernels/gpu_scan.o
-build/bench/gpu_bench: bench/gpu_bench.cu $(BENCH_GPU_OBJ)
+# The kernel benchmark driver links the kernels with the probe, automaton and k-mer set code.
+build/bench/gpu_bench: bench/gpu_bench.cu $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -Isrc -Ikernels -o $@ $< $(BENCH_GPU_OBJ) $(HTS_LIBS) -lpthread
+	$(NVCC) $(NVCCFLAGS) -Isrc -Ikernels -o $@ $< $(CORE_OBJ) $(HTS_LIBS) -lpthread -lm
 
 # The pattern kernel alone on a genome given as FASTA (its header says how).
 build/bench/pattern_gpu_bench: bench/pattern_gpu_bench.cu $(CORE_OBJ)

@@ -7,8 +7,11 @@
  *
  * Prints the main table (k = 8, N = 1,000 .. 50,000, beside the seed paper's
  * H100 times), k = 9, 21 and 31, protein k = 8, the ablation (the DFA
- * kernels, best with its k-mer path off, kmer), and both sides of the
- * shared/global counter switch. -q runs a small quick version. */
+ * kernels, best with its k-mer path off, kmer), both sides of the
+ * shared/global counter switch, and the k-mer set kernel (k = 31, 10^4 to
+ * 10^7 probes, both strands; the filter in shared and in global memory;
+ * the whole text in one launch and in launches of 1 Mi symbols, the
+ * pipeline's chunks). -q runs a small quick version. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,7 @@
 
 #include "automaton.h"
 #include "gpu_scan.h"
+#include "kmerset.h"
 #include "pack.h"
 #include "probes.h"
 
@@ -70,46 +74,65 @@ static uint32_t sym_at(const text_t *t, uint64_t p)
 }
 
 /* N probes of length k cut at uniformly random positions of the text. */
-static ps_automaton_t *make_automaton(const text_t *t, int k, uint32_t N, uint64_t seed)
+static ps_probes_t *make_probes(const text_t *t, int k, uint32_t N, uint64_t seed)
 {
     ps_alpha_t al = t->bits == 2 ? PS_DNA : PS_PROTEIN;
-    char **seqs = (char **)malloc(N * sizeof *seqs);
+    char **seqs = (char **)calloc(N, sizeof *seqs);
+    if (!seqs) exit(1);
     uint64_t r = seed;
     for (uint32_t i = 0; i < N; i++) {
         r = mix64(r);
         uint64_t at = r % (t->n - (uint64_t)k);
-        seqs[i] = (char *)malloc((size_t)k + 1);
+        if (!(seqs[i] = (char *)malloc((size_t)k + 1))) exit(1);
         for (int j = 0; j < k; j++) seqs[i][j] = ps_alpha_letter(al, (int)sym_at(t, at + (uint64_t)j));
         seqs[i][k] = 0;
     }
     ps_probes_t *p = NULL;
-    ps_automaton_t *a = NULL;
     ps_err_t err;
     if (ps_probes_from_strings(&p, N, (const char *const *)seqs, NULL, al == PS_DNA ? PS_ALPHA_DNA : PS_ALPHA_PROTEIN,
-                               &err) != PS_OK ||
-        ps_automaton_build(&a, p, 0, &err) != PS_OK) {
+                               &err) != PS_OK) {
         fprintf(stderr, "gpu_bench: %s\n", err.msg);
         exit(1);
     }
     for (uint32_t i = 0; i < N; i++) free(seqs[i]);
     free(seqs);
+    return p;
+}
+
+static ps_automaton_t *make_automaton(const text_t *t, int k, uint32_t N, uint64_t seed)
+{
+    ps_probes_t *p = make_probes(t, k, N, seed);
+    ps_automaton_t *a = NULL;
+    ps_err_t err;
+    if (ps_automaton_build(&a, p, 0, &err) != PS_OK) {
+        fprintf(stderr, "gpu_bench: %s\n", err.msg);
+        exit(1);
+    }
     ps_probes_free(p);
     return a;
 }
 
+/* The text in launches of `chunk` symbols (a multiple of 16; 0: one launch). */
+static void launch_text(const ps_gplan_t *pl, const text_t *t, uint64_t chunk)
+{
+    if (!chunk) chunk = t->n;
+    for (uint64_t at = 0; at < t->n; at += chunk)
+        CK(ps_gpu_launch(pl, t->d_text + at / 16u, std::min(chunk, t->n - at), 0, NULL, 0, 0));
+}
+
 /* Median kernel time in ms; the counts of one extra run into out (if set). */
-static double time_plan(ps_gplan_t *pl, const text_t *t, int reps, uint64_t *out)
+static double time_plan(ps_gplan_t *pl, const text_t *t, int reps, uint64_t *out, uint64_t chunk = 0)
 {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     double ms[64];
     if (reps > 64) reps = 64;
-    for (int i = 0; i < 2; i++) CK(ps_gpu_launch(pl, t->d_text, t->n, 0, NULL, 0, 0)); /* warm-up */
+    for (int i = 0; i < 2; i++) launch_text(pl, t, chunk); /* warm-up */
     CK(cudaDeviceSynchronize());
     for (int i = 0; i < reps; i++) {
         CK(cudaEventRecord(e0));
-        CK(ps_gpu_launch(pl, t->d_text, t->n, 0, NULL, 0, 0));
+        launch_text(pl, t, chunk);
         CK(cudaEventRecord(e1));
         CK(cudaEventSynchronize(e1));
         float f = 0;
@@ -119,7 +142,7 @@ static double time_plan(ps_gplan_t *pl, const text_t *t, int reps, uint64_t *out
     std::sort(ms, ms + reps);
     if (out) {
         CK(cudaMemset(pl->d_counts, 0, (size_t)pl->n_leaves * 8u));
-        CK(ps_gpu_launch(pl, t->d_text, t->n, 0, NULL, 0, 0));
+        launch_text(pl, t, chunk);
         CK(cudaMemcpy(out, pl->d_counts, (size_t)pl->n_leaves * 8u, cudaMemcpyDeviceToHost));
     }
     CK(cudaEventDestroy(e0));
@@ -261,6 +284,58 @@ int main(int argc, char **argv)
         printf("| DNA k=%d N=10000 | %u | %.3f | %.0f |\n", ks[i], c.a->n_states, ms, L / ms / 1e6);
         case_close(&c);
     }
+    /* (c) The k-mer set kernel. Its filter goes to shared memory for the
+     * small set only (no_shared_counts forces it global: both sides of the
+     * switch). Counts must agree between the filter placements; the chunked
+     * launches lose the windows across their cuts, so they are compared
+     * among themselves. */
+    printf("\n## (c) k-mer set kernel, DNA k=31, both strands, L=2^%d\n", log2_len);
+    printf("| N | strings | filter | whole text ms (Gbases/s) | 1 Mi-symbol launches ms (Gbases/s) | hits |\n"
+           "|---|---|---|---|---|---|\n");
+    static const uint32_t kN[] = {10000, 100000, 1000000, 10000000};
+    for (int i = 0; i < (quick ? 2 : 4); i++) {
+        ps_probes_t *p = make_probes(&dna, 31, kN[i], seed + 300u + (uint64_t)i);
+        ps_kmerset_t *ks = NULL;
+        ps_err_t err;
+        if (ps_kmerset_build(&ks, p, 1, 16, &err) != PS_OK) {
+            fprintf(stderr, "gpu_bench: %s\n", err.msg);
+            return 1;
+        }
+        ps_gplan_t up;
+        memset(&up, 0, sizeof up);
+        CK(ps_gpu_kset_upload(&up, ks));
+        const size_t nl = ks->leaves.n_leaves;
+        uint64_t *ref = NULL;
+        for (int glob = 0; glob < 2; glob++) {
+            ps_gplan_t pl = up;
+            pl.no_shared_counts = glob;
+            CK(ps_gpu_plan_kmerset(&pl, ks, 0));
+            if (glob && ref && !up.filter_shared) break; /* planned global already: no other side */
+            uint64_t *got = (uint64_t *)malloc(nl * 8u), *gotc = (uint64_t *)malloc(nl * 8u);
+            const double whole = time_plan(&pl, &dna, reps, got), chunked = time_plan(&pl, &dna, reps, gotc, 1u << 20);
+            uint64_t hits = 0;
+            for (size_t j = 0; j < nl; j++) hits += got[j];
+            if (!ref) {
+                ref = got;
+                up.filter_shared = pl.filter_shared; /* how it was planned unforced */
+            } else {
+                if (memcmp(got, ref, nl * 8u) != 0) {
+                    mismatch = 1;
+                    printf("# MISMATCH: k-mer set N=%u, the filter's placements count differently\n", kN[i]);
+                }
+                free(got);
+            }
+            free(gotc);
+            printf("| %u | %u | %llu KiB %s | %.3f (%.1f) | %.3f (%.1f) | %llu |\n", kN[i], nl ? (uint32_t)(2u * kN[i]) : 0u,
+                   (8ull << pl.filter_bits) >> 10, pl.filter_shared ? "shared" : "global", whole, L / whole / 1e6,
+                   chunked, L / chunked / 1e6, (unsigned long long)hits);
+        }
+        free(ref);
+        ps_gpu_tables_free(&up);
+        ps_kmerset_free(ks);
+        ps_probes_free(p);
+    }
+
     CK(cudaFree(dna.d_text));
     text_t prot;
     text_make(&prot, 5, L, seed ^ 0xABCDu);

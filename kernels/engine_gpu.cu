@@ -8,7 +8,8 @@
  * themselves never block the host. Stream order keeps a stream's next copy
  * behind its previous kernel. Leaf counts accumulate in one 64-bit device
  * array and cross to the host only in collect(). Device memory is the DFA,
- * the counters and one chunk buffer per stream, whatever the input size. */
+ * (or the k-mer set), the counters and one chunk buffer per stream,
+ * whatever the input size. */
 #include <cuda_runtime.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -174,8 +175,9 @@ void ps_gpu_info(const ps_engine_t *e, ps_engine_info_t *out)
     snprintf(out->gpu_name, sizeof out->gpu_name, "%.95s", g->prop.name);
     out->gpu_sms = g->prop.multiProcessorCount;
     out->gpu_mem_gib = g->prop.totalGlobalMem / 1073741824.0;
-    snprintf(out->kernel, sizeof out->kernel, "%s", ps_gpu_variant_names()[g->variant]);
+    snprintf(out->kernel, sizeof out->kernel, "%s", g->plan.kset ? "kmer-set" : ps_gpu_variant_names()[g->variant]);
     out->kmer_path = g->plan.kmer_m != 0;
+    out->kmer_set = g->plan.kset;
     out->chunks_gpu = __atomic_load_n(&g->chunks, __ATOMIC_RELAXED);
     out->max_chunk_syms = PS_GPU_CHUNK_SYMS;
     out->max_chunk_restarts = PS_GPU_CHUNK_RESTARTS;
@@ -283,21 +285,25 @@ extern "C" void ps_gpu_versions(char *buf, size_t len)
     if (buf && len) snprintf(buf, len, "runtime %d.%d, driver %s", rt / 1000, rt % 1000 / 10, d);
 }
 
-extern "C" int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, const char *kernel,
-                                 int host_threads, ps_err_t *err)
+/* The GPU engine over an automaton a (with kernel variant) or a k-mer set
+ * ks: the two differ only in the tables uploaded and the plan. */
+static int ps_gpu_engine_make(ps_engine_t **out, const ps_automaton_t *a, const ps_kmerset_t *ks, int device,
+                              const char *kernel, int host_threads, ps_err_t *err)
 {
     *out = NULL;
     char why[384]; /* room for the longest reason with a full-length device name */
     cudaDeviceProp p;
     if (!ps_gpu_probe(device, &p, why, sizeof why)) return ps_fail(err, PS_E_GPU, "GPU engine unavailable: %s", why);
-    int variant = ps_gpu_variant(kernel);
+    int variant = ks ? PS_K_BEST : ps_gpu_variant(kernel);
     if (variant < 0) {
         char list[128];
         ps_gpu_variant_list(list, sizeof list);
         return ps_fail(err, PS_E_USAGE, "unknown GPU kernel '%s' (one of: %s)", kernel, list);
     }
-    if (a->shift != 2 && a->shift != 5)
+    if (a && a->shift != 2 && a->shift != 5)
         return ps_fail(err, PS_E_INTERNAL, "GPU engine: unexpected DFA row shift %d", a->shift);
+    const int shift = a ? a->shift : 2;
+    const uint32_t n_leaves = a ? a->n_leaves : ks->leaves.n_leaves;
 
     ps_engine_t *e = (ps_engine_t *)calloc(1, sizeof *e);
     ps_gpu *g = (ps_gpu *)calloc(1, sizeof *g);
@@ -321,20 +327,21 @@ extern "C" int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int
     int rc;
     /* Padded by 16 bytes: the kernels' 16-byte staging loads stay inside. */
     const size_t text_bytes =
-        ((size_t)(PS_GPU_CHUNK_SYMS / PS_PER_WORD(a->shift) + 1) * sizeof(uint32_t) + 31) & ~(size_t)15;
+        ((size_t)(PS_GPU_CHUNK_SYMS / PS_PER_WORD(shift) + 1) * sizeof(uint32_t) + 31) & ~(size_t)15;
     if ((ce = cudaSetDevice(device)) != cudaSuccess) {
         rc = ps_cuda_fail(err, ce, "cudaSetDevice");
         goto fail;
     }
-    if ((ce = ps_gpu_tables_upload(&g->plan, a)) != cudaSuccess) {
-        rc = ps_cuda_fail(err, ce, "uploading the automaton");
+    if ((ce = a ? ps_gpu_tables_upload(&g->plan, a) : ps_gpu_kset_upload(&g->plan, ks)) != cudaSuccess) {
+        rc = ps_cuda_fail(err, ce, a ? "uploading the automaton" : "uploading the k-mer set");
         goto fail;
     }
-    if ((ce = ps_gpu_plan(&g->plan, variant, a, device)) != cudaSuccess) {
+    if ((ce = a ? ps_gpu_plan(&g->plan, variant, a, device) : ps_gpu_plan_kmerset(&g->plan, ks, device)) !=
+        cudaSuccess) {
         rc = ps_cuda_fail(err, ce, "configuring the scan kernel");
         goto fail;
     }
-    if ((ce = cudaHostAlloc(&g->h_counts, (size_t)a->n_leaves * sizeof(uint64_t) + 8, cudaHostAllocDefault)) !=
+    if ((ce = cudaHostAlloc(&g->h_counts, (size_t)n_leaves * sizeof(uint64_t) + 8, cudaHostAllocDefault)) !=
         cudaSuccess) {
         g->h_counts = NULL;
         rc = ps_cuda_fail(err, ce, "allocating pinned count buffer");
@@ -381,4 +388,18 @@ extern "C" int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int
 fail:
     ps_gpu_destroy(e);
     return rc;
+}
+
+extern "C" int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, const char *kernel,
+                                 int host_threads, ps_err_t *err)
+{
+    return ps_gpu_engine_make(out, a, NULL, device, kernel, host_threads, err);
+}
+
+extern "C" int ps_gpu_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, int device, int host_threads,
+                                      ps_err_t *err)
+{
+    if (ks->k < 1 || ks->k > PS_KMERSET_MAX_K)
+        return ps_fail(err, PS_E_INTERNAL, "GPU engine: a k-mer set of k = %d", ks->k);
+    return ps_gpu_engine_make(out, NULL, ks, device, NULL, host_threads, err);
 }

@@ -21,6 +21,8 @@
  *   best       + 16-bit DFA entries when states < 2^16 (half the shared
  *              footprint, so larger automata fit), 512-thread blocks
  *   kmer       no DFA walk at all (DNA, k <= PS_KMER_MAX_K), see below
+ * and, beside them, the k-mer set kernel for many probes of k <= 32 (no
+ * automaton: kmerset.h's table and filter; see ps_kset_kernel).
  * All grids are persistent (a few blocks per SM looping over tiles), so a
  * block's shared counters are flushed once per launch, not once per tile.
  *
@@ -45,20 +47,24 @@
 
 namespace {
 
-struct ps_kargs {
-    const void *dfa;        /* global DFA (uint16_t or uint32_t entries) */
-    uint32_t dfa_bytes;     /* shared bytes of the DFA copy (multiple of 16) */
-    uint32_t cnt_bytes;     /* shared bytes of the counters (multiple of 16) */
-    uint32_t leaf_base;
-    uint32_t cnt_sh;        /* leaves counted in shared memory */
+/* What every kernel is given of its chunk and counters (ps_fill_chunk_args). */
+struct ps_chunk_kargs {
+    uint32_t cnt_sh;        /* leaves (k-mer path: ranks) counted in shared memory */
     unsigned long long *counts;
     const uint32_t *text;
     uint32_t n, nw, n_ctx;  /* symbols, words, context symbols */
     const uint32_t *restart;
     uint32_t n_restart;
+    uint32_t n_btiles;
+};
+
+struct ps_kargs : ps_chunk_kargs {
+    const void *dfa;        /* global DFA (uint16_t or uint32_t entries) */
+    uint32_t dfa_bytes;     /* shared bytes of the DFA copy (multiple of 16) */
+    uint32_t cnt_bytes;     /* shared bytes of the counters (multiple of 16) */
+    uint32_t leaf_base;
     uint32_t hw;            /* words a thread re-reads before its tile */
     uint32_t halo;          /* words staged before a block tile (multiple of 16) */
-    uint32_t n_btiles;
 };
 
 /* DFA location: global plain loads, global read-only path, shared memory. */
@@ -228,20 +234,13 @@ __global__ void __launch_bounds__(NT) ps_scan_kernel(ps_kargs a)
     }
 }
 
-struct ps_kmer_kargs {
+struct ps_kmer_kargs : ps_chunk_kargs {
     const uint32_t *pair;   /* global tables (gpu_scan.h) */
     const uint32_t *bits;
     const uint32_t *rank;
     const uint32_t *leaf_of;
     uint32_t pair_words;    /* words of the pair table (0 when M = 1) */
     uint32_t bit_words;     /* words of the bitmap and of the rank table */
-    uint32_t cnt_sh;        /* ranks counted in shared memory */
-    unsigned long long *counts;
-    const uint32_t *text;
-    uint32_t n, nw, n_ctx;
-    const uint32_t *restart;
-    uint32_t n_restart;
-    uint32_t n_btiles;
 };
 
 /* Copies n words (a multiple of 4) into shared memory with 16-byte loads. */
@@ -400,6 +399,97 @@ ps_kmer_fn ps_kmer_pick(int k, int m)
     }
 }
 
+/* The k-mer set kernel: k <= 32, millions of probes. Each thread owns a
+ * tile of up to PS_TILE_WORDS words (ps_gpu_chunk_shape) and rolls the
+ * 2k-bit k-mer (first base high, as kmerset.h keys it) from ceil((k-1)/16)
+ * words before the tile, resetting at each restart, exactly as the CPU k-mer
+ * engine walks a segment. Eight windows are keyed first, then their eight
+ * filter words are loaded together (shared memory, or L2 through the
+ * read-only path) so that the loads overlap; the few keys that pass probe
+ * the table in global memory and count with a 64-bit global atomic. 64
+ * registers at most (four blocks an SM) hold the eight keys and words
+ * without spilling. */
+struct ps_kset_kargs : ps_chunk_kargs { /* cnt_sh 0: every count is a global atomic */
+    const ulonglong2 *slot;  /* the set's slots: x the key, low half of y the leaf */
+    const unsigned long long *filter;
+    int table_bits, filter_bits;
+    uint32_t k;
+    unsigned long long mask; /* the low 2k bits */
+    uint32_t tw;             /* words a thread owns (ps_gpu_chunk_shape) */
+};
+
+__device__ __forceinline__ void ps_kset_lookup(const ps_kset_kargs &a, unsigned long long key)
+{
+    const unsigned long long m = (1ull << a.table_bits) - 1ull;
+    for (unsigned long long i = ps_kmer_home(key, a.table_bits);; i = (i + 1ull) & m) {
+        const ulonglong2 s = __ldg(a.slot + i);
+        const uint32_t leaf = (uint32_t)s.y;
+        if (leaf == PS_KMERSET_EMPTY) return;
+        if (s.x == key) {
+            atomicAdd(a.counts + leaf, 1ull);
+            return;
+        }
+    }
+}
+
+template <bool FSH, int NT>
+__global__ void __launch_bounds__(NT, 4) ps_kset_kernel(ps_kset_kargs a)
+{
+    extern __shared__ __align__(16) unsigned char ps_smem[];
+    const unsigned long long *filter = a.filter;
+    if (FSH) {
+        unsigned long long *sf = (unsigned long long *)ps_smem;
+        ps_copy_words<NT>((uint32_t *)sf, (const uint32_t *)a.filter, 2u << a.filter_bits);
+        __syncthreads();
+        filter = sf;
+    }
+    const int fshift = 64 - a.filter_bits;
+    const uint32_t lead = (a.k + 14u) / 16u; /* words holding the k - 1 symbols before a tile */
+    for (uint32_t bt = blockIdx.x; bt < a.n_btiles; bt += gridDim.x) {
+        const uint32_t t0w = (bt * NT + threadIdx.x) * a.tw;
+        if (t0w >= a.nw) continue;
+        const uint32_t w0 = t0w > lead ? t0w - lead : 0u, wend = min(t0w + a.tw, a.nw);
+        const uint32_t from = max(t0w * 16u, a.n_ctx); /* the first position this thread counts */
+        uint32_t ri = ps_first_restart(a, w0 * 16u), nr = ps_restart_pos(a, ri);
+        unsigned long long key = 0;
+        uint32_t filled = 0;
+        for (uint32_t w = w0; w < wend; ++w) {
+            const uint32_t xw = __ldg(a.text + w);
+            /* Half a word at a time: 8 keys and 8 filter words in registers. */
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const uint32_t x = xw >> (16 * h), pb = w * 16u + 8u * (uint32_t)h;
+                unsigned long long keys[8], f[8];
+                uint32_t valid = 0;
+#pragma unroll
+                for (int j = 0; j < 8; j++) {
+                    const uint32_t p = pb + (uint32_t)j;
+                    if (p == nr) {
+                        filled = 0;
+                        nr = ps_restart_pos(a, ++ri);
+                    }
+                    key = ((key << 2) | ((x >> (2 * j)) & 3u)) & a.mask;
+                    filled = min(filled + 1u, 32u);
+                    keys[j] = key;
+                    valid |= (uint32_t)(filled >= a.k && p >= from && p < a.n) << j;
+                }
+#pragma unroll
+                for (int j = 0; j < 8; j++) {
+                    const unsigned long long fi = ps_kmerset_fhash(keys[j]) >> fshift;
+                    f[j] = (valid >> j) & 1u ? (FSH ? filter[fi] : __ldg(filter + fi)) : 0ull;
+                }
+#pragma unroll
+                for (int j = 0; j < 8; j++) {
+                    const unsigned long long m = ps_kmerset_fmask(ps_kmerset_fhash(keys[j]));
+                    if ((valid >> j) & 1u && (f[j] & m) == m) ps_kset_lookup(a, keys[j]);
+                }
+            }
+        }
+    }
+}
+
+typedef void (*ps_ksfn)(ps_kset_kargs);
+
 typedef void (*ps_kfn)(ps_kargs);
 
 /* A kernel with its DFA in shared memory (sh) or read through the read-only path. */
@@ -430,6 +520,9 @@ ps_kfn ps_pick(int variant, bool sh, bool dfa16)
 /* The kernel a plan names. */
 const void *ps_plan_kernel(const ps_gpu_plan_t *p)
 {
+    if (p->kset)
+        return p->filter_shared ? (const void *)ps_kset_kernel<true, PS_KSET_THREADS>
+                                : (const void *)ps_kset_kernel<false, PS_KSET_THREADS>;
     if (p->kmer_m) return (const void *)ps_kmer_pick(p->k, p->kmer_m);
     return (const void *)(p->bits == 2 ? ps_pick<2>(p->walk_variant, p->dfa_shared, p->dfa16)
                                        : ps_pick<5>(p->walk_variant, p->dfa_shared, p->dfa16));
@@ -450,6 +543,8 @@ cudaError_t ps_gpu_tables_upload(ps_gplan_t *pl, const ps_automaton_t *a)
     pl->d_delta16 = NULL;
     pl->d_counts = NULL;
     pl->d_kbits = pl->d_krank = pl->d_kpair = pl->d_kleaf = NULL;
+    pl->d_kslot = NULL;
+    pl->d_kfilter = NULL;
     ps_gpu_host_tables_t h;
     if (ps_gpu_host_tables_build(&h, a, NULL) != PS_OK) return cudaErrorMemoryAllocation;
     /* Padded to 16 bytes (zeros) so the shared copy can move uint4s. */
@@ -498,31 +593,38 @@ void ps_gpu_tables_free(ps_gplan_t *pl)
     cudaFree((void *)pl->d_krank);
     cudaFree((void *)pl->d_kpair);
     cudaFree((void *)pl->d_kleaf);
+    cudaFree((void *)pl->d_kslot);
+    cudaFree((void *)pl->d_kfilter);
+    pl->d_kslot = NULL;
+    pl->d_kfilter = NULL;
     pl->d_delta = NULL;
     pl->d_delta16 = NULL;
     pl->d_counts = NULL;
     pl->d_kbits = pl->d_krank = pl->d_kpair = pl->d_kleaf = NULL;
 }
 
-cudaError_t ps_gpu_plan(ps_gplan_t *pl, int variant, const ps_automaton_t *a, int device)
+/* What the plan reads of the device. */
+static cudaError_t ps_gpu_limits(ps_gpu_limits_t *lim, int device)
 {
     cudaError_t e;
     int optin = 0, smem_sm = 0;
-    ps_gpu_limits_t lim;
     if ((e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) != cudaSuccess ||
-        (e = cudaDeviceGetAttribute(&lim.n_sm, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&lim->n_sm, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
         (e = cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device)) != cudaSuccess ||
-        (e = cudaDeviceGetAttribute(&lim.max_threads_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device)) !=
+        (e = cudaDeviceGetAttribute(&lim->max_threads_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device)) !=
             cudaSuccess ||
-        (e = cudaDeviceGetAttribute(&lim.max_blocks_sm, cudaDevAttrMaxBlocksPerMultiprocessor, device)) != cudaSuccess)
+        (e = cudaDeviceGetAttribute(&lim->max_blocks_sm, cudaDevAttrMaxBlocksPerMultiprocessor, device)) !=
+            cudaSuccess)
         return e;
-    lim.smem_optin = (size_t)optin;
-    lim.smem_sm = (size_t)smem_sm;
-    const unsigned tables = (pl->d_delta16 ? PS_GT_DFA16 : 0u) | (pl->d_kbits ? PS_GT_KMER : 0u) |
-                            (pl->d_kpair ? PS_GT_KPAIR : 0u);
-    /* The one failure left to the device is too much shared memory: what
-     * cudaFuncSetAttribute would have refused. */
-    if (ps_gpu_plan_choose(pl, variant, a, tables, &lim, NULL) != PS_OK) return cudaErrorInvalidValue;
+    lim->smem_optin = (size_t)optin;
+    lim->smem_sm = (size_t)smem_sm;
+    return cudaSuccess;
+}
+
+/* The kernel the plan names, its shared memory and its persistent grid. */
+static cudaError_t ps_gpu_plan_finish(ps_gplan_t *pl, const ps_gpu_limits_t *lim)
+{
+    cudaError_t e;
     pl->kernel = ps_plan_kernel(pl);
     /* The grid: as many blocks of the chosen kernel as fit on every SM (persistent). */
     if ((e = cudaFuncSetAttribute(pl->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)pl->smem)) !=
@@ -532,8 +634,59 @@ cudaError_t ps_gpu_plan(ps_gplan_t *pl, int variant, const ps_automaton_t *a, in
     if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pl->kernel, pl->threads, pl->smem)) !=
         cudaSuccess)
         return e;
-    if (ps_gpu_plan_grid(pl, per_sm, &lim, NULL) != PS_OK) return cudaErrorInvalidConfiguration;
+    if (ps_gpu_plan_grid(pl, per_sm, lim, NULL) != PS_OK) return cudaErrorInvalidConfiguration;
     return cudaSuccess;
+}
+
+cudaError_t ps_gpu_plan(ps_gplan_t *pl, int variant, const ps_automaton_t *a, int device)
+{
+    ps_gpu_limits_t lim;
+    cudaError_t e = ps_gpu_limits(&lim, device);
+    if (e != cudaSuccess) return e;
+    const unsigned tables = (pl->d_delta16 ? PS_GT_DFA16 : 0u) | (pl->d_kbits ? PS_GT_KMER : 0u) |
+                            (pl->d_kpair ? PS_GT_KPAIR : 0u);
+    /* The one failure left to the device is too much shared memory: what
+     * cudaFuncSetAttribute would have refused. */
+    if (ps_gpu_plan_choose(pl, variant, a, tables, &lim, NULL) != PS_OK) return cudaErrorInvalidValue;
+    return ps_gpu_plan_finish(pl, &lim);
+}
+
+cudaError_t ps_gpu_kset_upload(ps_gplan_t *pl, const ps_kmerset_t *ks)
+{
+    cudaError_t e;
+    const size_t slot_bytes = (size_t)ks->n_slots * sizeof(ps_kmer_slot_t), filter_bytes = (size_t)8 << ks->filter_bits;
+    const size_t count_bytes = (size_t)(ks->leaves.n_leaves ? ks->leaves.n_leaves : 1) * 8u;
+    void *ds = NULL, *df = NULL, *dc = NULL;
+    pl->d_delta = NULL;
+    pl->d_delta16 = NULL;
+    pl->d_kbits = pl->d_krank = pl->d_kpair = pl->d_kleaf = NULL;
+    pl->d_kslot = NULL;
+    pl->d_kfilter = NULL;
+    pl->d_counts = NULL;
+    if ((e = cudaMalloc(&ds, slot_bytes)) != cudaSuccess || (e = cudaMalloc(&df, filter_bytes)) != cudaSuccess ||
+        (e = cudaMalloc(&dc, count_bytes)) != cudaSuccess ||
+        (e = cudaMemcpy(ds, ks->slot, slot_bytes, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (e = cudaMemcpy(df, ks->filter, filter_bytes, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (e = cudaMemset(dc, 0, count_bytes)) != cudaSuccess) {
+        cudaFree(ds);
+        cudaFree(df);
+        cudaFree(dc);
+        return e;
+    }
+    pl->d_kslot = (const ps_kmer_slot_t *)ds;
+    pl->d_kfilter = (const unsigned long long *)df;
+    pl->d_counts = (unsigned long long *)dc;
+    return cudaSuccess;
+}
+
+cudaError_t ps_gpu_plan_kmerset(ps_gplan_t *pl, const ps_kmerset_t *ks, int device)
+{
+    ps_gpu_limits_t lim;
+    cudaError_t e = ps_gpu_limits(&lim, device);
+    if (e != cudaSuccess) return e;
+    if (ps_gpu_plan_kset(pl, ks->k, ks->bits, ks->filter_bits, ks->leaves.n_leaves, &lim, NULL) != PS_OK)
+        return cudaErrorInvalidValue;
+    return ps_gpu_plan_finish(pl, &lim);
 }
 
 void ps_gpu_plan_describe(const ps_gplan_t *pl, char *buf, size_t len) { ps_gpu_plan_format(pl, buf, len); }
@@ -553,9 +706,8 @@ cudaError_t ps_gpu_image_check(int device)
     return e != cudaSuccess ? e : r;
 }
 
-/* The chunk and counter fields both kernel families share. */
-template <class A>
-static void ps_fill_chunk_args(A &a, const ps_gplan_t *pl, const ps_gpu_chunk_shape_t &cs, const uint32_t *d_text,
+/* The chunk and counter fields every kernel family shares. */
+static void ps_fill_chunk_args(ps_chunk_kargs &a, const ps_gplan_t *pl, const ps_gpu_chunk_shape_t &cs, const uint32_t *d_text,
                                uint32_t n_ctx, const uint32_t *d_restart, uint32_t n_restart)
 {
     a.cnt_sh = pl->cnt_shared;
@@ -577,6 +729,20 @@ cudaError_t ps_gpu_launch(const ps_gplan_t *pl, const uint32_t *d_text, uint64_t
      * chunk, at most the plan's persistent grid. */
     ps_gpu_chunk_shape_t cs;
     ps_gpu_chunk_shape(pl, n, &cs);
+    if (pl->kset) {
+        ps_kset_kargs a;
+        memset(&a, 0, sizeof a);
+        a.slot = (const ulonglong2 *)pl->d_kslot;
+        a.filter = pl->d_kfilter;
+        a.table_bits = pl->table_bits;
+        a.filter_bits = pl->filter_bits;
+        a.k = (uint32_t)pl->k;
+        a.mask = pl->k == 32 ? ~0ull : (1ull << (2 * pl->k)) - 1ull;
+        ps_fill_chunk_args(a, pl, cs, d_text, n_ctx, d_restart, n_restart);
+        a.tw = cs.tw;
+        reinterpret_cast<ps_ksfn>(pl->kernel)<<<cs.grid, pl->threads, pl->smem, st>>>(a);
+        return cudaGetLastError();
+    }
     if (pl->kmer_m) {
         ps_kmer_kargs a;
         memset(&a, 0, sizeof a);

@@ -15,6 +15,7 @@
 
 #include "automaton.h"
 #include "gpu_plan.h"
+#include "kmerset.h"
 #include "pack.h"
 
 /* The plan's decisions (ps_gpu_plan_t: inputs no_kmer and no_shared_counts,
@@ -29,6 +30,9 @@ typedef struct ps_gplan : ps_gpu_plan_t {
     const uint32_t *d_krank;      /* per bitmap word: present k-mers in the words before it */
     const uint32_t *d_kpair;      /* per (k+1)-mer: 2 presence bits; NULL when k > 8 */
     const uint32_t *d_kleaf;      /* rank of a present k-mer -> its leaf id */
+    /* The k-mer set (plan kset; else NULL): */
+    const ps_kmer_slot_t *d_kslot;
+    const unsigned long long *d_kfilter;
     const void *kernel;           /* the kernel the plan names (its argument type follows kmer_m) */
 } ps_gplan_t;
 
@@ -54,6 +58,12 @@ cudaError_t ps_gpu_launch(const ps_gplan_t *pl, const uint32_t *d_text, uint64_t
  * 32-bit DFA); d_counts zeroed. Freed with ps_gpu_tables_free. */
 cudaError_t ps_gpu_tables_upload(ps_gplan_t *pl, const ps_automaton_t *a);
 void ps_gpu_tables_free(ps_gplan_t *pl);
+
+/* The k-mer set's table, filter and zeroed counters on the device
+ * (clearing the rest of pl), and its plan (ps_gpu_plan_kset, the grid as
+ * above). Freed with ps_gpu_tables_free. */
+cudaError_t ps_gpu_kset_upload(ps_gplan_t *pl, const ps_kmerset_t *ks);
+cudaError_t ps_gpu_plan_kmerset(ps_gplan_t *pl, const ps_kmerset_t *ks, int device);
 
 /* cudaSuccess when this build holds a kernel image that runs on `device`;
  * else why not (cudaErrorNoKernelImageForDevice or

@@ -110,7 +110,7 @@ static void usage_count(FILE *f)
 "                         scanning while it starts; gpu: the GPU alone)\n"
 "      --index STR        auto, automaton or kmer-set: what probes are looked up in\n"
 "                         (default auto: the k-mer set for DNA probes of k <= 32 from\n"
-"                         %d strings on, on the CPU; else the automaton)\n"
+"                         %d strings on; else the automaton)\n"
 "      --gpu ID           CUDA device to use (default 0)\n"
 "      --kernel NAME      GPU kernel, default best; all count the same, the others are\n"
 "                         for benchmarks: %s\n"
@@ -244,8 +244,9 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     }
     if (o->by_record && o->engine == PS_REQ_GPU)
         return ps_fail(err, PS_E_USAGE, "--by-record runs on the CPU engine; drop --engine gpu");
-    if (o->index == INDEX_KMER_SET && o->engine == PS_REQ_GPU)
-        return ps_fail(err, PS_E_USAGE, "--index kmer-set runs on the CPU; drop --engine gpu");
+    if (o->index == INDEX_KMER_SET && o->kernel && strcmp(o->kernel, "best") != 0)
+        return ps_fail(err, PS_E_USAGE, "--kernel %s walks the automaton; --index kmer-set has a GPU kernel of its own",
+                       o->kernel);
     return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes, err);
 }
 
@@ -398,17 +399,36 @@ static int gpu_worth_starting(const opts_t *o, const ps_automaton_t *a, char *wh
  * (ps_patset_gpu_worth: over a second on the CPU alone, or an input of
  * unknown size). The GPU takes patterns of up to 64 positions, CPU threads
  * beside it the longer ones (make_split_engine). Fills why. */
+/* The same for the k-mer set: on the CPU a lookup costs a cache miss once
+ * the table outgrows the caches (about 40 MB/s a thread for 10^6 31-mers on
+ * the H100 host, 150 MB/s while it stays in cache), on the GPU little beside
+ * the copy; the same second's rule. Fills why. */
+static int kmer_gpu_worth(const opts_t *o, const ps_kmerset_t *ks, char *why, size_t len)
+{
+    double bytes = input_bytes(o);
+    if (bytes == 0) {
+        snprintf(why, len, "input size unknown");
+        return 1;
+    }
+    double rate = (ks->n_slots * sizeof *ks->slot <= (16u << 20) ? 150e6 : 40e6) * o->threads;
+    double cpu_s = bytes / rate;
+    snprintf(why, len, "about %.0f MB of sequence, %.2f s of k-mer set lookups on %d CPU threads", bytes / 1e6,
+             cpu_s, o->threads);
+    return cpu_s > 1.0;
+}
+
 static int pattern_gpu_worth(const opts_t *o, const ps_patset_t *ps, char *why, size_t len)
 {
     return ps_patset_gpu_worth(ps, input_bytes(o), o->threads, why, len);
 }
 
 /* Whether the probes go into the k-mer set rather than the automaton: asked
- * for, or (auto) DNA of k <= 32, many strings, and no GPU asked for (the
- * GPU kernels walk the automaton). Fills why for -v. */
+ * for, or (auto) DNA of k <= 32 and many strings, on either engine. Fills
+ * why for -v. */
 static int choose_index(const opts_t *o, const ps_probes_t *p, int both, char *why, size_t len, ps_err_t *err)
 {
     uint64_t strings = index_strings(p, both);
+    const int other_kernel = o->kernel && strcmp(o->kernel, "best") != 0; /* the automaton's kernels, for benchmarks */
     if (o->index == INDEX_KMER_SET) {
         if (!ps_kmerset_fits(p))
             return ps_fail(err, PS_E_USAGE, "--index kmer-set takes DNA probes of length 1 to %d, not %s of length %d",
@@ -421,7 +441,7 @@ static int choose_index(const opts_t *o, const ps_probes_t *p, int both, char *w
         return 0;
     }
     if (!ps_kmerset_fits(p)) snprintf(why, len, "%s probes of length %d", ps_alpha_name(p->alpha), p->k);
-    else if (o->engine == PS_REQ_GPU) snprintf(why, len, "the GPU walks the automaton");
+    else if (other_kernel) snprintf(why, len, "--kernel %s walks the automaton", o->kernel);
     else if (strings < PS_KMER_SET_FROM)
         snprintf(why, len, "%llu strings, fewer than %d", (unsigned long long)strings, PS_KMER_SET_FROM);
     else {
@@ -506,28 +526,26 @@ static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a
 {
     char why[sizeof err->msg] = "no NVIDIA GPU device found";
     if (ps) return make_pattern_engine(e, o, p, ps, parts, workers, err);
-    if (ks) {
-        /* The k-mer set's lookups outrun reading the input on the CPU, and
-         * the GPU kernels walk the automaton: no GPU to start. */
-        if (o->verbose) fprintf(stderr, "probescan: engine: cpu, %d threads, k-mer set\n", o->threads);
-        return make_cpu_engine(e, NULL, ks, NULL, workers, err);
-    }
+    const char *what = ks ? ", k-mer set" : "";
     if (o->engine == PS_REQ_GPU) {
         if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
             return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
-        return ps_gpu_engine_new(e, a, o->gpu_id, o->kernel, workers, err);
+        return ks ? ps_gpu_kmer_engine_new(e, ks, o->gpu_id, workers, err)
+                  : ps_gpu_engine_new(e, a, o->gpu_id, o->kernel, workers, err);
     }
     if (o->engine == PS_REQ_AUTO && o->by_record) snprintf(why, sizeof why, "--by-record counts on the CPU");
     if (o->engine == PS_REQ_AUTO && !o->by_record && ps_gpu_device_present()) {
         char work[160];
-        if (gpu_worth_starting(o, a, work, sizeof work)) {
-            if (o->verbose) fprintf(stderr, "probescan: engine: auto: the GPU, the CPU while it starts (%s)\n", work);
-            return ps_mixed_engine_new(e, a, o->gpu_id, o->kernel, workers, err);
+        if (ks ? kmer_gpu_worth(o, ks, work, sizeof work) : gpu_worth_starting(o, a, work, sizeof work)) {
+            if (o->verbose)
+                fprintf(stderr, "probescan: engine: auto: the GPU%s, the CPU while it starts (%s)\n", what, work);
+            return ks ? ps_mixed_kmer_engine_new(e, ks, o->gpu_id, workers, err)
+                      : ps_mixed_engine_new(e, a, o->gpu_id, o->kernel, workers, err);
         }
         snprintf(why, sizeof why, "%s: less than starting the GPU repays", work);
     }
-    int rc = make_cpu_engine(e, a, NULL, NULL, workers, err);
-    if (rc == PS_OK) say_cpu(o, "", why);
+    int rc = make_cpu_engine(e, a, ks, NULL, workers, err);
+    if (rc == PS_OK) say_cpu(o, what, why);
     return rc;
 }
 

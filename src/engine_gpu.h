@@ -11,6 +11,7 @@
 #include "automaton.h"
 #include "engine.h"
 #include "error.h"
+#include "kmerset.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,6 +43,12 @@ const char *const *ps_gpu_kernel_names(void);
  * for host_threads workers (its scan() takes worker ids below that). */
 int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, const char *kernel,
                       int host_threads, ps_err_t *err);
+
+/* Creates the GPU engine over a k-mer set (DNA, k <= 32; kmerset.h), which
+ * must outlive it: the table and filter are copied to the device, every
+ * window of the text looked up there (kernels/gpu_scan.cu, ps_kset_kernel),
+ * and the leaves counted in the set's numbering, as ps_kmer_engine_new's. */
+int ps_gpu_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, int device, int host_threads, ps_err_t *err);
 
 #ifdef __cplusplus
 }

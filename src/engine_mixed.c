@@ -7,9 +7,11 @@
 
 #include "engine_cpu.h"
 #include "engine_gpu.h"
+#include "engine_kmer.h"
 
 typedef struct {
-    const ps_automaton_t *a;
+    const ps_automaton_t *a;   /* the automaton, or */
+    const ps_kmerset_t *ks;    /* the k-mer set */
     int device, threads;
     const char *kernel;
     ps_engine_t *cpu;
@@ -26,7 +28,8 @@ static void *start_gpu(void *arg)
 {
     mixed_t *m = arg;
     ps_engine_t *g = NULL;
-    m->start_rc = ps_gpu_engine_new(&g, m->a, m->device, m->kernel, m->threads, &m->start_err);
+    m->start_rc = m->ks ? ps_gpu_kmer_engine_new(&g, m->ks, m->device, m->threads, &m->start_err)
+                        : ps_gpu_engine_new(&g, m->a, m->device, m->kernel, m->threads, &m->start_err);
     if (m->start_rc == PS_OK) {
         m->gpu = g;
         __atomic_store_n(&m->gpu_ready, 1, __ATOMIC_RELEASE);
@@ -73,6 +76,7 @@ static void mixed_info(const ps_engine_t *e, ps_engine_info_t *out)
         if (m->joined && m->start_rc != PS_OK) snprintf(out->gpu_error, sizeof out->gpu_error, "%.255s", m->start_err.msg);
     }
     out->kind = PS_ENGINE_AUTO;
+    out->kmer_set = m->ks != NULL;
     out->workers = m->threads;
     out->gpu_id = m->device;
     out->chunks_cpu = __atomic_load_n(&m->cpu_chunks, __ATOMIC_RELAXED);
@@ -94,8 +98,8 @@ static void mixed_destroy(ps_engine_t *e)
     free(e);
 }
 
-int ps_mixed_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, const char *kernel, int threads,
-                        ps_err_t *err)
+static int mixed_new(ps_engine_t **out, const ps_automaton_t *a, const ps_kmerset_t *ks, int device,
+                     const char *kernel, int threads, ps_err_t *err)
 {
     *out = NULL;
     if (threads < 1) threads = 1;
@@ -109,10 +113,12 @@ int ps_mixed_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, 
     e->impl = m;
     e->destroy = mixed_destroy;
     m->a = a;
+    m->ks = ks;
     m->device = device;
     m->kernel = kernel;
     m->threads = threads;
-    int rc = ps_cpu_engine_new(&m->cpu, a, threads, err);
+    int rc = ks ? ps_kmer_engine_new(&m->cpu, ks, threads, PS_KMER_LOCAL_COUNTS_MAX, err)
+                : ps_cpu_engine_new(&m->cpu, a, threads, err);
     if (rc < 0) {
         mixed_destroy(e);
         return rc;
@@ -129,4 +135,15 @@ int ps_mixed_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, 
     e->info = mixed_info;
     *out = e;
     return PS_OK;
+}
+
+int ps_mixed_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, const char *kernel, int threads,
+                        ps_err_t *err)
+{
+    return mixed_new(out, a, NULL, device, kernel, threads, err);
+}
+
+int ps_mixed_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, int device, int threads, ps_err_t *err)
+{
+    return mixed_new(out, NULL, ks, device, NULL, threads, err);
 }

@@ -13,6 +13,7 @@
 #include "automaton.h"
 #include "engine.h"
 #include "error.h"
+#include "kmerset.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,6 +21,10 @@ extern "C" {
 
 int ps_mixed_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, const char *kernel, int threads,
                         ps_err_t *err);
+
+/* The same over a k-mer set (ps_gpu_kmer_engine_new, with the CPU k-mer
+ * engine covering its start). */
+int ps_mixed_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, int device, int threads, ps_err_t *err);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,13 @@ int ps_gpu_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, co
     return ps_fail(err, PS_E_GPU, "GPU engine unavailable: this probescan was built without CUDA");
 }
 
+int ps_gpu_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, int device, int host_threads, ps_err_t *err)
+{
+    (void)ks, (void)device, (void)host_threads;
+    *out = NULL;
+    return ps_fail(err, PS_E_GPU, "GPU engine unavailable: this probescan was built without CUDA");
+}
+
 int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *ps, int gpu_id, int workers, ps_err_t *err)
 {
     (void)ps, (void)gpu_id, (void)workers;

@@ -239,6 +239,29 @@ int ps_gpu_plan_choose(ps_gpu_plan_t *p, int variant, const ps_automaton_t *a, u
     return PS_OK;
 }
 
+int ps_gpu_plan_kset(ps_gpu_plan_t *p, int k, int table_bits, int filter_bits, uint32_t n_leaves,
+                     const ps_gpu_limits_t *lim, ps_err_t *err)
+{
+    if (k < 1 || k > 32 || table_bits < 1 || table_bits > 40 || filter_bits < 0 || filter_bits > 40)
+        return ps_fail(err, PS_E_INTERNAL, "GPU plan: k-mer set of k = %d, %d table bits, %d filter bits", k,
+                       table_bits, filter_bits);
+    const int no_shared = p->no_shared_counts;
+    memset(p, 0, sizeof *p);
+    p->no_shared_counts = no_shared;
+    p->variant = PS_K_BEST;
+    p->bits = 2;
+    p->k = k;
+    p->n_leaves = n_leaves;
+    p->kset = 1;
+    p->table_bits = table_bits;
+    p->filter_bits = filter_bits;
+    p->threads = PS_KSET_THREADS;
+    const size_t fbytes = (size_t)8 << filter_bits;
+    p->filter_shared = !no_shared && fbytes <= lim->smem_optin && fbytes * PS_KSET_SMEM_BLOCKS <= lim->smem_sm;
+    p->smem = p->filter_shared ? fbytes : 0;
+    return PS_OK;
+}
+
 int ps_gpu_plan_resident_max(const ps_gpu_plan_t *p, const ps_gpu_limits_t *lim)
 {
     int n = lim->max_blocks_sm;
@@ -261,6 +284,14 @@ int ps_gpu_plan_grid(ps_gpu_plan_t *p, int per_sm, const ps_gpu_limits_t *lim, p
 
 void ps_gpu_plan_format(const ps_gpu_plan_t *p, char *buf, size_t len)
 {
+    if (p->kset) {
+        snprintf(buf, len,
+                 "kernel k-mer set: k = %d, %u leaves; %llu slots in global memory; filter of %llu KiB in %s "
+                 "memory; counts by global atomics; %d blocks x %d threads, %zu bytes shared",
+                 p->k, p->n_leaves, 1ull << p->table_bits, (8ull << p->filter_bits) >> 10,
+                 p->filter_shared ? "shared" : "global", p->blocks, p->threads, p->smem);
+        return;
+    }
     if (p->kmer_m) {
         snprintf(buf, len,
                  "kernel %s: k-mer lookups, k = %d, %u leaves; %s in shared memory (%d position%s per lookup); "
@@ -286,9 +317,18 @@ void ps_gpu_plan_format(const ps_gpu_plan_t *p, char *buf, size_t len)
 void ps_gpu_chunk_shape(const ps_gpu_plan_t *p, uint64_t n, ps_gpu_chunk_shape_t *out)
 {
     const uint32_t pw = PS_PER_WORD(p->bits);
-    const uint32_t tile = (uint32_t)p->threads * PS_TILE_WORDS;
     out->n = (uint32_t)n;
     out->nw = (uint32_t)((n + pw - 1) / pw);
+    out->tw = PS_TILE_WORDS;
+    if (p->kset) {
+        /* Fewer words a thread where PS_TILE_WORDS would leave the grid
+         * short of threads (a 1 MB chunk fills 16 blocks): a thread's
+         * lookups cost far more than keying the words before its tile. */
+        const uint64_t grid_threads = (uint64_t)(p->blocks > 0 ? p->blocks : 1) * (uint64_t)p->threads;
+        const uint64_t tw = out->nw / grid_threads;
+        out->tw = tw < 1 ? 1u : tw > PS_TILE_WORDS ? PS_TILE_WORDS : (uint32_t)tw;
+    }
+    const uint32_t tile = (uint32_t)p->threads * out->tw;
     out->n_btiles = (out->nw + tile - 1) / tile;
     out->grid = (unsigned)(out->n_btiles < (uint32_t)p->blocks ? out->n_btiles : (uint32_t)p->blocks);
 }

@@ -146,6 +146,11 @@ typedef struct {
     uint32_t halo_words;     /* staged words before a block tile (a multiple of 16) */
     uint32_t bit_words;      /* k-mer path: words of the shared bitmap and of the ranks */
     uint32_t pair_words;     /* k-mer path: words of the shared pair table (0 unless kmer_m 2) */
+    /* The k-mer set kernel (ps_gpu_plan_kset), else all 0: */
+    int kset;                /* 1: the text's k-mers looked up in a k-mer set (kmerset.h) */
+    int table_bits;          /* its table: 1 << table_bits 16-byte slots, in global memory */
+    int filter_bits;         /* its filter: 1 << filter_bits 64-bit words */
+    int filter_shared;       /* 1: each block copies the filter to shared memory */
 } ps_gpu_plan_t;
 
 /* Chooses everything but blocks for variant (PS_K_*) given the automaton,
@@ -157,6 +162,21 @@ typedef struct {
  * shift other than 2 or 5. */
 int ps_gpu_plan_choose(ps_gpu_plan_t *p, int variant, const ps_automaton_t *a, unsigned tables,
                        const ps_gpu_limits_t *lim, ps_err_t *err);
+
+/* The k-mer set kernel's plan (kernels/kmerset_scan.cu): DNA k-mers of
+ * 1 <= k <= 32 looked up in a set of 1 << table_bits slots behind a filter
+ * of 1 << filter_bits words, n_leaves counted with global atomics (a hit is
+ * rare beside a lookup, and a million leaves do not fit a block). Every
+ * position costs a filter probe, so the filter goes to shared memory when
+ * it leaves room for PS_KSET_SMEM_BLOCKS blocks an SM (a small set: 16,384
+ * keys on a 228 KB SM); a larger one is read through L2, where the H100's
+ * 50 MB holds the 4 MB filter of a million keys. no_shared_counts, set
+ * before, keeps the filter in global memory too (the bench's switch). No
+ * variant but best; PS_E_INTERNAL for k or bits out of range. */
+#define PS_KSET_THREADS 256
+#define PS_KSET_SMEM_BLOCKS 3
+int ps_gpu_plan_kset(ps_gpu_plan_t *p, int k, int table_bits, int filter_bits, uint32_t n_leaves,
+                     const ps_gpu_limits_t *lim, ps_err_t *err);
 
 /* Most blocks of the plan's kernel that shared memory, threads and the block
  * limit let reside on one SM (registers aside): an upper bound of what the
@@ -171,11 +191,13 @@ int ps_gpu_plan_grid(ps_gpu_plan_t *p, int per_sm, const ps_gpu_limits_t *lim, p
 /* One line describing the plan, for -v and the bench. */
 void ps_gpu_plan_format(const ps_gpu_plan_t *p, char *buf, size_t len);
 
-/* One chunk of n symbols (n < 2^32) under a plan: its words, its block tiles
- * (threads x PS_TILE_WORDS words each) and the grid that runs them (a block
+/* One chunk of n symbols (n < 2^32) under a plan: its words, the words a
+ * thread owns (PS_TILE_WORDS; the k-mer set kernel fewer, down to 1, while
+ * the chunk has fewer than that many words for each thread of the grid), its
+ * block tiles (threads x tw words each) and the grid that runs them (a block
  * per tile, at most the plan's persistent grid). */
 typedef struct {
-    uint32_t n, nw, n_btiles;
+    uint32_t n, nw, tw, n_btiles;
     unsigned grid;
 } ps_gpu_chunk_shape_t;
 void ps_gpu_chunk_shape(const ps_gpu_plan_t *p, uint64_t n, ps_gpu_chunk_shape_t *out);

@@ -33,6 +33,14 @@
 extern "C" {
 #endif
 
+/* The hashes below are the GPU kernel's too (kernels/kmerset_gpu.cu): one
+ * definition, so that both sides look in the same slots and filter words. */
+#ifdef __CUDACC__
+#define PS_KS_FN static inline __host__ __device__
+#else
+#define PS_KS_FN static inline
+#endif
+
 #define PS_KMERSET_MAX_K 32
 #define PS_KMERSET_EMPTY UINT32_MAX
 
@@ -72,15 +80,15 @@ uint64_t ps_kmerset_bytes(const ps_probes_t *p, int both_strands);
 int ps_kmerset_build(ps_kmerset_t **out, const ps_probes_t *p, int both_strands, int threads, ps_err_t *err);
 void ps_kmerset_free(ps_kmerset_t *ks);
 
-/* The home slot of key: Fibonacci hashing, so that k-mers that differ only
- * in their last bases (the low bits) land far apart. */
-static inline uint64_t ps_kmerset_home(const ps_kmerset_t *ks, uint64_t key)
-{
-    return (key * 0x9E3779B97F4A7C15ull) >> (64 - ks->bits);
-}
+/* The home slot of key in a table of 1 << bits slots: Fibonacci hashing, so
+ * that k-mers that differ only in their last bases (the low bits) land far
+ * apart. */
+PS_KS_FN uint64_t ps_kmer_home(uint64_t key, int bits) { return (key * 0x9E3779B97F4A7C15ull) >> (64 - bits); }
+
+static inline uint64_t ps_kmerset_home(const ps_kmerset_t *ks, uint64_t key) { return ps_kmer_home(key, ks->bits); }
 
 /* The filter's hash of key: a second mixing, independent of the home slot's. */
-static inline uint64_t ps_kmerset_fhash(uint64_t key)
+PS_KS_FN uint64_t ps_kmerset_fhash(uint64_t key)
 {
     key ^= key >> 31;
     return key * 0xD6E8FEB86659FD93ull;
@@ -91,7 +99,7 @@ static inline const uint64_t *ps_kmerset_fword(const ps_kmerset_t *ks, uint64_t 
     return &ks->filter[fh >> (64 - ks->filter_bits)];
 }
 
-static inline uint64_t ps_kmerset_fmask(uint64_t fh)
+PS_KS_FN uint64_t ps_kmerset_fmask(uint64_t fh)
 {
     return (1ull << (fh & 63)) | (1ull << ((fh >> 6) & 63));
 }

@@ -22,6 +22,7 @@
 #include "engine_cpu.h"
 #include "engine_gpu.h"
 #include "engine_mixed.h"
+#include "kmerset.h"
 #include "probes.h"
 #include "scan.h"
 #include "testutil.h"
@@ -266,8 +267,53 @@ static void gpu_agrees(const char *path, const ps_automaton_t *am, const uint64_
     free(got);
 }
 
+/* The same probes (DNA, k <= 32) in a k-mer set, through the GPU k-mer set
+ * engine and the default (mixed) one: each probe's counts must be the
+ * automaton's on the CPU (the set numbers its leaves differently). */
+static void gpu_kset_agrees(const char *path, const ps_probes_t *p, int both, const uint64_t *fwd,
+                            const uint64_t *rev, int threads, size_t block_bytes)
+{
+    ps_kmerset_t *ks = NULL;
+    ps_err_t err = {0};
+    ck_assert_msg(ps_kmerset_build(&ks, p, both, threads, &err) == PS_OK, "%s", err.msg);
+    uint64_t *got = calloc(ks->leaves.n_leaves ? ks->leaves.n_leaves : 1, sizeof *got);
+    ck_assert_ptr_nonnull(got);
+    for (int mixed = 0; mixed < 2; mixed++) {
+        ps_engine_t *e = NULL;
+        int rc = mixed ? ps_mixed_kmer_engine_new(&e, ks, 0, threads + 1, &err)
+                       : ps_gpu_kmer_engine_new(&e, ks, 0, threads + 1, &err);
+        ck_assert_msg(rc == PS_OK, "k-mer set, %s: %s", mixed ? "mixed" : "GPU", err.msg);
+        memset(got, 0, ks->leaves.n_leaves * sizeof *got);
+        ps_engine_info_t in;
+        ps_engine_info(e, &in);
+        ck_assert_int_eq(in.kmer_set, 1);
+        ps_scan_opts_t so;
+        ps_scan_opts_init(&so, &in, threads);
+        so.block_bytes = block_bytes;
+        rc = ps_scan_file(e, &ks->leaves, path, &so, got, NULL, NULL, NULL, NULL, &err);
+        ck_assert_msg(rc == PS_OK, "k-mer set on the GPU scanning %s: %s", path, err.msg);
+        ps_engine_info(e, &in);
+        if (!mixed) {
+            ck_assert_int_eq(in.kind, PS_ENGINE_GPU);
+            ck_assert_uint_gt(in.chunks_gpu, 0);
+        }
+        for (uint32_t i = 0; i < p->n; i++) {
+            ck_assert_msg(got[ks->leaves.probe_leaf[0][i]] == fwd[i], "%s, k-mer set %s: probe %u forward: %llu, CPU %llu",
+                          path, mixed ? "mixed" : "GPU", i, (unsigned long long)got[ks->leaves.probe_leaf[0][i]],
+                          (unsigned long long)fwd[i]);
+            if (both)
+                ck_assert_msg(got[ks->leaves.probe_leaf[1][i]] == rev[i],
+                              "%s, k-mer set %s: probe %u reverse: %llu, CPU %llu", path, mixed ? "mixed" : "GPU", i,
+                              (unsigned long long)got[ks->leaves.probe_leaf[1][i]], (unsigned long long)rev[i]);
+        }
+        ps_engine_destroy(e);
+    }
+    free(got);
+    ps_kmerset_free(ks);
+}
+
 /* The CPU engine's counts of the probes in path; gpu: every GPU engine must
- * agree (gpu_agrees). */
+ * agree (gpu_agrees, and gpu_kset_agrees where the probes fit a k-mer set). */
 static scan_result_t core_counts(int gpu, const char *path, ps_alpha_t a, char *const *probes, uint32_t n,
                                  int both, int threads, int io_threads, size_t block_bytes)
 {
@@ -301,6 +347,7 @@ static scan_result_t core_counts(int gpu, const char *path, ps_alpha_t a, char *
         res.fwd[i] = leaf[am->leaves.probe_leaf[0][i]];
         if (both) res.rev[i] = leaf[am->leaves.probe_leaf[1][i]];
     }
+    if (gpu && ps_kmerset_fits(p)) gpu_kset_agrees(path, p, both, res.fwd, res.rev, threads, block_bytes);
     free(leaf);
     ps_engine_destroy(e);
     ps_automaton_free(am);

@@ -20,10 +20,12 @@
 #include "engine.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
+#include "engine_kmer.h"
 #include "engine_mixed.h"
 #include "engine_pattern.h"
 #include "engine_pattern_gpu.h"
 #include "gpu_plan.h"
+#include "kmerset.h"
 #include "pack.h"
 #include "pattern.h"
 #include "patset.h"
@@ -311,6 +313,170 @@ START_TEST(test_gpu_repeats)
     ps_chunk_free(&c, NULL);
     ps_automaton_free(a);
     ps_probes_free(p);
+}
+END_TEST
+
+/* ---- the k-mer set on the GPU ---- */
+
+/* Scans chunks with the GPU k-mer set engine (alternating workers, one
+ * collect) and the default (mixed) one in two passes, and compares each with
+ * the CPU k-mer set engine, leaf for leaf. */
+static void kset_compare(const ps_kmerset_t *ks, ps_chunk_t *const *chunks, int n_chunks, const char *what)
+{
+    const uint32_t nl = ks->leaves.n_leaves ? ks->leaves.n_leaves : 1;
+    uint64_t *want = calloc(nl, sizeof *want), *got = calloc(nl, sizeof *got);
+    ck_assert(want && got);
+    ps_engine_t *e = NULL;
+    ps_err_t err;
+    ck_assert_int_eq(ps_kmer_engine_new(&e, ks, 1, PS_KMER_LOCAL_COUNTS_MAX, &err), PS_OK);
+    for (int i = 0; i < n_chunks; i++) ck_assert_int_eq(e->scan(e, 0, chunks[i], &err), PS_OK);
+    ck_assert_int_eq(e->collect(e, want, &err), PS_OK);
+    ps_engine_destroy(e);
+    uint64_t hits = 0;
+    for (uint32_t l = 0; l < ks->leaves.n_leaves; l++) hits += want[l];
+
+    int rc = ps_gpu_kmer_engine_new(&e, ks, 0, 4, &err);
+    ck_assert_msg(rc == PS_OK, "%s: %s", what, err.msg);
+    ps_engine_info_t in;
+    ps_engine_info(e, &in);
+    ck_assert_int_eq(in.kind, PS_ENGINE_GPU);
+    ck_assert_int_eq(in.kmer_set, 1);
+    ck_assert_str_eq(in.kernel, "kmer-set");
+    for (int i = 0; i < n_chunks; i++) {
+        rc = e->scan(e, i % in.workers, chunks[i], &err);
+        ck_assert_msg(rc == PS_OK, "%s: %s", what, err.msg);
+    }
+    ck_assert_int_eq(e->collect(e, got, &err), PS_OK);
+    for (uint32_t l = 0; l < ks->leaves.n_leaves; l++)
+        ck_assert_msg(got[l] == want[l], "%s: leaf %u of %u: GPU %llu, CPU %llu (%llu hits in all)", what, l,
+                      ks->leaves.n_leaves, (unsigned long long)got[l], (unsigned long long)want[l],
+                      (unsigned long long)hits);
+    /* collect() zeroes the device counters. */
+    memset(got, 0, nl * sizeof *got);
+    ck_assert_int_eq(e->collect(e, got, &err), PS_OK);
+    for (uint32_t l = 0; l < ks->leaves.n_leaves; l++) ck_assert_uint_eq(got[l], 0);
+    ps_engine_destroy(e);
+
+    ck_assert_int_eq(ps_mixed_kmer_engine_new(&e, ks, 0, 3, &err), PS_OK);
+    for (int pass = 0; pass < 2; pass++) {
+        memset(got, 0, nl * sizeof *got);
+        for (int i = 0; i < n_chunks; i++) ck_assert_int_eq(e->scan(e, i % 3, chunks[i], &err), PS_OK);
+        ck_assert_int_eq(e->collect(e, got, &err), PS_OK);
+        ps_engine_info(e, &in);
+        ck_assert_int_eq(in.kind, PS_ENGINE_AUTO);
+        ck_assert_int_eq(in.kmer_set, 1);
+        ck_assert_msg(in.gpu_started, "%s: the GPU did not start: %s", what, in.gpu_error);
+        if (pass == 1) ck_assert_uint_gt(in.chunks_gpu, 0);
+        for (uint32_t l = 0; l < ks->leaves.n_leaves; l++)
+            ck_assert_msg(got[l] == want[l], "%s, mixed engine pass %d: leaf %u: %llu, CPU %llu", what, pass, l,
+                          (unsigned long long)got[l], (unsigned long long)want[l]);
+    }
+    ps_engine_destroy(e);
+    free(want);
+    free(got);
+}
+
+/* A chunk of a short random unit repeated (low entropy: many threads hit
+ * one counter), with the occasional restart. */
+static void make_repeat_chunk(ps_chunk_t *c, tu_rng_t *r, uint64_t n)
+{
+    ps_err_t err;
+    ck_assert_int_eq(ps_chunk_init(c, PS_DNA, n + 16, (uint32_t)(n / 2 + 16), NULL, &err), PS_OK);
+    uint32_t unit[5], len = (uint32_t)tu_rng_range(r, 1, 5);
+    for (uint32_t i = 0; i < len; i++) unit[i] = (uint32_t)tu_rng_below(r, 4);
+    for (uint64_t i = 0; i < n; i++) {
+        if (tu_rng_below(r, 5000) == 0) ck_assert_int_eq(ps_chunk_restart(c), 0);
+        ps_chunk_push(c, unit[i % len]);
+    }
+}
+
+/* One random k-mer set case: n probes of length k (half cut from the text,
+ * some repeated, and a few from the repeat chunk), chunks with no, sparse
+ * and dense restarts, context, and one of a repeated unit. */
+static void kset_case(tu_rng_t *r, int k, uint32_t n_probes, uint64_t max_len, int both)
+{
+    enum { NC = 5 };
+    ps_chunk_t ch[NC];
+    ps_chunk_t *cp[NC];
+    static const unsigned pct[NC] = {0, 1, 30, 0, 0};
+    for (int i = 0; i < NC; i++) {
+        uint64_t n = tu_rng_range(r, 1, max_len);
+        uint32_t ctx = (uint32_t)tu_rng_below(r, (uint64_t)k);
+        if (i == 4) make_repeat_chunk(&ch[i], r, n);
+        else make_chunk(&ch[i], r, PS_DNA, n, pct[i] == 1 ? (unsigned)tu_rng_range(r, 1, 5) : pct[i], i == 3 ? ctx : 0);
+        cp[i] = &ch[i];
+    }
+    ps_probes_t *p = make_probes(r, PS_DNA, k, n_probes, &ch[0]);
+    if (ch[4].n >= (uint64_t)k) {
+        ps_probes_t *q = make_probes(r, PS_DNA, k, 8, &ch[4]);
+        char **seqs = malloc((p->n + q->n) * sizeof *seqs);
+        ck_assert_ptr_nonnull(seqs);
+        for (uint32_t i = 0; i < p->n; i++) seqs[i] = p->seq[i];
+        for (uint32_t i = 0; i < q->n; i++) seqs[p->n + i] = q->seq[i];
+        ps_probes_t *pq = NULL;
+        ps_err_t err;
+        ck_assert_int_eq(ps_probes_from_strings(&pq, p->n + q->n, (const char *const *)seqs, NULL, PS_ALPHA_DNA, &err),
+                         PS_OK);
+        free(seqs);
+        ps_probes_free(p);
+        ps_probes_free(q);
+        p = pq;
+    }
+    ps_kmerset_t *ks = NULL;
+    ps_err_t err;
+    ck_assert_msg(ps_kmerset_build(&ks, p, both, 2, &err) == PS_OK, "k-mer set: %s", err.msg);
+    char what[200];
+    snprintf(what, sizeof what, "k-mer set k=%d probes=%u both=%d filter=%llu KiB lens=%llu,%llu,%llu,%llu,%llu", k,
+             p->n, both, (8ull << ks->filter_bits) >> 10, (unsigned long long)ch[0].n, (unsigned long long)ch[1].n,
+             (unsigned long long)ch[2].n, (unsigned long long)ch[3].n, (unsigned long long)ch[4].n);
+    kset_compare(ks, cp, NC, what);
+    ps_kmerset_free(ks);
+    ps_probes_free(p);
+    for (int i = 0; i < NC; i++) ps_chunk_free(&ch[i], NULL);
+}
+
+/* Small sets (the filter in shared memory), every k from 1 to 32, both
+ * strands or one, on chunks from a few symbols to a few tiles; quick enough
+ * for compute-sanitizer. */
+START_TEST(test_gpu_kset_small)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x5E7u);
+    for (int k = 1; k <= PS_KMERSET_MAX_K; k++)
+        kset_case(&r, k, (uint32_t)tu_rng_range(&r, 1, 300), k & 1 ? 40000 : 60, (int)tu_rng_below(&r, 2));
+}
+END_TEST
+
+/* Sets on either side of the shared filter's limit and well past it (a
+ * filter in global memory, a table of millions of slots), long chunks. */
+START_TEST(test_gpu_kset_large)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x5E8u);
+    static const int ks[] = {11, 16, 17, 21, 25, 31, 32};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        kset_case(&r, ks[i], (uint32_t)tu_rng_range(&r, 12000, 20000), 1500000, 1);
+        kset_case(&r, ks[i], (uint32_t)tu_rng_range(&r, 30000, 250000), 3000000, (int)tu_rng_below(&r, 2));
+    }
+    /* Chunks up to the GPU engine's largest, so that threads own several
+     * words (ps_gpu_chunk_shape), up to all PS_TILE_WORDS; restarts stay
+     * within what a chunk may carry. */
+    ps_chunk_t ch[3];
+    ps_chunk_t *cp[3] = {&ch[0], &ch[1], &ch[2]};
+    make_chunk(&ch[0], &r, PS_DNA, PS_GPU_CHUNK_SYMS - tu_rng_below(&r, 1000), 0, 30);
+    make_chunk(&ch[1], &r, PS_DNA, tu_rng_range(&r, 1, PS_GPU_CHUNK_SYMS / 2), 1, 0);
+    make_chunk(&ch[2], &r, PS_DNA, tu_rng_range(&r, 1, PS_GPU_CHUNK_SYMS / 8), 0, 0);
+    ps_probes_t *p = make_probes(&r, PS_DNA, 31, 200000, &ch[0]);
+    ps_kmerset_t *set = NULL;
+    ps_err_t err;
+    ck_assert_msg(ps_kmerset_build(&set, p, 1, 2, &err) == PS_OK, "k-mer set: %s", err.msg);
+    char what[160];
+    snprintf(what, sizeof what, "k-mer set k=31, 200000 probes, chunks of %llu, %llu and %llu symbols",
+             (unsigned long long)ch[0].n, (unsigned long long)ch[1].n, (unsigned long long)ch[2].n);
+    kset_compare(set, cp, 3, what);
+    ps_kmerset_free(set);
+    ps_probes_free(p);
+    for (int i = 0; i < 3; i++) ps_chunk_free(&ch[i], NULL);
 }
 END_TEST
 
@@ -1033,6 +1199,15 @@ Suite *suite_gpu(int *n_checks)
     TU_ADD_TEST(tc, test_gpu_large_sets, n_checks);
     TU_ADD_TEST(tc, test_gpu_repeats, n_checks);
     suite_add_tcase(s, tc);
+    /* The k-mer set engine: "kmer_set_small" for compute-sanitizer. */
+    TCase *ks = tcase_create("kmer_set_small");
+    tcase_set_timeout(ks, 600);
+    TU_ADD_TEST(ks, test_gpu_kset_small, n_checks);
+    suite_add_tcase(s, ks);
+    TCase *kl = tcase_create("kmer_set");
+    tcase_set_timeout(kl, 600);
+    TU_ADD_TEST(kl, test_gpu_kset_large, n_checks);
+    suite_add_tcase(s, kl);
     /* The pattern engine: "pattern_small" is quick enough for
      * compute-sanitizer, "pattern" is the wide random comparison; the
      * same for general patterns below. */

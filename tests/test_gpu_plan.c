@@ -10,6 +10,7 @@
 
 #include "automaton.h"
 #include "gpu_plan.h"
+#include "kmerset.h"
 #include "pack.h"
 #include "probes.h"
 #include "testutil.h"
@@ -504,6 +505,81 @@ START_TEST(test_variant_names)
 }
 END_TEST
 
+/* The k-mer set kernel's plan: the filter in shared memory exactly while
+ * PS_KSET_SMEM_BLOCKS copies fit an SM (and one fits a block), global
+ * otherwise or when the bench's switch asks; the grid and the line. */
+START_TEST(test_plan_kset)
+{
+    ps_err_t err;
+    char line[512];
+    ps_gpu_plan_t p;
+    memset(&p, 0, sizeof p);
+    /* H100: a 64 KiB filter (13 bits) three times is 192 KiB of 228: shared. */
+    ck_assert_int_eq(ps_gpu_plan_kset(&p, 31, 22, 13, 1000, &H100, &err), PS_OK);
+    ck_assert(p.kset && p.filter_shared && p.variant == PS_K_BEST && p.bits == 2 && p.kmer_m == 0);
+    ck_assert_uint_eq(p.smem, 65536);
+    ck_assert_int_eq(p.threads, PS_KSET_THREADS);
+    ck_assert_int_eq(ps_gpu_plan_resident_max(&p, &H100), 3);
+    ck_assert_int_eq(ps_gpu_plan_grid(&p, 3, &H100, &err), PS_OK);
+    ck_assert_int_eq(p.blocks, 396);
+    ck_assert_int_eq(ps_gpu_plan_grid(&p, 4, &H100, &err), PS_E_GPU);
+    ps_gpu_plan_format(&p, line, sizeof line);
+    ck_assert_str_eq(line, "kernel k-mer set: k = 31, 1000 leaves; 4194304 slots in global memory; filter of 64 KiB "
+                           "in shared memory; counts by global atomics; 396 blocks x 256 threads, 65536 bytes shared");
+    /* A chunk's words a thread: 16 while the grid has that many for every
+     * thread, fewer (down to 1) for a chunk that would leave it short. */
+    ps_gpu_chunk_shape_t cs;
+    ps_gpu_chunk_shape(&p, 1ull << 26, &cs);
+    ck_assert_uint_eq(cs.nw, 1u << 22);
+    ck_assert_uint_eq(cs.tw, 16); /* 2^22 words / (396 x 256 threads) = 41 */
+    ck_assert_uint_eq(cs.n_btiles, (1u << 22) / (256 * 16));
+    ck_assert_uint_eq(cs.grid, 396);
+    ps_gpu_chunk_shape(&p, 1u << 20, &cs); /* 65,536 words: 0.6 a thread */
+    ck_assert_uint_eq(cs.tw, 1);
+    ck_assert_uint_eq(cs.n_btiles, 256);
+    ck_assert_uint_eq(cs.grid, 256);
+    ps_gpu_chunk_shape(&p, 396ull * 256 * 16 * 5 + 7, &cs); /* 5 words a thread and a bit */
+    ck_assert_uint_eq(cs.tw, 5);
+    ck_assert_uint_eq(cs.n_btiles, (cs.nw + 256 * 5 - 1) / (256 * 5));
+    ps_gpu_chunk_shape(&p, 1, &cs);
+    ck_assert(cs.nw == 1 && cs.tw == 1 && cs.n_btiles == 1 && cs.grid == 1);
+    /* 128 KiB: global, no shared memory; the grid as threads allow. */
+    ck_assert_int_eq(ps_gpu_plan_kset(&p, 21, 23, 14, 2000000, &H100, &err), PS_OK);
+    ck_assert(p.kset && !p.filter_shared);
+    ck_assert_uint_eq(p.smem, 0);
+    ck_assert_int_eq(ps_gpu_plan_resident_max(&p, &H100), 2048 / PS_KSET_THREADS);
+    /* L4 (100 KiB an SM): 32 KiB shared, 64 KiB not. */
+    ck_assert_int_eq(ps_gpu_plan_kset(&p, 21, 20, 12, 10, &L4, &err), PS_OK);
+    ck_assert(p.filter_shared);
+    ck_assert_int_eq(ps_gpu_plan_kset(&p, 21, 20, 13, 10, &L4, &err), PS_OK);
+    ck_assert(!p.filter_shared);
+    /* The switch keeps even the smallest filter global, and survives the plan. */
+    p.no_shared_counts = 1;
+    ck_assert_int_eq(ps_gpu_plan_kset(&p, 5, 8, 10, 10, &H100, &err), PS_OK);
+    ck_assert(!p.filter_shared && p.no_shared_counts);
+    p.no_shared_counts = 0;
+    ck_assert_int_eq(ps_gpu_plan_kset(&p, 5, 8, 10, 10, &H100, &err), PS_OK);
+    ck_assert(p.filter_shared);
+    ck_assert_int_eq(ps_gpu_plan_kset(&p, 0, 8, 10, 10, &H100, &err), PS_E_INTERNAL);
+    ck_assert_int_eq(ps_gpu_plan_kset(&p, 33, 8, 10, 10, &H100, &err), PS_E_INTERNAL);
+
+    /* The set count chooses from (PS_KMER_SET_FROM strings) keeps its filter
+     * in shared memory on the H100; ten times more does not. */
+    for (int big = 0; big < 2; big++) {
+        const uint32_t n = (big ? 10u : 1u) * PS_KMER_SET_FROM / 2;
+        tu_built_t b = tu_build_distinct(12, n);
+        ps_kmerset_t *ks = NULL;
+        ck_assert_int_eq(ps_kmerset_build(&ks, b.p, 1, 2, &err), PS_OK);
+        ck_assert_int_eq(ps_gpu_plan_kset(&p, ks->k, ks->bits, ks->filter_bits, ks->leaves.n_leaves, &H100, &err),
+                         PS_OK);
+        ck_assert_msg(p.filter_shared == !big, "%u probes, both strands: filter of %d bits %s", n, ks->filter_bits,
+                      p.filter_shared ? "shared" : "global");
+        ps_kmerset_free(ks);
+        tu_built_free(&b);
+    }
+}
+END_TEST
+
 Suite *suite_gpu_plan(void)
 {
     Suite *s = suite_create("gpu_plan");
@@ -514,6 +590,7 @@ Suite *suite_gpu_plan(void)
     tcase_add_test(tc, test_kmer_tables_random);
     tcase_add_test(tc, test_tables_absent);
     tcase_add_test(tc, test_plan_random);
+    tcase_add_test(tc, test_plan_kset);
     suite_add_tcase(s, tc);
     return s;
 }
