@@ -108,8 +108,17 @@ choice "6,000 probes, both strands" kmer_set -p many.tsv in1.fa
 choice "5,999 probes, both strands" automaton -p fewer.tsv in1.fa
 choice "6,000 probes, forward" automaton -s forward -p many.tsv in1.fa
 choice "--index automaton" automaton --index automaton -p many.tsv in1.fa
-choice "--kernel leaf (the automaton's)" automaton --kernel leaf -p many.tsv in1.fa
-choice "--kernel best" kmer_set --kernel best -p many.tsv in1.fa
+# --kernel names the automaton's GPU kernels, which the k-mer set does not
+# run; a build without CUDA takes no --kernel at all.
+if "$bin" count -q --kernel best -p fewer.tsv -o /dev/null in1.fa 2> kb.err; then has_kernels=1
+elif grep -q "built without CUDA" kb.err; then has_kernels=0
+else has_kernels=1; bad "--kernel best: $(cat kb.err)"; fi
+if [ "$has_kernels" = 1 ]; then
+    choice "--kernel leaf (the automaton's)" automaton --kernel leaf -p many.tsv in1.fa
+    choice "--kernel best" kmer_set --kernel best -p many.tsv in1.fa
+else
+    skip 2 build "built without CUDA: --kernel and the index"
+fi
 if "$bin" count -q -v -o c.tsv -p many.tsv in1.fa 2> c.err && grep -q "k-mer set (12000 strings of k = 25)" c.err; then ok
 else bad "-v does not say why the k-mer set was chosen: $(cat c.err)"; fi
 
@@ -154,7 +163,11 @@ printf 'p1\tMKVLAW\n' > protein.tsv
 printf 'p1\t%s\n' ACGTACGTACGTACGTACGTACGTACGTACGTA > k33.tsv
 refuse "protein probes" "--index kmer-set takes DNA probes of length 1 to 32, not protein of length 6" --index kmer-set -p protein.tsv in1.fa
 refuse "k = 33" "not dna of length 33" --index kmer-set -p k33.tsv in1.fa
-refuse "with another GPU kernel" "--kernel leaf walks the automaton; --index kmer-set has a GPU kernel of its own" --index kmer-set --kernel leaf -p many.tsv in1.fa
+if [ "$has_kernels" = 1 ]; then
+    refuse "with another GPU kernel" "--kernel leaf walks the automaton; --index kmer-set has a GPU kernel of its own" --index kmer-set --kernel leaf -p many.tsv in1.fa
+else
+    skip 1 build "built without CUDA: --kernel with --index kmer-set"
+fi
 refuse "a bad --index" "--index must be auto, automaton or kmer-set, not 'hash'" --index hash -p many.tsv in1.fa
 
 # Against jellyfish on a real genome: 31-mers taken from it and random ones.
