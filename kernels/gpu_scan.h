@@ -33,7 +33,7 @@ typedef struct ps_gplan : ps_gpu_plan_t {
     /* The k-mer set (plan kset; else NULL): */
     const ps_kmer_slot_t *d_kslot;
     const unsigned long long *d_kfilter;
-    const void *kernel;           /* the kernel the plan names (its argument type follows kmer_m) */
+    const void *kernel;           /* the kernel the plan names (its argument type follows kset and kmer_m) */
 } ps_gplan_t;
 
 /* Decides the configuration for `variant` (PS_K_*) on `device` given the

@@ -244,7 +244,8 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     }
     if (o->by_record && o->engine == PS_REQ_GPU)
         return ps_fail(err, PS_E_USAGE, "--by-record runs on the CPU engine; drop --engine gpu");
-    if (o->index == INDEX_KMER_SET && o->kernel && strcmp(o->kernel, "best") != 0)
+    if (o->index == INDEX_KMER_SET && o->kernel && strcmp(o->kernel, "best") != 0 && o->engine != PS_REQ_CPU &&
+        !o->by_record)
         return ps_fail(err, PS_E_USAGE, "--kernel %s walks the automaton; --index kmer-set has a GPU kernel of its own",
                        o->kernel);
     return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes, err);
@@ -395,10 +396,6 @@ static int gpu_worth_starting(const opts_t *o, const ps_automaton_t *a, char *wh
     return cpu_s > 1.0;
 }
 
-/* Where a GPU is present, whether pattern matching repays starting it
- * (ps_patset_gpu_worth: over a second on the CPU alone, or an input of
- * unknown size). The GPU takes patterns of up to 64 positions, CPU threads
- * beside it the longer ones (make_split_engine). Fills why. */
 /* The same for the k-mer set: on the CPU a lookup costs a cache miss once
  * the table outgrows the caches (about 40 MB/s a thread for 10^6 31-mers on
  * the H100 host, 150 MB/s while it stays in cache), on the GPU little beside
@@ -417,6 +414,10 @@ static int kmer_gpu_worth(const opts_t *o, const ps_kmerset_t *ks, char *why, si
     return cpu_s > 1.0;
 }
 
+/* Where a GPU is present, whether pattern matching repays starting it
+ * (ps_patset_gpu_worth: over a second on the CPU alone, or an input of
+ * unknown size). The GPU takes patterns of up to 64 positions, CPU threads
+ * beside it the longer ones (make_split_engine). Fills why. */
 static int pattern_gpu_worth(const opts_t *o, const ps_patset_t *ps, char *why, size_t len)
 {
     return ps_patset_gpu_worth(ps, input_bytes(o), o->threads, why, len);
@@ -428,7 +429,9 @@ static int pattern_gpu_worth(const opts_t *o, const ps_patset_t *ps, char *why, 
 static int choose_index(const opts_t *o, const ps_probes_t *p, int both, char *why, size_t len, ps_err_t *err)
 {
     uint64_t strings = index_strings(p, both);
-    const int other_kernel = o->kernel && strcmp(o->kernel, "best") != 0; /* the automaton's kernels, for benchmarks */
+    /* The automaton's GPU kernels, for benchmarks, where a GPU may run. */
+    const int other_kernel =
+        o->kernel && strcmp(o->kernel, "best") != 0 && o->engine != PS_REQ_CPU && !o->by_record;
     if (o->index == INDEX_KMER_SET) {
         if (!ps_kmerset_fits(p))
             return ps_fail(err, PS_E_USAGE, "--index kmer-set takes DNA probes of length 1 to %d, not %s of length %d",

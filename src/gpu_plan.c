@@ -242,7 +242,7 @@ int ps_gpu_plan_choose(ps_gpu_plan_t *p, int variant, const ps_automaton_t *a, u
 int ps_gpu_plan_kset(ps_gpu_plan_t *p, int k, int table_bits, int filter_bits, uint32_t n_leaves,
                      const ps_gpu_limits_t *lim, ps_err_t *err)
 {
-    if (k < 1 || k > 32 || table_bits < 1 || table_bits > 40 || filter_bits < 0 || filter_bits > 40)
+    if (k < 1 || k > 32 || table_bits < 1 || table_bits > 40 || filter_bits < 1 || filter_bits > 40)
         return ps_fail(err, PS_E_INTERNAL, "GPU plan: k-mer set of k = %d, %d table bits, %d filter bits", k,
                        table_bits, filter_bits);
     const int no_shared = p->no_shared_counts;
@@ -320,15 +320,17 @@ void ps_gpu_chunk_shape(const ps_gpu_plan_t *p, uint64_t n, ps_gpu_chunk_shape_t
     out->n = (uint32_t)n;
     out->nw = (uint32_t)((n + pw - 1) / pw);
     out->tw = PS_TILE_WORDS;
+    /* Before ps_gpu_plan_grid (blocks 0) as one block, never a grid of 0. */
+    const uint32_t blocks = p->blocks > 0 ? (uint32_t)p->blocks : 1u;
     if (p->kset) {
         /* Fewer words a thread where PS_TILE_WORDS would leave the grid
          * short of threads (a 1 MB chunk fills 16 blocks): a thread's
          * lookups cost far more than keying the words before its tile. */
-        const uint64_t grid_threads = (uint64_t)(p->blocks > 0 ? p->blocks : 1) * (uint64_t)p->threads;
+        const uint64_t grid_threads = (uint64_t)blocks * (uint64_t)p->threads;
         const uint64_t tw = out->nw / grid_threads;
         out->tw = tw < 1 ? 1u : tw > PS_TILE_WORDS ? PS_TILE_WORDS : (uint32_t)tw;
     }
     const uint32_t tile = (uint32_t)p->threads * out->tw;
     out->n_btiles = (out->nw + tile - 1) / tile;
-    out->grid = (unsigned)(out->n_btiles < (uint32_t)p->blocks ? out->n_btiles : (uint32_t)p->blocks);
+    out->grid = (unsigned)(out->n_btiles < blocks ? out->n_btiles : blocks);
 }

@@ -163,16 +163,17 @@ typedef struct {
 int ps_gpu_plan_choose(ps_gpu_plan_t *p, int variant, const ps_automaton_t *a, unsigned tables,
                        const ps_gpu_limits_t *lim, ps_err_t *err);
 
-/* The k-mer set kernel's plan (kernels/kmerset_scan.cu): DNA k-mers of
+/* The k-mer set kernel's plan (kernels/gpu_scan.cu): DNA k-mers of
  * 1 <= k <= 32 looked up in a set of 1 << table_bits slots behind a filter
  * of 1 << filter_bits words, n_leaves counted with global atomics (a hit is
  * rare beside a lookup, and a million leaves do not fit a block). Every
  * position costs a filter probe, so the filter goes to shared memory when
- * it leaves room for PS_KSET_SMEM_BLOCKS blocks an SM (a small set: 16,384
- * keys on a 228 KB SM); a larger one is read through L2, where the H100's
- * 50 MB holds the 4 MB filter of a million keys. no_shared_counts, set
- * before, keeps the filter in global memory too (the bench's switch). No
- * variant but best; PS_E_INTERNAL for k or bits out of range. */
+ * it leaves room for PS_KSET_SMEM_BLOCKS blocks an SM (up to 32,768 keys,
+ * a 64 KiB filter, on a 228 KB SM); a larger one is read through L2, where
+ * the H100's 50 MB holds the 4 MB filter of a million keys.
+ * no_shared_counts, set before, keeps the filter in global memory too (the
+ * bench's switch). No variant but best; PS_E_INTERNAL for k (1..32),
+ * table_bits or filter_bits (1..40) out of range. */
 #define PS_KSET_THREADS 256
 #define PS_KSET_SMEM_BLOCKS 3
 int ps_gpu_plan_kset(ps_gpu_plan_t *p, int k, int table_bits, int filter_bits, uint32_t n_leaves,
@@ -195,7 +196,8 @@ void ps_gpu_plan_format(const ps_gpu_plan_t *p, char *buf, size_t len);
  * thread owns (PS_TILE_WORDS; the k-mer set kernel fewer, down to 1, while
  * the chunk has fewer than that many words for each thread of the grid), its
  * block tiles (threads x tw words each) and the grid that runs them (a block
- * per tile, at most the plan's persistent grid). */
+ * per tile, at most the plan's persistent grid; a plan without its grid yet
+ * counts as one block). */
 typedef struct {
     uint32_t n, nw, tw, n_btiles;
     unsigned grid;

@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-/* The hashes below are the GPU kernel's too (kernels/kmerset_gpu.cu): one
+/* The hashes below are the GPU kernel's too (kernels/gpu_scan.cu): one
  * definition, so that both sides look in the same slots and filter words. */
 #ifdef __CUDACC__
 #define PS_KS_FN static inline __host__ __device__

@@ -116,8 +116,11 @@ else has_kernels=1; bad "--kernel best: $(cat kb.err)"; fi
 if [ "$has_kernels" = 1 ]; then
     choice "--kernel leaf (the automaton's)" automaton --kernel leaf -p many.tsv in1.fa
     choice "--kernel best" kmer_set --kernel best -p many.tsv in1.fa
+    # No GPU kernel runs on the CPU engine: --kernel changes nothing there.
+    choice "--engine cpu --kernel leaf" kmer_set --engine cpu --kernel leaf -p many.tsv in1.fa
+    choice "--engine cpu --index kmer-set --kernel leaf" kmer_set --engine cpu --index kmer-set --kernel leaf -p many.tsv in1.fa
 else
-    skip 2 build "built without CUDA: --kernel and the index"
+    skip 4 build "built without CUDA: --kernel and the index"
 fi
 if "$bin" count -q -v -o c.tsv -p many.tsv in1.fa 2> c.err && grep -q "k-mer set (12000 strings of k = 25)" c.err; then ok
 else bad "-v does not say why the k-mer set was chosen: $(cat c.err)"; fi

@@ -435,48 +435,66 @@ static void kset_case(tu_rng_t *r, int k, uint32_t n_probes, uint64_t max_len, i
     for (int i = 0; i < NC; i++) ps_chunk_free(&ch[i], NULL);
 }
 
+/* Long chunks (up to the GPU engine's largest, so that threads own several
+ * words, up to all PS_TILE_WORDS: ps_gpu_chunk_shape) of the given restart
+ * densities, kept within the restarts a chunk may carry; n probes of k cut
+ * from the first or random. */
+static void kset_long(tu_rng_t *r, int k, uint32_t n_probes, int n_chunks, const uint64_t *len,
+                      const unsigned *pct)
+{
+    ps_chunk_t ch[3];
+    ps_chunk_t *cp[3] = {&ch[0], &ch[1], &ch[2]};
+    for (int i = 0; i < n_chunks; i++) make_chunk(&ch[i], r, PS_DNA, len[i], pct[i], i == 0 ? (uint32_t)k - 1 : 0);
+    ps_probes_t *p = make_probes(r, PS_DNA, k, n_probes, &ch[0]);
+    ps_kmerset_t *set = NULL;
+    ps_err_t err;
+    ck_assert_msg(ps_kmerset_build(&set, p, 1, 2, &err) == PS_OK, "k-mer set: %s", err.msg);
+    char what[200];
+    snprintf(what, sizeof what, "k-mer set k=%d, %u probes, filter %llu KiB, chunks of %llu, %llu and %llu symbols", k,
+             n_probes, (8ull << set->filter_bits) >> 10, (unsigned long long)ch[0].n,
+             (unsigned long long)(n_chunks > 1 ? ch[1].n : 0), (unsigned long long)(n_chunks > 2 ? ch[2].n : 0));
+    kset_compare(set, cp, n_chunks, what);
+    ps_kmerset_free(set);
+    ps_probes_free(p);
+    for (int i = 0; i < n_chunks; i++) ps_chunk_free(&ch[i], NULL);
+}
+
 /* Small sets (the filter in shared memory), every k from 1 to 32, both
- * strands or one, on chunks from a few symbols to a few tiles; quick enough
- * for compute-sanitizer. */
+ * strands or one, on chunks of up to a word or two and up to a few tiles;
+ * quick enough for compute-sanitizer. */
 START_TEST(test_gpu_kset_small)
 {
     tu_rng_t r;
     tu_rng_seed(&r, tu_seed() ^ 0x5E7u);
-    for (int k = 1; k <= PS_KMERSET_MAX_K; k++)
-        kset_case(&r, k, (uint32_t)tu_rng_range(&r, 1, 300), k & 1 ? 40000 : 60, (int)tu_rng_below(&r, 2));
+    for (int k = 1; k <= PS_KMERSET_MAX_K; k++) {
+        kset_case(&r, k, (uint32_t)tu_rng_range(&r, 1, 300), 60, (int)tu_rng_below(&r, 2));
+        kset_case(&r, k, (uint32_t)tu_rng_range(&r, 1, 300), 40000, (int)tu_rng_below(&r, 2));
+    }
 }
 END_TEST
 
 /* Sets on either side of the shared filter's limit and well past it (a
- * filter in global memory, a table of millions of slots), long chunks. */
+ * filter in global memory, a table of millions of slots), long chunks, and
+ * threads owning several words, with the filter shared and global. */
 START_TEST(test_gpu_kset_large)
 {
     tu_rng_t r;
     tu_rng_seed(&r, tu_seed() ^ 0x5E8u);
-    static const int ks[] = {11, 16, 17, 21, 25, 31, 32};
+    static const int ks[] = {2, 11, 16, 17, 18, 21, 25, 31, 32};
     for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
         kset_case(&r, ks[i], (uint32_t)tu_rng_range(&r, 12000, 20000), 1500000, 1);
         kset_case(&r, ks[i], (uint32_t)tu_rng_range(&r, 30000, 250000), 3000000, (int)tu_rng_below(&r, 2));
     }
-    /* Chunks up to the GPU engine's largest, so that threads own several
-     * words (ps_gpu_chunk_shape), up to all PS_TILE_WORDS; restarts stay
-     * within what a chunk may carry. */
-    ps_chunk_t ch[3];
-    ps_chunk_t *cp[3] = {&ch[0], &ch[1], &ch[2]};
-    make_chunk(&ch[0], &r, PS_DNA, PS_GPU_CHUNK_SYMS - tu_rng_below(&r, 1000), 0, 30);
-    make_chunk(&ch[1], &r, PS_DNA, tu_rng_range(&r, 1, PS_GPU_CHUNK_SYMS / 2), 1, 0);
-    make_chunk(&ch[2], &r, PS_DNA, tu_rng_range(&r, 1, PS_GPU_CHUNK_SYMS / 8), 0, 0);
-    ps_probes_t *p = make_probes(&r, PS_DNA, 31, 200000, &ch[0]);
-    ps_kmerset_t *set = NULL;
-    ps_err_t err;
-    ck_assert_msg(ps_kmerset_build(&set, p, 1, 2, &err) == PS_OK, "k-mer set: %s", err.msg);
-    char what[160];
-    snprintf(what, sizeof what, "k-mer set k=31, 200000 probes, chunks of %llu, %llu and %llu symbols",
-             (unsigned long long)ch[0].n, (unsigned long long)ch[1].n, (unsigned long long)ch[2].n);
-    kset_compare(set, cp, 3, what);
-    ps_kmerset_free(set);
-    ps_probes_free(p);
-    for (int i = 0; i < 3; i++) ps_chunk_free(&ch[i], NULL);
+    /* A large set (global filter) over chunks up to 2^26 symbols. */
+    const uint64_t big[3] = {PS_GPU_CHUNK_SYMS - tu_rng_below(&r, 1000), tu_rng_range(&r, 1, PS_GPU_CHUNK_SYMS / 2),
+                             tu_rng_range(&r, 1, PS_GPU_CHUNK_SYMS / 8)};
+    static const unsigned big_pct[3] = {0, 1, 0};
+    kset_long(&r, 31, 200000, 3, big, big_pct);
+    /* A small set (shared filter) over dense restarts at several words a
+     * thread: 5% of 2^24 and 1% of 2^26 symbols stay under 2^20 restarts. */
+    const uint64_t dense[2] = {1u << 24, PS_GPU_CHUNK_SYMS - tu_rng_below(&r, 1000)};
+    static const unsigned dense_pct[2] = {5, 1};
+    kset_long(&r, (int)tu_rng_range(&r, 17, 19), 2000, 2, dense, dense_pct);
 }
 END_TEST
 

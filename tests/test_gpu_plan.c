@@ -561,6 +561,13 @@ START_TEST(test_plan_kset)
     ck_assert_int_eq(ps_gpu_plan_kset(&p, 5, 8, 10, 10, &H100, &err), PS_OK);
     ck_assert(p.filter_shared);
     ck_assert_int_eq(ps_gpu_plan_kset(&p, 0, 8, 10, 10, &H100, &err), PS_E_INTERNAL);
+    ck_assert_int_eq(ps_gpu_plan_kset(&p, 5, 8, 0, 10, &H100, &err), PS_E_INTERNAL);
+    ck_assert_int_eq(ps_gpu_plan_kset(&p, 5, 0, 10, 10, &H100, &err), PS_E_INTERNAL);
+    /* Before its grid a plan shapes chunks as one block, never a grid of 0. */
+    ck_assert_int_eq(ps_gpu_plan_kset(&p, 5, 8, 10, 10, &H100, &err), PS_OK);
+    ck_assert_int_eq(p.blocks, 0);
+    ps_gpu_chunk_shape(&p, 1u << 20, &cs);
+    ck_assert(cs.tw == 16 && cs.grid == 1 && cs.n_btiles == 16);
     ck_assert_int_eq(ps_gpu_plan_kset(&p, 33, 8, 10, 10, &H100, &err), PS_E_INTERNAL);
 
     /* The set count chooses from (PS_KMER_SET_FROM strings) keeps its filter
