@@ -530,6 +530,17 @@ const void *ps_plan_kernel(const ps_gpu_plan_t *p)
 
 } // namespace
 
+/* No device tables: every pointer NULL, nothing freed. */
+static void ps_gplan_clear_tables(ps_gplan_t *pl)
+{
+    pl->d_delta = NULL;
+    pl->d_delta16 = NULL;
+    pl->d_counts = NULL;
+    pl->d_kbits = pl->d_krank = pl->d_kpair = pl->d_kleaf = NULL;
+    pl->d_kslot = NULL;
+    pl->d_kfilter = NULL;
+}
+
 cudaError_t ps_gpu_tables_upload(ps_gplan_t *pl, const ps_automaton_t *a)
 {
     cudaError_t e;
@@ -539,12 +550,7 @@ cudaError_t ps_gpu_tables_upload(ps_gplan_t *pl, const ps_automaton_t *a)
     uint16_t *d16 = NULL;
     unsigned long long *dc = NULL;
     uint32_t *dk[4] = {NULL, NULL, NULL, NULL};
-    pl->d_delta = NULL;
-    pl->d_delta16 = NULL;
-    pl->d_counts = NULL;
-    pl->d_kbits = pl->d_krank = pl->d_kpair = pl->d_kleaf = NULL;
-    pl->d_kslot = NULL;
-    pl->d_kfilter = NULL;
+    ps_gplan_clear_tables(pl);
     ps_gpu_host_tables_t h;
     if (ps_gpu_host_tables_build(&h, a, NULL) != PS_OK) return cudaErrorMemoryAllocation;
     /* Padded to 16 bytes (zeros) so the shared copy can move uint4s. */
@@ -595,12 +601,7 @@ void ps_gpu_tables_free(ps_gplan_t *pl)
     cudaFree((void *)pl->d_kleaf);
     cudaFree((void *)pl->d_kslot);
     cudaFree((void *)pl->d_kfilter);
-    pl->d_kslot = NULL;
-    pl->d_kfilter = NULL;
-    pl->d_delta = NULL;
-    pl->d_delta16 = NULL;
-    pl->d_counts = NULL;
-    pl->d_kbits = pl->d_krank = pl->d_kpair = pl->d_kleaf = NULL;
+    ps_gplan_clear_tables(pl);
 }
 
 /* What the plan reads of the device. */
@@ -657,12 +658,7 @@ cudaError_t ps_gpu_kset_upload(ps_gplan_t *pl, const ps_kmerset_t *ks)
     const size_t slot_bytes = (size_t)ks->n_slots * sizeof(ps_kmer_slot_t), filter_bytes = (size_t)8 << ks->filter_bits;
     const size_t count_bytes = (size_t)(ks->leaves.n_leaves ? ks->leaves.n_leaves : 1) * 8u;
     void *ds = NULL, *df = NULL, *dc = NULL;
-    pl->d_delta = NULL;
-    pl->d_delta16 = NULL;
-    pl->d_kbits = pl->d_krank = pl->d_kpair = pl->d_kleaf = NULL;
-    pl->d_kslot = NULL;
-    pl->d_kfilter = NULL;
-    pl->d_counts = NULL;
+    ps_gplan_clear_tables(pl);
     if ((e = cudaMalloc(&ds, slot_bytes)) != cudaSuccess || (e = cudaMalloc(&df, filter_bytes)) != cudaSuccess ||
         (e = cudaMalloc(&dc, count_bytes)) != cudaSuccess ||
         (e = cudaMemcpy(ds, ks->slot, slot_bytes, cudaMemcpyHostToDevice)) != cudaSuccess ||

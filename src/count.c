@@ -132,6 +132,14 @@ static void usage_count(FILE *f)
 }
 
 /* Returns 0 to go on, 1 when done (help printed), or a negative code. */
+/* Whether --kernel names one of the automaton's GPU kernels (the variants
+ * other than best, for benchmarks) where a GPU may run: they walk the
+ * automaton, so the k-mer set is not built for them. */
+static int automaton_kernel(const opts_t *o)
+{
+    return o->kernel && strcmp(o->kernel, "best") != 0 && o->engine != PS_REQ_CPU && !o->by_record;
+}
+
 static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
 {
     enum { OPT_VERSION = 256, OPT_ENGINE, OPT_GPU, OPT_KERNEL, OPT_BYFILE, OPT_BYRECORD, OPT_STATS, OPT_SAMPLES,
@@ -244,8 +252,7 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     }
     if (o->by_record && o->engine == PS_REQ_GPU)
         return ps_fail(err, PS_E_USAGE, "--by-record runs on the CPU engine; drop --engine gpu");
-    if (o->index == INDEX_KMER_SET && o->kernel && strcmp(o->kernel, "best") != 0 && o->engine != PS_REQ_CPU &&
-        !o->by_record)
+    if (o->index == INDEX_KMER_SET && automaton_kernel(o))
         return ps_fail(err, PS_E_USAGE, "--kernel %s walks the automaton; --index kmer-set has a GPU kernel of its own",
                        o->kernel);
     return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes, err);
@@ -378,39 +385,27 @@ static int check_memory(const opts_t *o, const ps_probes_t *p, int both, ps_err_
 static double input_bytes(const opts_t *o) { return ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs); }
 
 /* Where a GPU is present, whether the work ahead can repay starting it:
- * exact counting scans at memory speed on the CPU (about 150 MB/s a thread
- * while the DFA stays in cache, measured on the H100 host; a third of that
- * beyond), and starting CUDA costs about 0.25 s, which a small input then
- * waits for at the end. So the GPU is started only when the CPU alone
- * would need over a second, or when the input size is unknown. Fills why. */
-static int gpu_worth_starting(const opts_t *o, const ps_automaton_t *a, char *why, size_t len)
+ * exact counting scans at memory speed on the CPU, and starting CUDA costs
+ * about 0.25 s, which a small input then waits for at the end. So the GPU
+ * is started only when the CPU alone would need over a second, or when the
+ * input size is unknown. The CPU's rate a thread, measured on the H100
+ * host: the automaton's walk about 150 MB/s while the DFA stays in cache,
+ * a third of that beyond; the k-mer set's lookups also 150 MB/s while its
+ * table stays in cache, about 40 MB/s (a cache miss a lookup) for a
+ * million 31-mers. Fills why. */
+static int gpu_worth_starting(const opts_t *o, const ps_automaton_t *a, const ps_kmerset_t *ks, char *why,
+                              size_t len)
 {
     double bytes = input_bytes(o);
     if (bytes == 0) {
         snprintf(why, len, "input size unknown");
         return 1;
     }
-    double rate = (ps_automaton_table_bytes(a) <= (16u << 20) ? 150e6 : 50e6) * o->threads;
-    double cpu_s = bytes / rate;
-    snprintf(why, len, "about %.0f MB of sequence, %.2f s on %d CPU threads", bytes / 1e6, cpu_s, o->threads);
-    return cpu_s > 1.0;
-}
-
-/* The same for the k-mer set: on the CPU a lookup costs a cache miss once
- * the table outgrows the caches (about 40 MB/s a thread for 10^6 31-mers on
- * the H100 host, 150 MB/s while it stays in cache), on the GPU little beside
- * the copy; the same second's rule. Fills why. */
-static int kmer_gpu_worth(const opts_t *o, const ps_kmerset_t *ks, char *why, size_t len)
-{
-    double bytes = input_bytes(o);
-    if (bytes == 0) {
-        snprintf(why, len, "input size unknown");
-        return 1;
-    }
-    double rate = (ks->n_slots * sizeof *ks->slot <= (16u << 20) ? 150e6 : 40e6) * o->threads;
-    double cpu_s = bytes / rate;
-    snprintf(why, len, "about %.0f MB of sequence, %.2f s of k-mer set lookups on %d CPU threads", bytes / 1e6,
-             cpu_s, o->threads);
+    double rate = ks ? (ks->n_slots * sizeof *ks->slot <= (16u << 20) ? 150e6 : 40e6)
+                     : (ps_automaton_table_bytes(a) <= (16u << 20) ? 150e6 : 50e6);
+    double cpu_s = bytes / (rate * o->threads);
+    snprintf(why, len, "about %.0f MB of sequence, %.2f s%s on %d CPU threads", bytes / 1e6, cpu_s,
+             ks ? " of k-mer set lookups" : "", o->threads);
     return cpu_s > 1.0;
 }
 
@@ -429,9 +424,6 @@ static int pattern_gpu_worth(const opts_t *o, const ps_patset_t *ps, char *why, 
 static int choose_index(const opts_t *o, const ps_probes_t *p, int both, char *why, size_t len, ps_err_t *err)
 {
     uint64_t strings = index_strings(p, both);
-    /* The automaton's GPU kernels, for benchmarks, where a GPU may run. */
-    const int other_kernel =
-        o->kernel && strcmp(o->kernel, "best") != 0 && o->engine != PS_REQ_CPU && !o->by_record;
     if (o->index == INDEX_KMER_SET) {
         if (!ps_kmerset_fits(p))
             return ps_fail(err, PS_E_USAGE, "--index kmer-set takes DNA probes of length 1 to %d, not %s of length %d",
@@ -444,7 +436,7 @@ static int choose_index(const opts_t *o, const ps_probes_t *p, int both, char *w
         return 0;
     }
     if (!ps_kmerset_fits(p)) snprintf(why, len, "%s probes of length %d", ps_alpha_name(p->alpha), p->k);
-    else if (other_kernel) snprintf(why, len, "--kernel %s walks the automaton", o->kernel);
+    else if (automaton_kernel(o)) snprintf(why, len, "--kernel %s walks the automaton", o->kernel);
     else if (strings < PS_KMER_SET_FROM)
         snprintf(why, len, "%llu strings, fewer than %d", (unsigned long long)strings, PS_KMER_SET_FROM);
     else {
@@ -539,7 +531,7 @@ static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a
     if (o->engine == PS_REQ_AUTO && o->by_record) snprintf(why, sizeof why, "--by-record counts on the CPU");
     if (o->engine == PS_REQ_AUTO && !o->by_record && ps_gpu_device_present()) {
         char work[160];
-        if (ks ? kmer_gpu_worth(o, ks, work, sizeof work) : gpu_worth_starting(o, a, work, sizeof work)) {
+        if (gpu_worth_starting(o, a, ks, work, sizeof work)) {
             if (o->verbose)
                 fprintf(stderr, "probescan: engine: auto: the GPU%s, the CPU while it starts (%s)\n", what, work);
             return ks ? ps_mixed_kmer_engine_new(e, ks, o->gpu_id, workers, err)

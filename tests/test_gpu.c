@@ -1199,54 +1199,44 @@ START_TEST(test_gpu_pattern_chunks)
 }
 END_TEST
 
+/* A case of the suite, run with CK_RUN_CASE=name; 600 s each, since a GPU
+ * under compute-sanitizer runs far slower. */
+static TCase *gpu_case(Suite *s, const char *name)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, 600);
+    suite_add_tcase(s, tc);
+    return tc;
+}
+
 Suite *suite_gpu(int *n_checks)
 {
     Suite *s = suite_create("gpu");
     /* "small" is quick enough to run under compute-sanitizer. */
-    TCase *small = tcase_create("small");
-    tcase_set_timeout(small, 600);
+    TCase *small = gpu_case(s, "small");
     TU_ADD_TEST(small, test_gpu_presence, n_checks);
     TU_ADD_TEST(small, test_gpu_tiny, n_checks);
     TU_ADD_TEST(small, test_gpu_bad_kernel, n_checks);
-    suite_add_tcase(s, small);
-    TCase *tc = tcase_create("large");
-    tcase_set_timeout(tc, 600);
+    TCase *tc = gpu_case(s, "large");
     TU_ADD_TEST(tc, test_gpu_dna_random, n_checks);
     TU_ADD_TEST(tc, test_gpu_kmer_random, n_checks);
     TU_ADD_TEST(tc, test_gpu_protein_random, n_checks);
     TU_ADD_TEST(tc, test_gpu_large_sets, n_checks);
     TU_ADD_TEST(tc, test_gpu_repeats, n_checks);
-    suite_add_tcase(s, tc);
     /* The k-mer set engine: "kmer_set_small" for compute-sanitizer. */
-    TCase *ks = tcase_create("kmer_set_small");
-    tcase_set_timeout(ks, 600);
-    TU_ADD_TEST(ks, test_gpu_kset_small, n_checks);
-    suite_add_tcase(s, ks);
-    TCase *kl = tcase_create("kmer_set");
-    tcase_set_timeout(kl, 600);
-    TU_ADD_TEST(kl, test_gpu_kset_large, n_checks);
-    suite_add_tcase(s, kl);
+    TU_ADD_TEST(gpu_case(s, "kmer_set_small"), test_gpu_kset_small, n_checks);
+    TU_ADD_TEST(gpu_case(s, "kmer_set"), test_gpu_kset_large, n_checks);
     /* The pattern engine: "pattern_small" is quick enough for
      * compute-sanitizer, "pattern" is the wide random comparison; the
      * same for general patterns below. */
-    TCase *ps = tcase_create("pattern_small");
-    tcase_set_timeout(ps, 600);
+    TCase *ps = gpu_case(s, "pattern_small");
     TU_ADD_TEST(ps, test_gpu_pattern_refused, n_checks);
     TU_ADD_TEST(ps, test_gpu_pattern_small, n_checks);
-    suite_add_tcase(s, ps);
-    TCase *pl = tcase_create("pattern");
-    tcase_set_timeout(pl, 600);
+    TCase *pl = gpu_case(s, "pattern");
     TU_ADD_TEST(pl, test_gpu_pattern_files, n_checks);
     TU_ADD_TEST(pl, test_gpu_pattern_chunks, n_checks);
-    suite_add_tcase(s, pl);
     /* General patterns: "pattern_general_small" for compute-sanitizer. */
-    TCase *gs = tcase_create("pattern_general_small");
-    tcase_set_timeout(gs, 600);
-    TU_ADD_TEST(gs, test_gpu_pattern_general_small, n_checks);
-    suite_add_tcase(s, gs);
-    TCase *gl = tcase_create("pattern_general");
-    tcase_set_timeout(gl, 600);
-    TU_ADD_TEST(gl, test_gpu_pattern_general, n_checks);
-    suite_add_tcase(s, gl);
+    TU_ADD_TEST(gpu_case(s, "pattern_general_small"), test_gpu_pattern_general_small, n_checks);
+    TU_ADD_TEST(gpu_case(s, "pattern_general"), test_gpu_pattern_general, n_checks);
     return s;
 }
