@@ -27,9 +27,9 @@ PS_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -pthread -DPS_VERSION
             -DPS_CUDA_ARCHS='"$(PS_CUDA_ARCHS)"'
 LDLIBS   += -pthread -lm
 # What the tool needs (pkg-config module=Debian package), and what the tests add.
-BUILD_DEPS := htslib=libhts-dev zlib=zlib1g-dev
+BUILD_DEPS := htslib=libhts-dev zlib=zlib1g-dev jansson=libjansson-dev
 TEST_DEPS  := check=check
-APT_PKGS   := build-essential pkg-config libhts-dev zlib1g-dev libisal-dev check libsubunit-dev
+APT_PKGS   := build-essential pkg-config libhts-dev zlib1g-dev libjansson-dev libisal-dev check libsubunit-dev
 
 # CUDA: nvcc from PATH, else CUDA_HOME, else /usr/local/cuda; none means a CPU-only build.
 CUDA_HOME ?= /usr/local/cuda
@@ -55,8 +55,8 @@ HAVE_ISAL := $(shell printf '\043include <isa-l/igzip_lib.h>\n' | $(CC) $(CPPFLA
 endif
 ISAL_CFLAGS := $(if $(HAVE_ISAL),-DPS_HAVE_ISAL)
 ISAL_LIBS   := $(if $(HAVE_ISAL),-lisal)
-HTS_CFLAGS = $(shell pkg-config --cflags htslib zlib 2>/dev/null) $(ISAL_CFLAGS)
-HTS_LIBS   = $(shell pkg-config --libs htslib zlib 2>/dev/null) $(ISAL_LIBS)
+HTS_CFLAGS = $(shell pkg-config --cflags htslib zlib jansson 2>/dev/null) $(ISAL_CFLAGS)
+HTS_LIBS   = $(shell pkg-config --libs htslib zlib jansson 2>/dev/null) $(ISAL_LIBS)
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
