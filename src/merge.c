@@ -169,6 +169,7 @@ static size_t probeset_find(const probeset_t *mp, const char *key)
 typedef struct {
     const char *first; /* how messages name the first input */
     ps_table_shape_t shape;
+    int strands;       /* totals: count = forward + reverse is checked */
     size_t nrows, rcap;
     char **key;        /* "name\tsequence" of each probe row */
     size_t ncols, ccap;
@@ -266,7 +267,7 @@ static int mtable_read_rows(mtable_t *t, ps_tablein_t *in, int first, const size
             if (i - 2 < PS_TABLE_MAX_COUNTS) v[i - 2] = x;
             if ((rc = add_count(&t->col[c][row], x, in, in->lineno, t->colname[c], err)) < 0) return rc;
         }
-        if (t->shape == PS_TABLE_TOTALS && in->nfld == 5 && (rc = check_strands(in, v, err)) < 0) return rc;
+        if (t->shape == PS_TABLE_TOTALS && t->strands && (rc = check_strands(in, v, err)) < 0) return rc;
         row++;
     }
     if (rc < 0) return rc;
@@ -285,6 +286,7 @@ static int mtable_input(mtable_t *t, ps_table_shape_t shape, ps_tablein_t *in, i
     if (first) {
         t->first = in->show;
         t->shape = shape;
+        t->strands = in->strands;
         for (size_t i = 0; i < n && rc == PS_OK; i++) {
             rc = mtable_add_column(t, in->fld[2 + i], err);
             colmap[i] = i;
@@ -335,8 +337,9 @@ static int put_count(FILE *f, uint64_t v)
 
 static int mtable_write(const mtable_t *t, FILE *f, ps_err_t *err)
 {
-    /* Totals read the strands from the width, a matrix its column names. */
-    int bad = ps_table_write_header(f, t->shape, t->ncols == 3, (const char *const *)t->colname, t->ncols);
+    /* Every input had the first one's count columns (totals: the same
+     * header; by-file: the samples joined), so they are the header. */
+    int bad = ps_table_write_header(f, PS_TABLE_BYFILE, 0, (const char *const *)t->colname, t->ncols);
     for (size_t r = 0; r < t->nrows && !bad; r++) {
         bad = put_str(f, t->key[r]);
         for (size_t c = 0; c < t->ncols && !bad; c++) bad = put_count(f, t->col[c][r]);

@@ -1,5 +1,6 @@
 #include "table.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *const ps_table_count_names[PS_TABLE_MAX_COUNTS] = {"count", "forward", "reverse"};
@@ -60,10 +61,22 @@ static int count_columns(char *const *f, size_t n, size_t from, int *strands)
     return 0;
 }
 
-int ps_table_parse_header(char *const *f, size_t n, ps_table_shape_t *shape, int *strands, size_t *keys,
+/* 1 when f[from..n) are mm0, mm1, ... in order (none counts too). */
+static int mm_columns(char *const *f, size_t n, size_t from)
+{
+    for (size_t i = from; i < n; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "mm%zu", i - from);
+        if (strcmp(f[i], want) != 0) return 0;
+    }
+    return 1;
+}
+
+int ps_table_parse_header(char *const *f, size_t n, ps_table_shape_t *shape, int *strands, int *mm, size_t *keys,
                           ps_err_t *err)
 {
     *strands = 0;
+    *mm = 0;
     size_t from = n >= 1 && !strcmp(f[0], key_names[0]) ? 0 : n >= 1 && !strcmp(f[0], key_names[1]) ? 1 : 2;
     if (from < 2) {
         int ok = n >= 5 - from;
@@ -87,6 +100,20 @@ int ps_table_parse_header(char *const *f, size_t n, ps_table_shape_t *shape, int
         *shape = PS_TABLE_TOTALS;
         return PS_OK;
     }
+    /* count -m: the counts, then one column per distance. */
+    for (size_t nc = 1; nc <= 3; nc += 2) {
+        if (n > 2 + nc && count_columns(f, 2 + nc, 2, strands) && mm_columns(f, n, 2 + nc)) {
+            *shape = PS_TABLE_TOTALS;
+            *mm = (int)(n - 2 - nc);
+            return PS_OK;
+        }
+    }
+    /* A sample called "count" is possible, but a header that starts as a
+     * totals table's and then strays is far likelier a damaged one. */
+    if (!strcmp(f[2], ps_table_count_names[0]))
+        return ps_fail(err, PS_E_FORMAT,
+                       "a totals header is 'name sequence count' with optional 'forward reverse' and 'mm0 ... mmD' "
+                       "(tab-separated)");
     /* Every other column list is a by-file matrix: one column per sample. */
     for (size_t i = 2; i < n; i++) {
         if (f[i][0] == '\0') return ps_fail(err, PS_E_FORMAT, "column %zu has an empty name", i + 1);

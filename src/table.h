@@ -50,11 +50,14 @@ int ps_table_write_header_ex(FILE *f, ps_table_shape_t s, int strands, const cha
                              int mm, int id);
 
 /* Recognises a header row split into fields: its shape, whether it has the
- * strand columns and how many columns come before the counts (3 for an
- * older by-record table without `input`). by-file sample names must be
- * non-empty and distinct. On failure err says what is wrong (the caller
- * adds the file and line). */
-int ps_table_parse_header(char *const *fields, size_t n, ps_table_shape_t *shape, int *strands, size_t *keys,
+ * strand columns, how many mm distance columns a totals table has (mm0 ...
+ * mm{*mm-1}, in order, after the counts: count -m) and how many columns come
+ * before the counts (3 for an older by-record table without `input`).
+ * by-file sample names must be non-empty and distinct; a column list that
+ * starts as a totals table's (count, forward, reverse, mm0...) and then
+ * strays is refused, not read as samples. On failure err says what is wrong
+ * (the caller adds the file and line). */
+int ps_table_parse_header(char *const *fields, size_t n, ps_table_shape_t *shape, int *strands, int *mm, size_t *keys,
                           ps_err_t *err);
 
 #ifdef __cplusplus

@@ -101,12 +101,11 @@ int ps_tablein_next(ps_tablein_t *in, ps_err_t *err)
     return 1;
 }
 
-int ps_tablein_header(const ps_tablein_t *in, ps_table_shape_t *shape, size_t *keys, ps_err_t *err)
+int ps_tablein_header(ps_tablein_t *in, ps_table_shape_t *shape, size_t *keys, ps_err_t *err)
 {
-    int strands;
     size_t k;
     ps_err_t why;
-    if (ps_table_parse_header(in->fld, in->nfld, shape, &strands, keys ? keys : &k, &why) < 0)
+    if (ps_table_parse_header(in->fld, in->nfld, shape, &in->strands, &in->mm, keys ? keys : &k, &why) < 0)
         return ps_fail(err, why.code, "%s: line 1: %s", in->show, why.msg);
     return PS_OK;
 }

@@ -30,6 +30,7 @@ typedef struct {
     char **fld;             /* the fields of that line */
     size_t nfld, fcap;
     size_t header_nfld;     /* fields of line 1 */
+    int strands, mm;        /* what ps_tablein_header found (table.h) */
 } ps_tablein_t;
 
 int ps_tablein_open(ps_tablein_t *in, const char *path, ps_err_t *err);
@@ -37,8 +38,8 @@ int ps_tablein_open(ps_tablein_t *in, const char *path, ps_err_t *err);
 int ps_tablein_next(ps_tablein_t *in, ps_err_t *err);
 void ps_tablein_close(ps_tablein_t *in);
 /* The shape of the table from its header (the line just read, line 1), as
- * table.h reads it; keys may be NULL. */
-int ps_tablein_header(const ps_tablein_t *in, ps_table_shape_t *shape, size_t *keys, ps_err_t *err);
+ * table.h reads it, also setting in->strands and in->mm; keys may be NULL. */
+int ps_tablein_header(ps_tablein_t *in, ps_table_shape_t *shape, size_t *keys, ps_err_t *err);
 /* Field `field` of the current line as a count: decimal digits only, below
  * 2^64; else an error naming the table, line and column. */
 int ps_tablein_count(const ps_tablein_t *in, size_t field, const char *column, uint64_t *out, ps_err_t *err);
