@@ -550,6 +550,7 @@ int check_set(const ps_patset_t *ps, ps_err_t *err)
     if (!ps->windows_only && (!ps->first_end || !ps->zero || !ps->zero_end || !ps->last_start ||
                               !ps->skip_start || !ps->opt_I || !ps->opt_F || !ps->opt_A))
         return ps_fail(err, PS_E_INTERNAL, "GPU pattern engine: a general pattern set without its masks");
+    if (ps->fwd) return ps_fail(err, PS_E_USAGE, "%s", PS_GPU_NO_MINUS_FWD);
     uint32_t L = longest(ps);
     if (L > PS_GPU_PATTERN_MAX_LEN)
         return ps_fail(err, PS_E_USAGE,

@@ -15,7 +15,7 @@ struct ps_blocks {
     /* joining */
     uint8_t t[PS_MAX_K];     /* open tail before the next block */
     uint32_t t_len;
-    uint64_t records, symbols, other, lines;
+    uint64_t records, symbols, other, foreign, lines;
     uint64_t rec_letters;    /* letters of the record in progress at the last cut */
     uint64_t names_cut;
     char last_name[PS_NAME_MAX + 1];
@@ -110,6 +110,7 @@ int ps_block_parse(ps_parser_t *p, const ps_block_t *b, uint64_t line_base, cons
     out->records = p->stats.records;
     out->symbols = p->stats.symbols;
     out->other = p->stats.other;
+    out->foreign = p->stats.foreign;
     out->lines = p->line - 1;
     out->tail_letters = p->seq_len;
     out->names_cut = p->stats.names_cut;
@@ -146,6 +147,7 @@ uint32_t ps_blocks_join(ps_blocks_t *bl, const ps_block_out_t *o, uint8_t *seg)
     bl->names_cut += o->names_cut;
     bl->symbols += o->symbols;
     bl->other += o->other;
+    bl->foreign += o->foreign;
     bl->lines += o->lines;
     if (o->records) snprintf(bl->last_name, sizeof bl->last_name, "%s", o->last_name);
     return n;
@@ -173,5 +175,6 @@ void ps_blocks_counts(const ps_blocks_t *bl, ps_reader_stats_t *st)
     st->records = bl->records;
     st->symbols = bl->symbols;
     st->other = bl->other;
+    st->foreign = bl->foreign;
     st->names_cut = bl->names_cut;
 }

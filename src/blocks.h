@@ -44,7 +44,7 @@ typedef struct {
     int open_start;      /* its first symbols continue the previous block's last segment */
     int open_end;        /* its last segment is still open at the cut */
     int one_segment;     /* open at both ends with no restart in between */
-    uint64_t records, symbols, other, lines;
+    uint64_t records, symbols, other, foreign, lines;
     uint64_t tail_letters;  /* letters of the record in progress at the cut, within this block */
     uint64_t names_cut;     /* record names longer than PS_NAME_MAX, kept cut */
     char last_name[PS_NAME_MAX + 1]; /* the name of the record in progress at the cut */

@@ -90,8 +90,9 @@ static void usage_count(FILE *f)
 "                         or a PROSITE data file (prosite.dat): a row per PATTERN entry\n"
 "  -m, --mismatches D     also count sites within D substitutions (0 to %d); adds the\n"
 "                         columns mm0 ... mmD, sites at exactly that distance\n"
-"  -a, --alphabet STR     dna, protein or auto (default auto: dna if the probes' letters are\n"
-"                         bases or IUPAC codes, at least half ACGTUN; a PROSITE file: protein)\n"
+"  -a, --alphabet STR     dna, protein or auto (default auto: protein if a probe is a PROSITE\n"
+"                         pattern, else dna if the probes' letters are bases or IUPAC codes,\n"
+"                         at least half ACGTUN)\n"
 "  -s, --strand STR       both or forward (DNA; default both). Protein: forward only\n"
 "  -o, --output FILE      write the table to FILE (default or '-': standard output);\n"
 "                         a name ending in .gz or .bgz is written compressed (BGZF)\n"
@@ -585,6 +586,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     int both;
     int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, "counted", &both, err);
     if (rc < 0) goto done;
+    ps_opt_check_protein_input(p, o->alpha, (const char *const *)o->inputs, o->n_inputs);
     if (o->verbose)
         fprintf(stderr, "probescan: %u probes of length %d; alphabet %s%s; strands: %s\n", p->n, p->k,
                 ps_alpha_name(p->alpha),
@@ -723,6 +725,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
                     st[i].seconds > 0 ? st[i].in.symbols / st[i].seconds / 1e6 : 0.0);
     }
     tm.scan = ps_now() - t;
+    ps_opt_check_dna_input(p, (const char *const *)o->inputs, o->n_inputs, st);
     if (o->verbose) {
         ps_engine_info(e, &info);
         ps_engine_describe(&info, o->threads, device, sizeof device);

@@ -243,6 +243,55 @@ static void scan_segment_back(const ps_patset_t *ps, worker_t *w, const ps_chunk
     }
 }
 
+/* The forward set of the minus strand (patset.h: fwd): the segment [a, b)
+ * read forward, each DNA symbol complemented, which is the reverse
+ * complement read backward; a site is found, counted and listed at its
+ * right end p (its start on the minus strand). The record's start is the
+ * complement's end, where its first step is taken, and the record's end
+ * its start. Sites ending before c->n_ctx were counted with the previous
+ * chunk. */
+static void scan_segment_fwdc(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, uint64_t a, uint64_t b,
+                              int starts_rec, int ends_rec, int mode)
+{
+    const uint32_t nw = ps->n_words;
+    const int top = ps->max_mm;
+    uint64_t *D = w->D;
+    memset(D, 0, (size_t)(top + 1) * nw * sizeof *D);
+    for (uint64_t p = a; p < b; p++) {
+        const uint32_t sym = 3u - ps_chunk_sym(c, p);
+        const int at_end = p == a && starts_rec, at_start = p + 1 == b && ends_rec;
+        if (!at_end && !at_start) {
+            int count = p >= c->n_ctx;
+            if (top == 0) step_back(ps, w, D, sym, p, count, mode, 0, ps->has_opt);
+            else step_back(ps, w, D, sym, p, count, mode, top, ps->has_opt);
+            continue;
+        }
+        advance_back(ps, D, sym, top, 1, at_end);
+        if (p < c->n_ctx) continue;
+        const uint64_t *Dt = D + (size_t)top * nw;
+        uint64_t carry_s = 0;
+        for (uint32_t i = 0; i < nw; i++) {
+            uint64_t L = ps->last[i] | (at_start ? ps->last_start[i] : 0);
+            uint64_t S = at_start ? ps->skip_start[i] & Dt[i] : 0;
+            uint64_t acc = (Dt[i] & L) | S << 1 | carry_s;
+            carry_s = S >> 63;
+            while (acc) {
+                int bb = __builtin_ctzll(acc);
+                acc &= acc - 1;
+                uint64_t g = (uint64_t)i * 64u + (uint64_t)bb;
+                int d = 0;
+                for (; d < top; d++) {
+                    const uint64_t *Dd = D + (size_t)d * nw;
+                    if ((bit_at(Dd, g) && (L >> bb & 1)) ||
+                        (at_start && g && bit_at(ps->skip_start, g - 1) && bit_at(Dd, g - 1)))
+                        break;
+                }
+                hit(ps, w, (uint32_t)g, d, mode, p);
+            }
+        }
+    }
+}
+
 /* Matches [from, to) segment by segment. */
 static void scan_range(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, uint64_t from, uint64_t to, int mode)
 {
@@ -260,6 +309,7 @@ static void scan_range(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, 
             int ends = at_restart ? c->edge[r] & PS_EDGE_REC_END : end == c->n ? c->tail_edge & PS_EDGE_REC_END : 0;
             int closed = end < c->n || (c->tail_edge & PS_EDGE_CLOSED);
             scan_segment_back(ps, w, c, seg, end, !!starts, !!ends, closed, mode);
+            if (ps->fwd) scan_segment_fwdc(ps->fwd, w, c, seg, end, !!starts, !!ends, mode);
         }
         seg = end;
         r++;
@@ -376,7 +426,8 @@ int ps_pattern_engine_new(ps_engine_t **out, const ps_patset_t *ps, int threads,
     e->destroy = pat_destroy;
     if (!(pt->w = calloc((size_t)threads, sizeof *pt->w))) goto nomem;
     for (int t = 0; t < threads; t++) {
-        pt->w[t].D = malloc((size_t)(ps->max_mm + 1) * ps->n_words * sizeof(uint64_t));
+        uint32_t nw = ps->fwd && ps->fwd->n_words > ps->n_words ? ps->fwd->n_words : ps->n_words;
+        pt->w[t].D = malloc((size_t)(ps->max_mm + 1) * nw * sizeof(uint64_t));
         pt->w[t].counts = calloc(ps->leaves.n_leaves, sizeof(uint64_t));
         if (!pt->w[t].D || !pt->w[t].counts) goto nomem;
     }

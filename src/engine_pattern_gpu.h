@@ -40,6 +40,10 @@ extern "C" {
 /* The longest string the GPU layout holds: one 64-bit word. */
 #define PS_GPU_PATTERN_MAX_LEN 64
 
+/* Why a set with a forward part (patset.h: fwd) is not the GPU's. */
+#define PS_GPU_NO_MINUS_FWD \
+    "the minus strand of DNA patterns of variable length or with anchors is matched by the CPU engine only"
+
 /* Creates the engine on GPU gpu_id for `workers` concurrent scan()
  * callers (>= 1) over ps, which must outlive it. PS_E_USAGE: the set is
  * not one the GPU takes; PS_E_GPU: no usable GPU, or a CUDA failure. */

@@ -168,9 +168,12 @@ int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset
     if (required && !ps_gpu_usable(gpu_id, why, why_len))
         return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", gpu_id, why);
     *n_gpu = p->n;
-    int rc = ps_gpu_pattern_engine_new(out, ps, gpu_id, workers, err);
+    /* The minus strand of variable-length DNA patterns is read forward
+     * (patset.h: fwd), which only the CPU engine does. */
+    int rc = ps->fwd ? ps_fail(err, PS_E_USAGE, "%s", PS_GPU_NO_MINUS_FWD)
+                     : ps_gpu_pattern_engine_new(out, ps, gpu_id, workers, err);
     /* Patterns of over 64 positions: CPU threads beside the GPU. */
-    if (rc == PS_E_USAGE) rc = ps_split_patterns_new(out, p, ps, gpu_id, workers, parts, n_gpu, err);
+    if (rc == PS_E_USAGE && !ps->fwd) rc = ps_split_patterns_new(out, p, ps, gpu_id, workers, parts, n_gpu, err);
     if (rc == PS_OK) return PS_OK;
     char msg[sizeof err->msg];
     snprintf(msg, sizeof msg, "%s", err->msg);

@@ -286,6 +286,7 @@ static int run_locate(const opts_t *o, ps_err_t *err)
     int both;
     int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, "located", &both, err);
     if (rc < 0) goto done;
+    ps_opt_check_protein_input(p, o->alpha, (const char *const *)o->inputs, o->n_inputs);
     if ((rc = build_index(&ix, o, p, both, err)) < 0) goto done;
 
     ps_engine_info_t info = {.kind = PS_ENGINE_CPU};
@@ -316,6 +317,7 @@ static int run_locate(const opts_t *o, ps_err_t *err)
             fprintf(stderr, "probescan: %s: %" PRIu64 " records, %" PRIu64 " bases in %.3f s\n", o->inputs[i],
                     st[i].in.records, st[i].in.symbols, st[i].seconds);
     }
+    ps_opt_check_dna_input(p, (const char *const *)o->inputs, o->n_inputs, st);
     rc = ps_output_commit(out, err);
     out = NULL;
     if (rc < 0) goto done;

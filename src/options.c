@@ -1,11 +1,14 @@
 #include "options.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "patset.h"
+#include "seqio.h"
 
 int ps_opt_uint(const char *s, uint64_t max, uint64_t *out)
 {
@@ -106,4 +109,60 @@ int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int t
         return ps_fail(err, PS_E_USAGE, "--strand both applies to DNA only; protein probes are %s forward", done);
     ps_probes_warn(*p, path);
     return PS_OK;
+}
+
+/* Letters sampled from an input, and the share of them that must be
+ * nucleotides for a protein run to warn. */
+#define SAMPLE_SYMBOLS (1u << 20)
+#define SAMPLE_MIN_LETTERS 100
+
+void ps_opt_check_protein_input(const ps_probes_t *p, ps_alpha_req_t req, const char *const *inputs, int n)
+{
+    if (req != PS_ALPHA_AUTO || p->alpha != PS_PROTEIN) return;
+    int i = 0;
+    while (i < n && !strcmp(inputs[i], "-")) i++;
+    if (i == n) return;
+    ps_reader_t *r = NULL;
+    ps_chunk_t c;
+    ps_err_t e;
+    if (ps_reader_open(&r, inputs[i], PS_DNA, 1, NULL, &e) < 0) return;
+    if (ps_chunk_init(&c, PS_DNA, SAMPLE_SYMBOLS, 1u << 16, NULL, &e) < 0) {
+        ps_reader_close(r);
+        return;
+    }
+    int rc = ps_reader_next(r, &c, &e);
+    const ps_reader_stats_t *st = ps_reader_stats(r);
+    uint64_t letters = st->symbols + st->other;
+    /* At most one in twenty letters no nucleotide: DNA, with room for the
+     * IUPAC codes of assemblies; proteins hold far more (E, F, I, L, P, Q). */
+    if (rc >= 0 && letters >= SAMPLE_MIN_LETTERS && st->foreign * 20 <= letters)
+        fprintf(stderr,
+                "probescan: warning: %s looks like DNA (%.1f%% of its first %" PRIu64 " letters are A, C, G, T, U "
+                "or N) but the probes are read as protein%s, on the forward strand; give -a dna to count DNA "
+                "patterns on both strands, or -a protein to keep this\n",
+                inputs[i], 100.0 * (double)(letters - st->foreign) / (double)letters, letters,
+                p->patterns ? " (PROSITE patterns are protein unless -a dna)" : "");
+    ps_chunk_free(&c, NULL);
+    ps_reader_close(r);
+}
+
+void ps_opt_check_dna_input(const ps_probes_t *p, const char *const *inputs, int n, const ps_scan_stats_t *st)
+{
+    if (p->alpha != PS_DNA) return;
+    int bad = 0, first = -1;
+    for (int i = 0; i < n; i++) {
+        uint64_t letters = st[i].in.symbols + st[i].in.other;
+        if (letters && st[i].in.foreign * 2 >= letters) {
+            if (first < 0) first = i;
+            bad++;
+        }
+    }
+    if (first < 0) return;
+    uint64_t letters = st[first].in.symbols + st[first].in.other;
+    char more[64] = "";
+    if (bad > 1) snprintf(more, sizeof more, " (and %d more input%s)", bad - 1, bad > 2 ? "s" : "");
+    fprintf(stderr,
+            "probescan: warning: %s%s: %.1f%% of the %" PRIu64 " letters are not A, C, G, T, U or N, yet the "
+            "probes were counted as DNA (windows with such letters match nothing): is it protein? give -a protein\n",
+            inputs[first], more, 100.0 * (double)st[first].in.foreign / (double)letters, letters);
 }

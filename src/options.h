@@ -15,6 +15,7 @@
 
 #include "error.h"
 #include "probes.h"
+#include "scan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,6 +42,17 @@ int ps_opt_gpu(const char *arg, int *out, ps_err_t *err);                 /* --g
  * succeeded (the caller frees it, also on a refusal). */
 int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int threads, int both, int strand_set,
                   const char *done, int *both_out, ps_err_t *err);
+
+/* Before a run: where -a auto read the probes as protein, the first input
+ * that is a file (not standard input) is sampled (its first stretch, read
+ * as DNA); one warning on stderr when its letters are nearly all A, C, G,
+ * T, U or N: DNA patterns that needed -a dna. Nothing is consumed; an input
+ * that cannot be read is left for the run to report. */
+void ps_opt_check_protein_input(const ps_probes_t *p, ps_alpha_req_t req, const char *const *inputs, int n);
+/* After a DNA run: one warning on stderr when inputs held mostly letters
+ * that are no nucleotide (st[i].in.foreign against the letters read):
+ * proteins counted as DNA. */
+void ps_opt_check_dna_input(const ps_probes_t *p, const char *const *inputs, int n, const ps_scan_stats_t *st);
 
 /* output and stats may be NULL or "-" (standard output). */
 int ps_check_outputs(const char *output, const char *stats, const char *const *inputs, int n_inputs,

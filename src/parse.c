@@ -188,6 +188,7 @@ static int pack_seq(ps_parser_t *r, ps_chunk_t *c, ps_err_t *err)
             r->seg_rec_start = 0;
             r->breaks++;
             r->stats.other++;
+            r->stats.foreign += (b | 0x20) != 'n';
             r->pending_restart = 1;
             r->seq_len++;
             pos++;

@@ -39,6 +39,8 @@ typedef struct {
     uint64_t records;      /* records seen, empty ones included */
     uint64_t symbols;      /* symbols packed (context repeats not counted) */
     uint64_t other;        /* sequence characters outside the alphabet (non-ACGT in DNA) */
+    uint64_t foreign;      /* those of them that are not N: in DNA, letters that are no
+                            * nucleotide (proteins counted as DNA are mostly these) */
     uint64_t names_cut;    /* record names longer than PS_NAME_MAX, kept cut to it */
     uint64_t bytes;        /* uncompressed bytes parsed */
     int fastq;             /* 1 for FASTQ input */

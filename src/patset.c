@@ -9,6 +9,7 @@
 void ps_patset_free(ps_patset_t *ps)
 {
     if (!ps) return;
+    ps_patset_free(ps->fwd);
     free(ps->leaves.probe_leaf[0]);
     free(ps->leaves.probe_leaf[1]);
     free(ps->B);
@@ -118,13 +119,28 @@ int ps_patset_build(ps_patset_t **out, const ps_probes_t *p, int both_strands, i
     return ps_patset_build_part(out, p, NULL, p->n, both_strands, max_mm, err);
 }
 
-int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t *idx, uint32_t n_idx,
-                         int both_strands, int max_mm, ps_err_t *err)
+/* Which strings a set lays out: all; with the minus strand read forward
+ * (fwd), the main set leaves out the reverse complements of variable-length
+ * patterns, which its `fwd` set holds as the patterns themselves. */
+enum { ALL, MAIN, FWD };
+
+/* 1 when string (probe pattern pat, strand s) belongs in a set of kind
+ * `which`. Every pattern that is not a window goes forward on the minus
+ * strand: optional positions, and [<M] or [G>] whose edge may stand for a
+ * letter, make its sites vary in length; for an anchored one of fixed
+ * length either way counts the same. */
+static int takes(int which, int s, const ps_pattern_t *pat)
+{
+    int var = !ps_pattern_is_window(pat);
+    if (which == ALL) return 1;
+    if (which == MAIN) return s == 0 || !var;
+    return s == 1 && var;
+}
+
+static int build(ps_patset_t **out, const ps_probes_t *p, const uint32_t *idx, uint32_t n_idx, int strands,
+                 int max_mm, int windows_only, int which, ps_err_t *err)
 {
     *out = NULL;
-    if (max_mm < 0 || max_mm > PS_MAX_MM)
-        return ps_fail(err, PS_E_USAGE, "--mismatches must be 0 to %d, not %d", PS_MAX_MM, max_mm);
-    const int strands = both_strands && p->alpha == PS_DNA ? 2 : 1;
     ps_patset_t *ps = calloc(1, sizeof *ps);
     ps_pattern_t *pat = malloc(2 * sizeof *pat);
     if (!ps || !pat) {
@@ -134,20 +150,20 @@ int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t
     }
     ps->max_mm = max_mm;
     ps->sigma = ps_alpha_sigma(p->alpha);
-    ps->n_strings = n_idx * (uint32_t)strands;
     /* Strings of up to 64 positions first, none across a word boundary;
      * longer ones after them, from a word boundary. */
     uint64_t short_at = 0, long_bits = 0;
     ps->min_len = UINT32_MAX;
-    ps->windows_only = 1;
+    ps->windows_only = windows_only;
     for (uint32_t j = 0; j < n_idx; j++) {
         probe_pattern(p, idx ? idx[j] : j, pat);
         for (int s = 0; s < strands; s++) {
+            if (!takes(which, s, pat)) continue;
+            ps->n_strings++;
             if (pat->len <= 64) short_at = place_short(short_at, pat->len) + pat->len;
             else long_bits += pat->len;
         }
         if (pat->len < ps->min_len) ps->min_len = pat->len;
-        if (!ps_pattern_is_window(pat)) ps->windows_only = 0;
     }
     ps->free_words = (uint32_t)((short_at + 63) / 64);
     uint64_t bits = (uint64_t)ps->free_words * 64 + long_bits;
@@ -157,7 +173,7 @@ int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t
         goto fail;
     }
     ps->n_words = (uint32_t)((bits + 63) / 64);
-    const size_t w = ps->n_words;
+    const size_t w = ps->n_words ? ps->n_words : 1;
     ps->B = calloc((size_t)ps->sigma * w, sizeof *ps->B);
     ps->first = calloc(w, sizeof *ps->first);
     ps->last = calloc(w, sizeof *ps->last);
@@ -169,7 +185,7 @@ int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t
                                 &ps->opt_I, &ps->opt_F, &ps->opt_A, &ps->keep};
         for (size_t g = 0; g < sizeof general / sizeof *general; g++) bad |= !(*general[g] = calloc(w, sizeof(uint64_t)));
     }
-    for (int s = 0; s < strands; s++)
+    for (int s = 0; s < strands && which != FWD; s++)
         bad |= !(ps->leaves.probe_leaf[s] = malloc((size_t)(n_idx ? n_idx : 1) * sizeof(uint32_t)));
     if (bad) {
         rc = ps_fail(err, PS_E_NOMEM, "out of memory for %u patterns", p->n);
@@ -182,16 +198,22 @@ int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t
         if (strands == 2) ps_pattern_revcomp(&pat[0], &pat[1]);
         for (int s = 0; s < strands; s++) {
             uint32_t leaf = (j * (uint32_t)strands + (uint32_t)s) * levels;
-            ps->leaves.probe_leaf[s][j] = leaf;
+            if (which != FWD) ps->leaves.probe_leaf[s][j] = leaf;
+            if (!takes(which, s, &pat[0])) continue;
+            /* The forward set reads the complement of the text forward:
+             * the pattern itself then matches where its reverse complement
+             * lies, a site found at its right end (its start on the minus
+             * strand). */
+            const ps_pattern_t *q = which == FWD ? &pat[0] : &pat[s];
             uint64_t at;
-            if (pat[s].len <= 64) {
-                at = place_short(at_short, pat[s].len);
-                at_short = at + pat[s].len;
+            if (q->len <= 64) {
+                at = place_short(at_short, q->len);
+                at_short = at + q->len;
             } else {
                 at = at_long;
-                at_long += pat[s].len;
+                at_long += q->len;
             }
-            lay_out(ps, &pat[s], !ps->windows_only, at, leaf);
+            lay_out(ps, q, !ps->windows_only, at, leaf);
         }
     }
     free(pat);
@@ -200,7 +222,7 @@ int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t
     ps->leaves.k = p->k;
     ps->leaves.levels = (int)levels;
     ps->leaves.both_strands = strands == 2;
-    ps->leaves.n_leaves = ps->n_strings * levels;
+    ps->leaves.n_leaves = n_idx * (uint32_t)strands * levels;
     ps->leaves.mixed_lengths = ps->min_len < (uint32_t)p->k;
     ps->leaves.sequential = !ps->windows_only;
     *out = ps;
@@ -208,6 +230,33 @@ int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t
 fail:
     free(pat);
     ps_patset_free(ps);
+    return rc;
+}
+
+int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t *idx, uint32_t n_idx,
+                         int both_strands, int max_mm, ps_err_t *err)
+{
+    *out = NULL;
+    if (max_mm < 0 || max_mm > PS_MAX_MM)
+        return ps_fail(err, PS_E_USAGE, "--mismatches must be 0 to %d, not %d", PS_MAX_MM, max_mm);
+    const int strands = both_strands && p->alpha == PS_DNA ? 2 : 1;
+    int windows_only = 1;
+    ps_pattern_t *pat = malloc(sizeof *pat);
+    if (!pat) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    for (uint32_t j = 0; j < n_idx && windows_only; j++) {
+        probe_pattern(p, idx ? idx[j] : j, pat);
+        if (!ps_pattern_is_window(pat)) windows_only = 0;
+    }
+    free(pat);
+    /* A site counts once per start on its own strand: read backward, the
+     * reverse complement of a variable-length pattern would count once per
+     * left end, the minus strand's end; so it is matched forward instead. */
+    const int split = strands == 2 && !windows_only;
+    int rc = build(out, p, idx, n_idx, strands, max_mm, windows_only, split ? MAIN : ALL, err);
+    if (rc == PS_OK && split && (rc = build(&(*out)->fwd, p, idx, n_idx, strands, max_mm, 0, FWD, err)) < 0) {
+        ps_patset_free(*out);
+        *out = NULL;
+    }
     return rc;
 }
 

@@ -45,7 +45,7 @@ extern "C" {
  * specific, and the work grows with every level. */
 #define PS_MAX_MM 8
 
-typedef struct {
+typedef struct ps_patset {
     ps_leaves_t leaves;
     int max_mm;
     int sigma;
@@ -70,6 +70,12 @@ typedef struct {
     uint32_t min_len;
     int windows_only;     /* every string is of fixed length and unanchored: a site is a window, and
                            * the layout above is all a matcher needs (the GPU takes only these) */
+    struct ps_patset *fwd; /* both strands with patterns that are no window: their reverse
+                           * complements, which this set leaves out, as a set of the patterns
+                           * themselves in the general layout (leaves of the minus strand), to be
+                           * run over the complemented text read forward, so that a minus-strand
+                           * site counts once per start on its own strand (its right end on the
+                           * plus strand, where it is found and listed); NULL otherwise */
 } ps_patset_t;
 
 int ps_patset_build(ps_patset_t **out, const ps_probes_t *p, int both_strands, int max_mm, ps_err_t *err);

@@ -626,18 +626,21 @@ static int only_acgtu(const char *text, size_t n)
 }
 
 /* How infer_alphabet sees a byte: one of A C G T U, a degenerate IUPAC code
- * (more than one base), PROSITE syntax to skip, or anything else (0). */
-enum { CLS_ACGTU = 1, CLS_IUPAC = 2, CLS_SYNTAX = 4 };
+ * (more than one base), or anything else (0). */
+enum { CLS_ACGTU = 1, CLS_IUPAC = 2 };
 
 /* The degenerate IUPAC codes, either case. */
 static const char iupac_codes[] = "RYSWKMBDHVNryswkmbdhvn";
 
-/* -a auto: DNA when every probe looks like DNA, that is when all its
- * letters are A, C, G, T, U or IUPAC codes and at least half of them A, C,
- * G, T, U or N (a degenerate primer; a peptide of those letters alone is
- * rare, and -a protein says so); else protein. A probe in PROSITE syntax is judged by its letters alone. A
- * choice the probes do not agree on is described in note, for the user.
- * acgtu: only_acgtu() of all sequences. */
+/* -a auto: protein when any probe is in PROSITE syntax (PROSITE documents
+ * protein motifs, and most such motifs, G-x-G-x(2)-G say, are spelt in
+ * letters that are IUPAC codes too: read as DNA they would silently find
+ * nothing in proteins; a DNA pattern takes -a dna). Else DNA when every
+ * probe looks like DNA, that is when all its letters are A, C, G, T, U or
+ * IUPAC codes and at least half of them A, C, G, T, U or N (a degenerate
+ * primer; a peptide of those letters alone is rare, and -a protein says
+ * so); else protein. A choice the probes do not agree on is described in
+ * note, for the user. acgtu: only_acgtu() of all sequences. */
 static int infer_alphabet(const raw_t *r, int acgtu, ps_alpha_t *alpha, char *note, size_t note_len)
 {
     /* The usual case, at the speed of one pass: nothing but ACGTU, and no
@@ -651,21 +654,21 @@ static int infer_alphabet(const raw_t *r, int acgtu, ps_alpha_t *alpha, char *no
     uint8_t cls[256] = {0};
     for (const char *c = "ACGTUacgtu"; *c; c++) cls[(unsigned char)*c] = CLS_ACGTU;
     for (const char *c = iupac_codes; *c; c++) cls[(unsigned char)*c] = CLS_IUPAC;
-    for (int b = 1; b < 256; b++)
-        if (ps_pattern_syntax_byte((unsigned char)b)) cls[b] |= CLS_SYNTAX;
-    uint32_t n_dna = 0, first_dna = UINT32_MAX, first_other = UINT32_MAX;
+    uint32_t n_dna = 0, first_dna = UINT32_MAX, first_other = UINT32_MAX, first_prosite = UINT32_MAX;
     for (i = 0; i < r->n; i++) {
         const char *text = r->seqs.s + r->seq_at[i];
         const unsigned char *s = (const unsigned char *)text;
-        size_t len = raw_seq_len(r, i), acgt = 0, other = 0, skip = 0;
-        uint8_t syntax = ps_pattern_is_prosite(text, len) ? CLS_SYNTAX : 0;
+        size_t len = raw_seq_len(r, i), acgt = 0, other = 0;
+        if (ps_pattern_is_prosite(text, len)) {
+            if (first_prosite == UINT32_MAX) first_prosite = i;
+            if (first_other == UINT32_MAX) first_other = i;
+            continue;
+        }
         for (size_t j = 0; j < len; j++) {
             uint8_t c = cls[s[j]];
-            if (c & syntax) skip++;
-            else if ((c & CLS_ACGTU) || s[j] == 'N' || s[j] == 'n') acgt++;
+            if ((c & CLS_ACGTU) || s[j] == 'N' || s[j] == 'n') acgt++;
             else if (!(c & CLS_IUPAC)) other++;
         }
-        len -= skip;
         if (!other && len && acgt * 2 >= len) {
             n_dna++;
             if (first_dna == UINT32_MAX) first_dna = i;
@@ -677,10 +680,11 @@ static int infer_alphabet(const raw_t *r, int acgtu, ps_alpha_t *alpha, char *no
     *alpha = n_dna == r->n ? PS_DNA : PS_PROTEIN;
     if (*alpha == PS_PROTEIN && n_dna)
         snprintf(note, note_len,
-                 "%u of %u probes look like DNA (such as '%.60s', line %llu) but '%.60s' (line %llu) does not: "
+                 "%u of %u probes look like DNA (such as '%.60s', line %llu) but '%.60s' (line %llu) %s: "
                  "all are counted as protein; give -a dna or -a protein to choose",
                  n_dna, r->n, names + r->name_at[first_dna], (unsigned long long)r->line[first_dna],
-                 names + r->name_at[first_other], (unsigned long long)r->line[first_other]);
+                 names + r->name_at[first_other], (unsigned long long)r->line[first_other],
+                 first_other == first_prosite ? "is a PROSITE pattern" : "does not");
     return PS_OK;
 }
 

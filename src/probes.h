@@ -55,9 +55,10 @@ typedef struct {
                         * frees the two blocks; a name or sequence is never freed alone) */
 } ps_probes_t;
 
-/* Loads probes from path. With PS_ALPHA_AUTO the alphabet is DNA when every
- * probe looks like DNA (its letters, syntax aside, all ACGTU or IUPAC codes,
- * at least half of them ACGTU or N), else protein (a PROSITE file: protein);
+/* Loads probes from path. With PS_ALPHA_AUTO the alphabet is protein when
+ * any probe is in PROSITE syntax (a PROSITE file too), else DNA when every
+ * probe looks like DNA (its letters all ACGTU or IUPAC codes, at least half
+ * of them ACGTU or N), else protein;
  * a choice the probes disagree on is described in alpha_note. The probes
  * are coded on up to `threads` threads (parallel.h); errors name the first
  * bad probe in the file, whatever the threads. */

@@ -431,6 +431,7 @@ int ps_reader_next(ps_reader_t *r, ps_chunk_t *c, ps_err_t *err)
     r->stats.records = r->p.stats.records;
     r->stats.symbols = r->p.stats.symbols;
     r->stats.other = r->p.stats.other;
+    r->stats.foreign = r->p.stats.foreign;
     r->stats.names_cut = r->p.stats.names_cut;
     r->stats.fastq = r->p.fastq;
     return rc;

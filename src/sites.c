@@ -50,6 +50,9 @@ struct ps_site_writer {
     entry_t *entry;
     uint32_t *fixed_len;  /* per probe: its length, or 0 when its matches vary (var) */
     ps_pattern_t **var;   /* per probe and strand (i * 2 + s): the pattern, where lengths vary */
+    uint8_t *minus_at_end; /* per probe: its minus-strand sites come at their right end (no
+                            * window, on both strands: patset.h's fwd) */
+    int reorder;          /* some do: a chunk's rows are sorted by start before writing */
     uint64_t *hits;       /* per probe: rows written, or offered once max_hits is reached */
     uint32_t *pname_len;  /* per probe: its name's length */
     const char *last_name; /* the record name written last, and its length (valid within one
@@ -99,7 +102,8 @@ int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, co
     w->var = calloc((size_t)p->n * 2 + 1, sizeof *w->var);
     w->hits = calloc((size_t)p->n + 1, sizeof *w->hits);
     w->pname_len = malloc(((size_t)p->n + 1) * sizeof *w->pname_len);
-    if (!w->entry_at || !w->entry || !w->fixed_len || !w->var || !w->hits || !w->pname_len) {
+    w->minus_at_end = calloc((size_t)p->n + 1, 1);
+    if (!w->entry_at || !w->entry || !w->fixed_len || !w->var || !w->hits || !w->pname_len || !w->minus_at_end) {
         ps_site_writer_free(w);
         return nomem(err);
     }
@@ -138,6 +142,7 @@ int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, co
         probe_pattern(p, i, 0, &fw);
         if (ps_pattern_is_window(&fw)) continue;
         w->fixed_len[i] = 0;
+        if (strands == 2) w->minus_at_end[i] = 1, w->reorder = 1;
         for (uint32_t s = 0; s < strands; s++) {
             if (!(w->var[i * 2 + s] = malloc(sizeof **w->var))) {
                 ps_site_writer_free(w);
@@ -247,7 +252,9 @@ static int cmp_row(const void *x, const void *y)
     if (a->rec != b->rec) return a->rec < b->rec ? -1 : 1;
     if (a->start != b->start) return a->start < b->start ? -1 : 1;
     if (a->probe != b->probe) return a->probe < b->probe ? -1 : 1;
-    return (int)a->strand - (int)b->strand;
+    if (a->strand != b->strand) return (int)a->strand - (int)b->strand;
+    /* Minus-strand sites of a variable pattern may share a start. */
+    return a->end < b->end ? -1 : a->end > b->end;
 }
 
 /* ---- rows ---------------------------------------------------------------- */
@@ -313,6 +320,22 @@ static int match_len(const ps_chunk_t *c, const ps_pattern_t *pat, uint64_t pos,
     uint8_t text[PS_PATTERN_MAX];
     for (uint32_t i = 0; i < n; i++) text[i] = (uint8_t)ps_chunk_sym(c, pos + i);
     return ps_pattern_match_len(pat, text, n, d, off == 0, rec_end && pos + n == seg_end);
+}
+
+/* The same for a site of a variable pattern on the minus strand, which the
+ * pattern engine lists at its right end pos (patset.h: fwd): the shortest
+ * match of the probe's own pattern pat over the complement read backward
+ * from pos, within its segment (which starts at restart r - 1, or at the
+ * chunk's start). */
+static int match_len_minus(const ps_chunk_t *c, const ps_pattern_t *pat, uint64_t pos, uint32_t r, int d)
+{
+    uint64_t seg_start = r ? c->restart[r - 1] : 0, seg_end = r < c->n_restart ? c->restart[r] : c->n;
+    int rec_start = r ? (c->edge[r - 1] & PS_EDGE_REC_START) != 0 : (c->head_edge & PS_EDGE_REC_START) != 0;
+    int rec_end = r < c->n_restart ? (c->edge[r] & PS_EDGE_REC_END) != 0 : (c->tail_edge & PS_EDGE_REC_END) != 0;
+    uint32_t n = pos + 1 - seg_start < pat->len ? (uint32_t)(pos + 1 - seg_start) : pat->len;
+    uint8_t text[PS_PATTERN_MAX];
+    for (uint32_t i = 0; i < n; i++) text[i] = (uint8_t)(3u - ps_chunk_sym(c, pos - i));
+    return ps_pattern_match_len(pat, text, n, d, rec_end && pos + 1 == seg_end, rec_start && pos + 1 - n == seg_start);
 }
 
 /* Sorts a[0..n) in place (tmp: n more): least significant digit first,
@@ -385,8 +408,19 @@ static int add_rows(const ps_site_writer_t *w, ps_site_rows_t *rs, const ps_chun
         }
         for (uint32_t e = w->entry_at[leaf]; e < w->entry_at[leaf + 1]; e++) {
             const entry_t *en = &w->entry[e];
-            uint64_t len = w->fixed_len[en->probe];
-            if (!len) {
+            uint64_t len = w->fixed_len[en->probe], spos = pos, soff = off;
+            if (!len && en->strand && w->minus_at_end[en->probe]) {
+                if (block)
+                    return ps_fail(err, PS_E_INTERNAL, "a pattern of variable length in a block of FASTA");
+                int m = match_len_minus(c, w->var[en->probe * 2], pos, r, en->dist);
+                if (m <= 0 || (uint64_t)m > off + 1)
+                    return ps_fail(err, PS_E_INTERNAL, "%s: no match of '%s' ending at %s:%llu to place", w->input,
+                                   w->p->seq[en->probe], j < c->n_rec ? c->rec_name + c->name_off[j] : "?",
+                                   (unsigned long long)off);
+                len = (uint64_t)m;
+                spos = pos + 1 - len;
+                soff = off + 1 - len;
+            } else if (!len) {
                 /* Patterns of variable length make the set sequential:
                  * never in blocks, whose first record's offsets are
                  * relative (offset 0 would not be its start). */
@@ -402,12 +436,12 @@ static int add_rows(const ps_site_writer_t *w, ps_site_rows_t *rs, const ps_chun
             row_t *r = new_row(rs);
             if (!r) return nomem(err);
             uint64_t rec = j == c->n_rec ? 0 : block ? c->rec_id[j] + 1 : c->rec_id[j];
-            *r = (row_t){rec, off, off + len, en->probe, en->strand, en->dist, 0, name, 0};
+            *r = (row_t){rec, soff, soff + len, en->probe, en->strand, en->dist, 0, name, 0};
             if (w->format != PS_SITES_TSV) continue;
             if (grow(&rs->text, &rs->text_cap, rs->text_len + len)) return nomem(err);
             r->moff = rs->text_len;
             for (uint64_t t = 0; t < len; t++)
-                rs->text[rs->text_len++] = ps_alpha_letter(alpha, (int)ps_chunk_sym(c, pos + t));
+                rs->text[rs->text_len++] = ps_alpha_letter(alpha, (int)ps_chunk_sym(c, spos + t));
         }
     }
     return PS_OK;
@@ -434,7 +468,7 @@ int ps_site_writer_emit_rows(void *ctx, const ps_chunk_t *c, void *rows, ps_err_
         *r = held->row[i];
         r->held = 1;
     }
-    if (held->n && cur->n > 1) qsort(cur->row, cur->n, sizeof *cur->row, cmp_row);
+    if ((held->n || w->reorder) && cur->n > 1) qsort(cur->row, cur->n, sizeof *cur->row, cmp_row);
     /* A later chunk repeats the last k - 1 symbols of an unfinished segment
      * and may place sites there, before rows near the end of this one:
      * those rows wait. */
@@ -534,6 +568,7 @@ void ps_site_writer_free(ps_site_writer_t *w)
     free(w->entry_at);
     free(w->entry);
     free(w->fixed_len);
+    free(w->minus_at_end);
     free(w->hits);
     free(w->pname_len);
     rows_free(&w->held);

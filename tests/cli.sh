@@ -679,5 +679,48 @@ printf 'A genome.fa\n' >notab.tsv
 expect_usage "--samples without a tab" count --samples notab.tsv -p probes.tsv
 expect_usage "--samples and an INPUT" count --samples sheet.tsv -p probes.tsv genome.fa
 
+# -a auto: PROSITE syntax means protein (its letters are IUPAC codes too:
+# read as DNA, these motifs found nothing in proteins).
+printf '>p1\nMGYGKPGEAGLKSAGKST\n' >prot.fa
+printf 'rossmann\tG-x-G-x(2)-G\nwalkerA\t[AG]-x(4)-G-K-[ST]\n' >motifs.tsv
+printf 'name\tsequence\tcount\nrossmann\tG-x-G-x(2)-G\t1\nwalkerA\t[AG]-x(4)-G-K-[ST]\t1\n' >motifs_want.tsv
+expect_ok "PROSITE motifs under -a auto are protein" motifs_want.tsv count -p motifs.tsv prot.fa
+if [ -s err.txt ]; then bad "PROSITE motifs over protein: unexpected warning: $(head -2 err.txt)"; else ok; fi
+# A DNA run over protein input warns, naming the input.
+printf 'p\tACGTA\n' >dnaprobe.tsv
+run count -p dnaprobe.tsv prot.fa
+if [ "$rc" -eq 0 ] && grep -q 'prot.fa.*not A, C, G, T, U or N.*-a protein' err.txt; then ok; else
+    bad "DNA probes over protein input: no warning (status $rc): $(head -2 err.txt)"; fi
+# PROSITE patterns (protein under auto) over DNA input warn, pointing to -a dna.
+awk 'BEGIN { srand(7); print ">chr"; for (i = 0; i < 600; i++) printf "%s", substr("ACGT", 1 + int(rand() * 4), 1); print "" }' >dna600.fa
+printf 'v\tA-x(0,2)-C\n' >dnapat.tsv
+run count -p dnapat.tsv dna600.fa
+if [ "$rc" -eq 0 ] && grep -q 'dna600.fa looks like DNA.*-a dna' err.txt; then ok; else
+    bad "PROSITE pattern over DNA: no warning (status $rc): $(head -2 err.txt)"; fi
+run count -a dna -p dnapat.tsv dna600.fa
+if [ "$rc" -eq 0 ] && ! [ -s err.txt ]; then ok; else bad "-a dna over DNA: status $rc, $(head -2 err.txt)"; fi
+
+# A variable-length DNA pattern counts once per start on each strand, so a
+# sequence and its reverse complement give the same count (fuzznuc: 3, 3).
+printf '>x\nGTTT\n' >gttt.fa
+printf '>y\nAAAC\n' >aaac.fa
+for f in gttt.fa aaac.fa; do
+    run count -a dna -p dnapat.tsv "$f"
+    got=$(awk -F '\t' 'NR == 2 { print $3 }' out.txt)
+    if [ "$rc" -eq 0 ] && [ "$got" = 3 ]; then ok; else bad "A-x(0,2)-C on $f: count '$got', want 3 (status $rc)"; fi
+done
+printf 'x\t0\t2\tv\t0\t-\nx\t0\t3\tv\t0\t-\nx\t0\t4\tv\t0\t-\n' >gttt_want.bed
+expect_ok "locate: minus-strand sites of a variable pattern" gttt_want.bed locate -a dna -p dnapat.tsv gttt.fa
+# Random sequences: count(X) = count(revcomp(X)) for anchored and variable patterns.
+awk 'BEGIN { srand(11); for (r = 0; r < 20; r++) { printf ">r%d\n", r; n = 5 + int(rand() * 60)
+     for (i = 0; i < n; i++) printf "%s", substr("ACGTN", 1 + int(rand() * 4.2), 1); print "" } }' >fw.fa
+awk '/^>/ { print; next } { s = ""; for (i = length($0); i > 0; i--) { c = substr($0, i, 1)
+     s = s (c == "A" ? "T" : c == "C" ? "G" : c == "G" ? "C" : c == "T" ? "A" : c) } print s }' fw.fa >rc.fa
+printf 'a\tA-x(0,2)-C\nb\t<G-x(1,3)-[AT]\nc\t[<C]-x(0,1)-G>\nd\tT-x(2)-[AG>]\n' >vpats.tsv
+"$PROBESCAN" count -a dna -m 1 -p vpats.tsv fw.fa >fw.tsv 2>/dev/null
+"$PROBESCAN" count -a dna -m 1 -p vpats.tsv rc.fa >rc.tsv 2>/dev/null
+if [ -s fw.tsv ] && awk -F '\t' 'BEGIN { OFS = "\t" } { print $1, $3, $6, $7 }' fw.tsv | cmp -s - <(awk -F '\t' 'BEGIN { OFS = "\t" } { print $1, $3, $6, $7 }' rc.tsv); then ok; else
+    bad "variable DNA patterns: counts on a file and on its reverse complement differ"; fi
+
 echo "cli.sh: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

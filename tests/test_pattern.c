@@ -345,23 +345,6 @@ static int sym_of(ps_alpha_t a, char ch)
     return p && up ? (int)(p - syms) : -1;
 }
 
-static gpat_t revcomp_g(const gpat_t *g)
-{
-    gpat_t r = *g;
-    for (int i = 0; i < g->n; i++) {
-        ps_class_t x = g->e[g->n - 1 - i].cls, y = 0;
-        for (int b = 0; b < 4; b++)
-            if (x >> b & 1) y |= 1u << (3 - b);
-        r.e[i] = g->e[g->n - 1 - i];
-        r.e[i].cls = y;
-    }
-    uint8_t a = g->anchors;
-    r.anchors = (uint8_t)(((a & PS_ANCHOR_START) ? PS_ANCHOR_END : 0) | ((a & PS_ANCHOR_END) ? PS_ANCHOR_START : 0) |
-                          ((a & PS_ANCHOR_START_OR) ? PS_ANCHOR_END_OR : 0) |
-                          ((a & PS_ANCHOR_END_OR) ? PS_ANCHOR_START_OR : 0));
-    return r;
-}
-
 #define FAR 1000000
 
 /* The fewest mismatches with which elements e.. match the record text from
@@ -387,15 +370,34 @@ static int best_from(const pcase_t *c, const gpat_t *g, const char *rec, int len
     return best;
 }
 
-/* Sites of every probe and strand at each distance, start by start. */
+/* The reverse complement of a DNA record (letters the generator uses). */
+static char *revcomp_rec(const char *s)
+{
+    size_t n = strlen(s);
+    char *o = malloc(n + 1);
+    ck_assert(o);
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[n - 1 - i];
+        const char *from = "ACGTacgt", *to = "TGCAtgca", *at = strchr(from, ch);
+        o[i] = ch && at ? to[at - from] : ch;
+    }
+    o[n] = '\0';
+    return o;
+}
+
+/* Sites of every probe and strand at each distance, start by start, each
+ * on its own strand: the minus strand's are the probe's sites in the
+ * record's reverse complement (so a site of variable length counts once
+ * per start there, not per start on the plus strand). */
 static void brute(const pcase_t *c, uint64_t *want)
 {
     const int strands = c->both ? 2 : 1, levels = c->mm + 1;
     for (uint32_t i = 0; i < c->n; i++) {
         for (int s = 0; s < strands; s++) {
-            gpat_t g = s ? revcomp_g(&c->pat[i]) : c->pat[i];
+            const gpat_t g = c->pat[i];
             for (int t = 0; t < c->n_rec; t++) {
-                const char *rec = c->recs[t];
+                char *rc = s ? revcomp_rec(c->recs[t]) : NULL;
+                const char *rec = s ? rc : c->recs[t];
                 int len = (int)strlen(rec);
                 for (int at = 0; at < len; at++) {
                     if ((g.anchors & PS_ANCHOR_START) && at) break;
@@ -406,6 +408,7 @@ static void brute(const pcase_t *c, uint64_t *want)
                     }
                     if (d <= c->mm) want[(i * (uint32_t)strands + (uint32_t)s) * (uint32_t)levels + (uint32_t)d]++;
                 }
+                free(rc);
             }
         }
     }
@@ -591,17 +594,40 @@ static int first_end(const pcase_t *c, const gpat_t *g, const char *rec, int len
     return best;
 }
 
-/* Every row locate must write, in its order: record, start, probe, strand. */
+typedef struct {
+    int start, end, d;
+    uint32_t probe;
+    int strand;
+} brow_t;
+
+static int cmp_brow(const void *x, const void *y)
+{
+    const brow_t *a = x, *b = y;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    if (a->probe != b->probe) return a->probe < b->probe ? -1 : 1;
+    if (a->strand != b->strand) return a->strand - b->strand;
+    return (a->end > b->end) - (a->end < b->end);
+}
+
+/* Every row locate must write, in its order: record, start, probe, strand
+ * (then end: minus-strand sites of a variable pattern may share a start).
+ * A site is one per start on its own strand at its fewest mismatches,
+ * ending where its shortest match at that distance ends; the minus
+ * strand's are found in the record's reverse complement and placed back. */
 static void brute_rows(const pcase_t *c, tu_buf_t *out)
 {
     const int strands = c->both ? 2 : 1;
     for (int t = 0; t < c->n_rec; t++) {
-        const char *rec = c->recs[t];
-        int len = (int)strlen(rec);
-        for (int at = 0; at < len; at++)
-            for (uint32_t i = 0; i < c->n; i++)
-                for (int s = 0; s < strands; s++) {
-                    gpat_t g = s ? revcomp_g(&c->pat[i]) : c->pat[i];
+        int len = (int)strlen(c->recs[t]);
+        brow_t *rows = malloc(((size_t)len * c->n * (size_t)strands + 1) * sizeof *rows);
+        ck_assert(rows);
+        size_t n = 0;
+        for (int s = 0; s < strands; s++) {
+            char *rc = s ? revcomp_rec(c->recs[t]) : NULL;
+            const char *rec = s ? rc : c->recs[t];
+            for (int at = 0; at < len; at++)
+                for (uint32_t i = 0; i < c->n; i++) {
+                    const gpat_t g = c->pat[i];
                     if ((g.anchors & PS_ANCHOR_START) && at) continue;
                     int d = best_from(c, &g, rec, len, 0, at);
                     int d2 = at == 0 && (g.anchors & PS_ANCHOR_START_OR) ? best_from(c, &g, rec, len, 1, 0) : FAR;
@@ -610,9 +636,15 @@ static void brute_rows(const pcase_t *c, tu_buf_t *out)
                     int end = first_end(c, &g, rec, len, 0, at, d);
                     int end2 = d2 <= d ? first_end(c, &g, rec, len, 1, 0, d) : FAR;
                     if (end2 < end) end = end2;
-                    tu_buf_printf(out, "r%d%.*s\t%d\t%d\t%s\t%d\t%c\n", t, REC_PAD(t), at, end, c->text[i], d,
-                                  s ? '-' : '+');
+                    rows[n++] = s ? (brow_t){len - end, len - at, d, i, 1} : (brow_t){at, end, d, i, 0};
                 }
+            free(rc);
+        }
+        qsort(rows, n, sizeof *rows, cmp_brow);
+        for (size_t j = 0; j < n; j++)
+            tu_buf_printf(out, "r%d%.*s\t%d\t%d\t%s\t%d\t%c\n", t, REC_PAD(t), rows[j].start, rows[j].end,
+                          c->text[rows[j].probe], rows[j].d, rows[j].strand ? '-' : '+');
+        free(rows);
     }
 }
 
