@@ -5,9 +5,8 @@
 
 #include <htslib/bgzf.h>
 #include <htslib/khash.h>
-#include <htslib/kstring.h>
+#include <jansson.h>
 
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -26,6 +25,9 @@
 
 #define TOP 5
 #define HEAT_PROBES 30
+/* A --stats file of a million inputs is about 150 MB; anything far larger
+ * is not one, and would only fill memory before failing. */
+#define STATS_MAX ((size_t)1 << 30)
 
 static const char *const heatmap_file = "probescan_heatmap_mqc.tsv";
 
@@ -180,74 +182,96 @@ static int read_table(summary_t *sm, const char *path, ps_err_t *err)
     return rc < 0 ? rc : PS_OK;
 }
 
-/* Adds records and bases from a --stats file, per input named as --by-file
- * names its column (the file name without compression and format). */
-/* Decodes the JSON string starting just past its opening quote at s into
- * out (count --stats escapes '"', '\\' and control bytes as \u00XX);
- * returns the byte past its closing quote, or NULL when malformed. */
-static const char *json_string(const char *s, char *out, size_t cap)
+/* Feeds jansson from a plain or compressed file, refusing one past
+ * STATS_MAX. */
+typedef struct {
+    BGZF *fp;
+    size_t total;
+    int failed; /* 1: read error, 2: too large */
+} stats_src_t;
+
+static size_t stats_read(void *buf, size_t n, void *data)
 {
-    size_t n = 0;
-    for (; *s && *s != '"'; s++) {
-        int ch = (unsigned char)*s;
-        if (ch == '\\') {
-            s++;
-            if (*s == 'u') {
-                unsigned v = 0;
-                for (int d = 1; d <= 4; d++) {
-                    if (!isxdigit((unsigned char)s[d])) return NULL;
-                    v = v * 16 + (unsigned)(isdigit((unsigned char)s[d]) ? s[d] - '0' : (s[d] | 0x20) - 'a' + 10);
-                }
-                if (v == 0 || v > 0xFF) return NULL;
-                ch = (int)v;
-                s += 4;
-            } else if (*s == 'n') ch = '\n';
-            else if (*s == 't') ch = '\t';
-            else if (*s == 'r') ch = '\r';
-            else if (*s == '"' || *s == '\\' || *s == '/') ch = (unsigned char)*s;
-            else return NULL;
-        }
-        if (n + 1 < cap) out[n++] = (char)ch;
+    stats_src_t *s = data;
+    if (s->total > STATS_MAX) {
+        s->failed = 2;
+        return (size_t)-1;
     }
-    out[n] = '\0';
-    return *s == '"' ? s + 1 : NULL;
+    ssize_t got = bgzf_read(s->fp, buf, n);
+    if (got < 0) {
+        s->failed = 1;
+        return (size_t)-1;
+    }
+    s->total += (size_t)got;
+    return (size_t)got;
 }
 
+/* A count --stats field that must be a count. */
+static int stats_count(const char *path, size_t i, json_t *input, const char *key, uint64_t *out, ps_err_t *err)
+{
+    json_t *v = json_object_get(input, key);
+    if (!v)
+        return ps_fail(err, PS_E_FORMAT, "%s: inputs[%zu]: no \"%s\" (not a --stats file of probescan count?)", path,
+                       i, key);
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return ps_fail(err, PS_E_FORMAT, "%s: inputs[%zu]: \"%s\" is not a count (a whole number, 0 or more)", path,
+                       i, key);
+    *out = (uint64_t)json_integer_value(v);
+    return PS_OK;
+}
+
+/* Adds records and bases from a --stats file of count, per input named as
+ * --by-file names its column (the file name without compression and
+ * format). Any valid JSON is read, however laid out; what is not JSON, or
+ * has no "inputs" list of {"path", "records", "bases"}, is refused. */
 static int read_stats(summary_t *sm, const char *path, ps_err_t *err)
 {
-    /* Plain or compressed, lines of any length. */
-    BGZF *fp = bgzf_open(path, "r");
-    if (!fp) return ps_fail(err, PS_E_IO, "%s: cannot open", path);
-    kstring_t line = {0, 0, NULL};
-    char *file = NULL;
-    int rc = PS_OK, got;
-    while ((got = bgzf_getline(fp, '\n', &line)) >= 0) {
-        /* count --stats writes one input per line: {"path": "...", ..., "records": N, "bases": N, ...} */
-        const char *p = strstr(line.s, "{\"path\": \"");
-        if (!p) continue;
-        char *grown = realloc(file, line.l + 1);
-        if (!grown) {
-            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+    stats_src_t src = {bgzf_open(path, "r"), 0, 0};
+    if (!src.fp) return ps_fail(err, PS_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    json_error_t je;
+    json_t *root = json_load_callback(stats_read, &src, 0, &je);
+    int rc = PS_OK;
+    if (bgzf_close(src.fp) < 0 && !src.failed) src.failed = 1;
+    if (src.failed == 1) rc = ps_fail(err, PS_E_IO, "%s: read error", path);
+    else if (src.failed == 2) rc = ps_fail(err, PS_E_FORMAT, "%s: larger than 1 GiB: not a --stats file", path);
+    else if (!root) {
+        /* jansson's text may quote the offending bytes: one line, always. */
+        for (char *c = je.text; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+        rc = ps_fail(err, PS_E_FORMAT, "%s: not a --stats file: line %d, column %d: %s", path, je.line, je.column,
+                     je.text);
+    }
+    json_t *inputs = root ? json_object_get(root, "inputs") : NULL;
+    if (rc == PS_OK && !json_is_array(inputs))
+        rc = ps_fail(err, PS_E_FORMAT, "%s: valid JSON, but without the \"inputs\" list of a --stats file of "
+                     "probescan count", path);
+    for (size_t i = 0; rc == PS_OK && i < json_array_size(inputs); i++) {
+        json_t *input = json_array_get(inputs, i);
+        const char *file = json_string_value(json_object_get(input, "path"));
+        uint64_t rec = 0, bases = 0;
+        if (!file) {
+            rc = ps_fail(err, PS_E_FORMAT, "%s: inputs[%zu]: no \"path\" (not a --stats file of probescan count?)",
+                         path, i);
             break;
         }
-        file = grown;
-        const char *rest = json_string(p + 10, file, line.l + 1);
-        const char *r = rest ? strstr(rest, "\"records\": ") : NULL, *b = rest ? strstr(rest, "\"bases\": ") : NULL;
-        if (!r || !b) continue;
+        if ((rc = stats_count(path, i, input, "records", &rec, err)) < 0 ||
+            (rc = stats_count(path, i, input, "bases", &bases, err)) < 0)
+            break;
         char name[PS_SAMPLE_NAME_MAX];
         ps_sample_name(file, name, sizeof name);
         khint_t k = kh_get(sname, sm->by_name, name);
-        if (k != kh_end(sm->by_name)) {
-            sample_t *s = &sm->s[kh_val(sm->by_name, k)];
-            s->records += strtoull(r + 11, NULL, 10);
-            s->bases += strtoull(b + 9, NULL, 10);
-            s->have_stats = 1;
+        if (k == kh_end(sm->by_name)) continue; /* an input of no table given */
+        sample_t *s = &sm->s[kh_val(sm->by_name, k)];
+        if (s->records + rec < rec || s->bases + bases < bases) {
+            rc = ps_fail(err, PS_E_FORMAT, "%s: inputs[%zu]: records or bases of sample '%.200s' above 2^64", path, i,
+                         s->name);
+            break;
         }
+        s->records += rec;
+        s->bases += bases;
+        s->have_stats = 1;
     }
-    if (rc == PS_OK && got < -1) rc = ps_fail(err, PS_E_IO, "%s: read error", path);
-    free(file);
-    free(line.s);
-    if (bgzf_close(fp) < 0 && rc == PS_OK) rc = ps_fail(err, PS_E_IO, "%s: read error", path);
+    json_decref(root);
     return rc;
 }
 
@@ -459,6 +483,19 @@ int ps_summary_main(int argc, char **argv, ps_cleanup_t *cl, ps_err_t *err)
         }
     }
     if (rc == PS_OK && optind >= argc) rc = ps_fail(err, PS_E_USAGE, "no tables given (see probescan summary --help)");
+    /* The same --stats file twice would count its inputs twice. */
+    struct stat *seen = calloc((size_t)n_stats + 1, sizeof *seen);
+    if (!seen && rc == PS_OK) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+    for (int i = 0; rc == PS_OK && i < n_stats; i++) {
+        if (stat(stats[i], &seen[i]) < 0) continue; /* "-" or a missing file: read_stats says why */
+        for (int j = 0; j < i; j++)
+            if (seen[j].st_ino == seen[i].st_ino && seen[j].st_dev == seen[i].st_dev && seen[j].st_ino) {
+                rc = ps_fail(err, PS_E_USAGE, "--stats %s and --stats %s are the same file: its records and bases "
+                             "would count twice", stats[j], stats[i]);
+                break;
+            }
+    }
+    free(seen);
     summary_t sm;
     memset(&sm, 0, sizeof sm);
     if (rc == PS_OK && !(sm.by_name = kh_init(sname))) rc = ps_fail(err, PS_E_NOMEM, "out of memory");

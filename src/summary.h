@@ -5,10 +5,12 @@
  * `count` column, whatever strand and mm columns follow) and --by-file
  * matrices (a sample per column); every table must hold the same probe rows
  * in the same order, and a sample name may appear once. --stats files of
- * the runs add, per sample, the records and bases of the inputs that
- * ps_sample_name names alike; the two columns are written only when every
- * sample has such an input (else one warning line on stderr names the first
- * without).
+ * the count runs (any valid JSON, read by jansson; plain or gzip) add, per
+ * sample, the records and bases of the inputs that ps_sample_name names
+ * alike; a file that is not JSON, or lacks the "inputs" list of {"path",
+ * "records", "bases"}, is refused, and so is one file given twice. The two
+ * columns are written only when every sample has such an input (else one
+ * warning line on stderr names the first without).
  * Writes into the output folder, each file whole or not at all:
  *   probescan_samples_mqc.tsv   per sample: probes found (count > 0), probes,
  *                               hits, and records and bases when known

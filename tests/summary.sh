@@ -112,13 +112,13 @@ mkdir e
 if [ "$(grep -v '^#' e/probescan_samples_mqc.tsv | sed 's/^br"a\\in\t/brain\t/')" = "$(grep -v '^#' a/probescan_samples_mqc.tsv)" ]; then
     ok "a gzip --stats file, a quote and a backslash in an input's name"
 else bad "a gzip --stats file with escaped names: $(grep -v '^#' e/probescan_samples_mqc.tsv | head -3)"; fi
-# A damaged --stats file (an escape cut at the end of its line): no read
-# past the line, the sample left without records, with the usual warning.
-printf '{"path": "brain.fa\\u4' > cutesc.json
-mkdir f
-if "$bin" summary -o f --stats cutesc.json brain.tsv 2> warn && grep -q "warning: no input of the --stats files is named 'brain'" warn; then
-    ok "a --stats line cut inside an escape: skipped, with a warning"
-else bad "a --stats line cut inside an escape: $(cat warn)"; fi
+# A damaged --stats file (cut inside an escape): refused with the line and
+# column where JSON stops, not read as far as it goes.
+printf '{"inputs": [{"path": "brain.fa\\u4' > cutesc.json
+if ! "$bin" summary -o f --stats cutesc.json brain.tsv 2> err && grep -q "cutesc.json: not a --stats file: line 1, column [0-9]*: " err &&
+    [ "$(wc -l < err)" = 1 ] && [ ! -e f ]; then
+    ok "a --stats file cut inside an escape: refused ($(cat err))"
+else bad "a --stats file cut inside an escape: $(cat err)"; fi
 "$bin" summary -o d --stats liver.json m2.tsv 2> warn
 if grep -q "warning: no input of the --stats files is named 'brain'" warn && [ "$(wc -l < warn)" = 1 ] &&
     [ "$(grep -v '^#' d/probescan_samples_mqc.tsv | head -1)" = "$(printf 'Sample\tProbes found\tProbes\tHits')" ]; then
@@ -189,6 +189,26 @@ else
     echo "summary.sh: 1 skipped (tool: python3 not installed, to read the peak memory)"
 fi
 
+# --stats files re-saved by another JSON writer (python's json module: all
+# on one line, non-ASCII names escaped as \uXXXX; or indented, keys sorted)
+# give the same records and bases.
+if command -v python3 > /dev/null 2>&1; then
+    cp brain.fa "bréin.fa"
+    "$bin" count -q -p probes.fa --by-file -o m4.tsv --stats run4.json liver.fa.gz "bréin.fa" kidney.fa
+    python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"))' run4.json compact.json
+    python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"), indent=7, sort_keys=True)' run4.json sorted.json
+    for j in compact sorted; do
+        rm -rf "re$j" && mkdir "re$j"
+        if "$bin" summary -o "re$j" --stats "$j.json" m4.tsv 2> err &&
+            [ "$(grep -v '^#' "re$j/probescan_samples_mqc.tsv" | sed 's/^bréin\t/brain\t/')" = "$(grep -v '^#' a/probescan_samples_mqc.tsv)" ]; then
+            ok "--stats re-saved by python's json ($j$([ "$j" = compact ] && grep -q 'br\\u00e9in' compact.json && echo ', \u00e9 escaped'))"
+        else bad "--stats re-saved by python's json ($j): $(cat err) $(grep -v '^#' "re$j/probescan_samples_mqc.tsv" 2>/dev/null | head -3)"; fi
+    done
+else
+    skipped=$((skipped + 2))
+    echo "summary.sh: 2 skipped (tool: python3 not installed, to re-save a --stats file)"
+fi
+
 # Refused inputs: one line, non-zero exit, no file written.
 refuse() { # what expected-message-part args...
     local what=$1 msg=$2; shift 2
@@ -211,6 +231,16 @@ refuse "a count that is not a number" "notcount.tsv: line 3: column 'count': '12
 { head -n 10 brain.tsv; sed -n 11p brain.tsv | tr -d '\n' | sed 's/.$//'; } > cut.tsv
 refuse "a table cut inside a row" "cut.tsv: line [0-9]*: the table ends inside a row" brain.tsv cut.tsv
 refuse "a missing table" "nothere.tsv: cannot open" brain.tsv nothere.tsv
+
+# --stats files that are not count's: refused with one line naming them.
+refuse "a --stats file that is not JSON" "brain.tsv: not a --stats file: line 1, column [0-9]*: '\\[' or '{' expected" --stats brain.tsv brain.tsv
+printf '{"records": 3, "bases": 9}\n' > noinputs.json
+refuse "JSON without an inputs list" 'noinputs.json: valid JSON, but without the "inputs" list' --stats noinputs.json brain.tsv
+printf '{"inputs": [{"path": "brain.fa", "bases": 9}]}\n' > norecords.json
+refuse "an input without records" 'norecords.json: inputs\[0\]: no "records"' --stats norecords.json brain.tsv
+printf '{"inputs": [{"path": "brain.fa", "records": -1, "bases": 9}]}\n' > negative.json
+refuse "negative records" 'negative.json: inputs\[0\]: "records" is not a count' --stats negative.json brain.tsv
+refuse "one --stats file twice" "are the same file" --stats brain.json --stats ./brain.json brain.tsv
 
 if command -v multiqc > /dev/null 2>&1; then
     if multiqc -q -f -o mq a > mq.log 2>&1 && [ -f mq/multiqc_report.html ]; then
