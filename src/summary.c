@@ -23,6 +23,10 @@
 #include "table.h"
 #include "tablein.h"
 
+#ifndef PS_VERSION
+#define PS_VERSION "unknown"
+#endif
+
 #define TOP 5
 #define HEAT_PROBES 30
 /* A --stats file of a million inputs is about 150 MB; anything far larger
@@ -307,6 +311,31 @@ static int finish(summary_t *sm, ps_err_t *err)
     return PS_OK;
 }
 
+/* Creates dir and the folders above it that are missing (mkdir -p). */
+static int make_dir(const char *dir, ps_err_t *err)
+{
+    char *p = strdup(dir);
+    if (!p) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    int rc = PS_OK;
+    for (char *c = p + 1;; c++) {
+        if (*c != '/' && *c != '\0') continue;
+        char was = *c;
+        *c = '\0';
+        struct stat st;
+        if (mkdir(p, 0777) < 0) {
+            int e = errno;
+            if (stat(p, &st) < 0)
+                rc = ps_fail(err, PS_E_IO, "-o %s: cannot create the folder %s: %s", dir, p, strerror(e));
+            else if (!S_ISDIR(st.st_mode))
+                rc = ps_fail(err, PS_E_USAGE, "-o %s: %s exists and is not a folder", dir, p);
+        }
+        *c = was;
+        if (rc < 0 || was == '\0') break;
+    }
+    free(p);
+    return rc;
+}
+
 static char *out_path(const char *dir, const char *name, ps_err_t *err)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
@@ -453,18 +482,31 @@ static void usage(FILE *f)
           "totals tables (a sample each, named after the file) and --by-file matrices.\n"
           "\n"
           "Options:\n"
-          "  -o, --outdir DIR       where the *_mqc files go (default: .)\n"
-          "  -s, --stats FILE       a --stats file of the runs: adds records and bases\n"
+          "  -o, --outdir DIR       where the *_mqc files go, made if missing (default: .)\n"
+          "      --stats FILE       a --stats file of the count runs: adds records and bases\n"
           "                         (may be given several times)\n"
-          "  -h, --help             this help\n",
+          "  -q, --quiet            accepted as by count (summary prints no progress)\n"
+          "  -h, --help             this help\n"
+          "      --version          print the version and exit\n",
           f);
+}
+
+/* --help and --version: a full disk or a closed pipe is an error, not 0. */
+static int stdout_done(ps_err_t *err)
+{
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return ps_fail(err, PS_E_IO, "standard output: write error: %s", strerror(errno));
+    return 1;
 }
 
 int ps_summary_main(int argc, char **argv, ps_cleanup_t *cl, ps_err_t *err)
 {
+    enum { OPT_VERSION = 256, OPT_STATS };
     static const struct option lopts[] = {{"outdir", required_argument, NULL, 'o'},
-                                          {"stats", required_argument, NULL, 's'},
+                                          {"stats", required_argument, NULL, OPT_STATS},
+                                          {"quiet", no_argument, NULL, 'q'},
                                           {"help", no_argument, NULL, 'h'},
+                                          {"version", no_argument, NULL, OPT_VERSION},
                                           {NULL, 0, NULL, 0}};
     const char *dir = ".";
     const char **stats = calloc((size_t)argc, sizeof *stats);
@@ -473,15 +515,31 @@ int ps_summary_main(int argc, char **argv, ps_cleanup_t *cl, ps_err_t *err)
     opterr = 0;
     optind = 0;
     int rc = PS_OK;
-    while (rc == PS_OK && (c = getopt_long(argc, argv, ":o:s:h", lopts, NULL)) != -1) {
+    while (rc == PS_OK && (c = getopt_long(argc, argv, ":o:qh", lopts, NULL)) != -1) {
         switch (c) {
         case 'o': dir = optarg; break;
-        case 's': stats[n_stats++] = optarg; break;
-        case 'h': usage(stdout); free(stats); return 1;
+        case OPT_STATS: stats[n_stats++] = optarg; break;
+        case 'q': break; /* nothing to silence: summary prints no progress */
+        case 'h':
+            usage(stdout);
+            free(stats);
+            return stdout_done(err);
+        case OPT_VERSION:
+            puts(PS_VERSION);
+            free(stats);
+            return stdout_done(err);
         case ':': rc = ps_fail(err, PS_E_USAGE, "option '%s' needs a value", argv[optind - 1]); break;
-        default: rc = ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan summary --help)", argv[optind - 1]);
+        default:
+            /* -s was --stats here and is --strand in count: refused, so that
+             * no command line changes meaning silently. */
+            if (optopt == 's')
+                rc = ps_fail(err, PS_E_USAGE, "summary has no -s: give a stats file as --stats FILE (-s is --strand "
+                             "in count)");
+            else
+                rc = ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan summary --help)", argv[optind - 1]);
         }
     }
+    if (rc == PS_OK && !dir[0]) rc = ps_fail(err, PS_E_USAGE, "-o: an empty folder name");
     if (rc == PS_OK && optind >= argc) rc = ps_fail(err, PS_E_USAGE, "no tables given (see probescan summary --help)");
     /* The same --stats file twice would count its inputs twice. */
     struct stat *seen = calloc((size_t)n_stats + 1, sizeof *seen);
@@ -509,6 +567,8 @@ int ps_summary_main(int argc, char **argv, ps_cleanup_t *cl, ps_err_t *err)
                 break;
             }
     if (rc == PS_OK) rc = finish(&sm, err);
+    /* The folder only now, after every input was read and accepted. */
+    if (rc == PS_OK) rc = make_dir(dir, err);
     if (rc == PS_OK) {
         rc = write_file(dir, "probescan_samples_mqc.tsv", cl, samples_body, &sm, err);
         if (rc == PS_OK) rc = write_file(dir, "probescan_top_mqc.tsv", cl, top_body, &sm, err);

@@ -11,7 +11,8 @@
  * "records", "bases"}, is refused, and so is one file given twice. The two
  * columns are written only when every sample has such an input (else one
  * warning line on stderr names the first without).
- * Writes into the output folder, each file whole or not at all:
+ * Writes into the output folder (made with its parents when missing, after
+ * every input was read), each file whole or not at all:
  *   probescan_samples_mqc.tsv   per sample: probes found (count > 0), probes,
  *                               hits, and records and bases when known
  *   probescan_top_mqc.tsv       per sample: its five most counted probes,
@@ -34,7 +35,8 @@
 extern "C" {
 #endif
 
-/* argv[0] is "summary". Returns PS_OK, 1 after --help, or a negative code. */
+/* argv[0] is "summary". Returns PS_OK, 1 after --help or --version, or a
+ * negative code. */
 int ps_summary_main(int argc, char **argv, ps_cleanup_t *cl, ps_err_t *err);
 
 #ifdef __cplusplus

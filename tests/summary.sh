@@ -209,6 +209,34 @@ else
     echo "summary.sh: 2 skipped (tool: python3 not installed, to re-save a --stats file)"
 fi
 
+# The command line: --version as probescan --version, -q accepted, -s
+# refused (it was --stats here and is --strand in count), -o makes its
+# folders, --help to a full disk is an error.
+if [ "$("$bin" summary --version)" = "$("$bin" --version)" ]; then ok "summary --version"
+else bad "summary --version: $("$bin" summary --version 2>&1)"; fi
+mkdir quiet
+if "$bin" summary -q -o quiet brain.tsv 2> err && [ ! -s err ] && [ -f quiet/probescan_samples_mqc.tsv ]; then ok "summary -q"
+else bad "summary -q: $(cat err)"; fi
+if ! "$bin" summary -s brain.json -o sopt brain.tsv 2> err && grep -q -- "--stats FILE" err && [ "$(wc -l < err)" = 1 ] && [ ! -e sopt ]; then
+    ok "summary -s: refused, pointing to --stats ($(cat err))"
+else bad "summary -s: $(cat err)"; fi
+if "$bin" summary -o new/deeper/report brain.tsv 2> err && [ -f new/deeper/report/probescan_top_mqc.tsv ]; then
+    ok "-o new/deeper/report: the folders are made"
+else bad "-o new/deeper/report: $(cat err)"; fi
+touch plainfile
+if ! "$bin" summary -o plainfile/report brain.tsv 2> err && grep -q "plainfile exists and is not a folder" err; then
+    ok "-o under a file: refused ($(cat err))"
+else bad "-o under a file: $(cat err)"; fi
+if ! "$bin" summary -o '' brain.tsv 2> err && grep -q "empty folder name" err; then ok "-o '': refused"
+else bad "-o '': $(cat err)"; fi
+if [ -w /dev/full ]; then
+    if ! "$bin" summary --help > /dev/full 2> err && grep -q "write error" err; then ok "summary --help to a full disk: an error"
+    else bad "summary --help > /dev/full: exit 0 or '$(cat err)'"; fi
+else
+    skipped=$((skipped + 1))
+    echo "summary.sh: 1 skipped (file: /dev/full not writable)"
+fi
+
 # Refused inputs: one line, non-zero exit, no file written.
 refuse() { # what expected-message-part args...
     local what=$1 msg=$2; shift 2
