@@ -10,7 +10,6 @@ _probescan()
         COMPREPLY=($(compgen -W "count locate merge summary version --help --version" -- "$cur"))
         return
     fi
-    # -s is --strand to count and --stats to summary.
     case $cmd:$prev in
         summary:-o|summary:--outdir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         summary:*) ;;
@@ -29,7 +28,7 @@ _probescan()
             locate) COMPREPLY=($(compgen -W "--probes --alphabet --strand --output --threads --mismatches --format
                                               --max-hits --stats --engine --gpu --verbose --help --version" -- "$cur")) ;;
             merge) COMPREPLY=($(compgen -W "--output --probes --help" -- "$cur")) ;;
-            summary) COMPREPLY=($(compgen -W "--outdir --stats --help" -- "$cur")) ;;
+            summary) COMPREPLY=($(compgen -W "--outdir --stats --quiet --help --version" -- "$cur")) ;;
         esac
         return
     fi

@@ -47,7 +47,7 @@ done
 gzip liver.tsv
 "$bin" count -q -p probes.fa --by-file -o matrix.tsv liver.fa.gz brain.fa kidney.fa
 mkdir a b
-"$bin" summary -o a -s liver.json -s brain.json -s kidney.json liver.tsv.gz brain.tsv kidney.tsv
+"$bin" summary -o a --stats liver.json --stats brain.json --stats kidney.json liver.tsv.gz brain.tsv kidney.tsv
 "$bin" summary -o b matrix.tsv --stats liver.json --stats brain.json --stats kidney.json
 
 for f in probescan_samples_mqc.tsv probescan_top_mqc.tsv probescan_heatmap_mqc.tsv; do
@@ -99,7 +99,7 @@ else bad "heatmap: a probe left out varies more ($maxout) than one kept ($minin)
 # sample no --stats input is named after loses the two columns, with a warning.
 "$bin" count -q -p probes.fa --by-file -o m2.tsv --stats run.json liver.fa.gz brain.fa kidney.fa
 mkdir c d
-"$bin" summary -o c -s run.json m2.tsv
+"$bin" summary -o c --stats run.json m2.tsv
 if cmp -s a/probescan_samples_mqc.tsv c/probescan_samples_mqc.tsv; then ok "one --stats file of the matrix run"
 else bad "one --stats file: samples differ"; diff a/probescan_samples_mqc.tsv c/probescan_samples_mqc.tsv | head -5 >&2 || true; fi
 # The --stats file compressed, and inputs whose names JSON escapes (a quote
@@ -108,18 +108,18 @@ cp brain.fa 'br"a\in.fa'
 "$bin" count -q -p probes.fa --by-file -o m3.tsv --stats run3.json liver.fa.gz 'br"a\in.fa' kidney.fa
 gzip run3.json
 mkdir e
-"$bin" summary -o e -s run3.json.gz m3.tsv
+"$bin" summary -o e --stats run3.json.gz m3.tsv
 if [ "$(grep -v '^#' e/probescan_samples_mqc.tsv | sed 's/^br"a\\in\t/brain\t/')" = "$(grep -v '^#' a/probescan_samples_mqc.tsv)" ]; then
     ok "a gzip --stats file, a quote and a backslash in an input's name"
 else bad "a gzip --stats file with escaped names: $(grep -v '^#' e/probescan_samples_mqc.tsv | head -3)"; fi
-# A damaged --stats file (an escape cut at the end of its line): no read
-# past the line, the sample left without records, with the usual warning.
-printf '{"path": "brain.fa\\u4' > cutesc.json
-mkdir f
-if "$bin" summary -o f -s cutesc.json brain.tsv 2> warn && grep -q "warning: no input of the --stats files is named 'brain'" warn; then
-    ok "a --stats line cut inside an escape: skipped, with a warning"
-else bad "a --stats line cut inside an escape: $(cat warn)"; fi
-"$bin" summary -o d -s liver.json m2.tsv 2> warn
+# A damaged --stats file (cut inside an escape): refused with the line and
+# column where JSON stops, not read as far as it goes.
+printf '{"inputs": [{"path": "brain.fa\\u4' > cutesc.json
+if ! "$bin" summary -o f --stats cutesc.json brain.tsv 2> err && grep -q "cutesc.json: not a --stats file: line 1, column [0-9]*: " err &&
+    [ "$(wc -l < err)" = 1 ] && [ ! -e f ]; then
+    ok "a --stats file cut inside an escape: refused ($(cat err))"
+else bad "a --stats file cut inside an escape: $(cat err)"; fi
+"$bin" summary -o d --stats liver.json m2.tsv 2> warn
 if grep -q "warning: no input of the --stats files is named 'brain'" warn && [ "$(wc -l < warn)" = 1 ] &&
     [ "$(grep -v '^#' d/probescan_samples_mqc.tsv | head -1)" = "$(printf 'Sample\tProbes found\tProbes\tHits')" ]; then
     ok "a sample without --stats: no records column, one warning"
@@ -130,6 +130,112 @@ mkdir one
 "$bin" summary -o one brain.tsv
 if [ -f one/probescan_samples_mqc.tsv ] && [ ! -e one/probescan_heatmap_mqc.tsv ]; then ok "one sample: no heatmap"
 else bad "one sample: expected the samples file and no heatmap"; fi
+
+# A re-run with one sample into a folder that holds an earlier run's heatmap:
+# the heatmap goes (it would show the old samples beside the new), other
+# files stay.
+mkdir rerun
+"$bin" summary -o rerun liver.tsv.gz brain.tsv kidney.tsv
+touch rerun/notes.txt rerun/probescan_heatmap_mqc.tsv.orig
+"$bin" summary -o rerun brain.tsv
+if [ ! -e rerun/probescan_heatmap_mqc.tsv ] && [ -f rerun/notes.txt ] && [ -f rerun/probescan_heatmap_mqc.tsv.orig ] &&
+    [ "$(grep -vc '^#' rerun/probescan_samples_mqc.tsv)" = 2 ]; then ok "a one-sample re-run removes the old heatmap, only it"
+else bad "a one-sample re-run: $(ls rerun | tr '\n' ' ')"; fi
+
+# Totals tables of count -m: one sample each, its count the `count` column,
+# with or without the strand columns; not samples named count, forward, mm0.
+"$bin" count -q -p probes.fa -m 2 -o mmtwo.tsv brain.fa
+"$bin" count -q -p probes.fa -m 1 -s forward -o mmfwd.tsv kidney.fa
+"$bin" count -q -p probes.fa -m 0 -o mmzero.tsv liver.fa.gz
+for t in mmtwo mmfwd mmzero; do
+    rm -rf "mq$t" && mkdir "mq$t"
+    want=$(awk -F '\t' -v n="$t" 'NR > 1 { p++; if ($3 > 0) { f++; h += $3 } } END { printf "%s\t%d\t%d\t%d", n, f, p, h }' "$t.tsv")
+    if "$bin" summary -o "mq$t" "$t.tsv" 2> err && [ "$(grep -v '^#' "mq$t/probescan_samples_mqc.tsv" | tail -n +2)" = "$want" ] &&
+        [ ! -e "mq$t/probescan_heatmap_mqc.tsv" ]; then ok "count $(head -1 "$t.tsv" | cut -f 3- | tr '\t' ' '): one sample"
+    else bad "$t.tsv: $(cat err) $(grep -v '^#' "mq$t/probescan_samples_mqc.tsv" 2>/dev/null | tail -n +2 | head -3)"; fi
+done
+mkdir mqboth
+if "$bin" summary -o mqboth mmtwo.tsv mmfwd.tsv 2> err && [ "$(grep -v '^#' mqboth/probescan_heatmap_mqc.tsv | head -1)" = "$(printf 'Probe\tmmtwo\tmmfwd')" ]; then
+    ok "two count -m tables: a heatmap of two samples"
+else bad "two count -m tables: $(cat err) heatmap header $(grep -v '^#' mqboth/probescan_heatmap_mqc.tsv | head -1)"; fi
+
+# A wide matrix: 40,000 samples x 20 probes. Memory stays near the table's
+# numbers (the per-sample arrays took 8 KB a column, 330 MB here), and every
+# column is read right.
+awk -v seed="$seed" 'BEGIN {
+    srand(seed); n = 40000
+    printf "name\tsequence"; for (c = 1; c <= n; c++) printf "\ts%d", c; printf "\n"
+    for (p = 1; p <= 20; p++) {
+        printf "q%d\tACGTA", p
+        for (c = 1; c <= n; c++) printf "\t%d", (rand() < 0.3 ? 0 : int(rand() * 1000))
+        printf "\n"
+    }
+}' > wide.tsv
+awk -F '\t' 'NR > 1 { for (c = 3; c <= NF; c++) { h[c] += $c; if ($c > 0) f[c]++ } }
+    END { for (c = 3; c <= NF; c++) printf "s%d\t%d\t20\t%d\n", c - 2, f[c], h[c] }' wide.tsv > want.wide
+if command -v python3 > /dev/null 2>&1; then
+    # ru_maxrss of the child, in KiB: peak resident memory of summary alone.
+    mkdir wide
+    peak=$(python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:])
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if r.returncode == 0 else -1)' "$bin" summary -o wide wide.tsv)
+    grep -v '^#' wide/probescan_samples_mqc.tsv | tail -n +2 > got.wide || true
+    if [ "$peak" -gt 0 ] && [ "$peak" -lt 150000 ] && cmp -s want.wide got.wide &&
+        [ "$(grep -v '^#' wide/probescan_heatmap_mqc.tsv | head -1 | awk -F '\t' '{ print NF }')" = 40001 ]; then
+        ok "40,000 samples: $((peak / 1024)) MiB at most, every column right"
+    else bad "40,000 samples: peak ${peak} KiB (limit 150000), samples rows differ: $(diff want.wide got.wide | head -3)"; fi
+else
+    skipped=$((skipped + 1))
+    echo "summary.sh: 1 skipped (tool: python3 not installed, to read the peak memory)"
+fi
+
+# --stats files re-saved by another JSON writer (python's json module: all
+# on one line, non-ASCII names escaped as \uXXXX; or indented, keys sorted)
+# give the same records and bases.
+if command -v python3 > /dev/null 2>&1; then
+    cp brain.fa "bréin.fa"
+    "$bin" count -q -p probes.fa --by-file -o m4.tsv --stats run4.json liver.fa.gz "bréin.fa" kidney.fa
+    python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"))' run4.json compact.json
+    python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"), indent=7, sort_keys=True)' run4.json sorted.json
+    for j in compact sorted; do
+        rm -rf "re$j" && mkdir "re$j"
+        if "$bin" summary -o "re$j" --stats "$j.json" m4.tsv 2> err &&
+            [ "$(grep -v '^#' "re$j/probescan_samples_mqc.tsv" | sed 's/^bréin\t/brain\t/')" = "$(grep -v '^#' a/probescan_samples_mqc.tsv)" ]; then
+            ok "--stats re-saved by python's json ($j$([ "$j" = compact ] && grep -q 'br\\u00e9in' compact.json && echo ', \u00e9 escaped'))"
+        else bad "--stats re-saved by python's json ($j): $(cat err) $(grep -v '^#' "re$j/probescan_samples_mqc.tsv" 2>/dev/null | head -3)"; fi
+    done
+else
+    skipped=$((skipped + 2))
+    echo "summary.sh: 2 skipped (tool: python3 not installed, to re-save a --stats file)"
+fi
+
+# The command line: --version as probescan --version, -q accepted, -s
+# refused (it was --stats here and is --strand in count), -o makes its
+# folders, --help to a full disk is an error.
+if [ "$("$bin" summary --version)" = "$("$bin" --version)" ]; then ok "summary --version"
+else bad "summary --version: $("$bin" summary --version 2>&1)"; fi
+mkdir quiet
+if "$bin" summary -q -o quiet brain.tsv 2> err && [ ! -s err ] && [ -f quiet/probescan_samples_mqc.tsv ]; then ok "summary -q"
+else bad "summary -q: $(cat err)"; fi
+if ! "$bin" summary -s brain.json -o sopt brain.tsv 2> err && grep -q -- "--stats FILE" err && [ "$(wc -l < err)" = 1 ] && [ ! -e sopt ]; then
+    ok "summary -s: refused, pointing to --stats ($(cat err))"
+else bad "summary -s: $(cat err)"; fi
+if "$bin" summary -o new/deeper/report brain.tsv 2> err && [ -f new/deeper/report/probescan_top_mqc.tsv ]; then
+    ok "-o new/deeper/report: the folders are made"
+else bad "-o new/deeper/report: $(cat err)"; fi
+touch plainfile
+if ! "$bin" summary -o plainfile/report brain.tsv 2> err && grep -q "plainfile exists and is not a folder" err; then
+    ok "-o under a file: refused ($(cat err))"
+else bad "-o under a file: $(cat err)"; fi
+if ! "$bin" summary -o '' brain.tsv 2> err && grep -q "empty folder name" err; then ok "-o '': refused"
+else bad "-o '': $(cat err)"; fi
+if [ -w /dev/full ]; then
+    if ! "$bin" summary --help > /dev/full 2> err && grep -q "write error" err; then ok "summary --help to a full disk: an error"
+    else bad "summary --help > /dev/full: exit 0 or '$(cat err)'"; fi
+else
+    skipped=$((skipped + 1))
+    echo "summary.sh: 1 skipped (file: /dev/full not writable)"
+fi
 
 # Refused inputs: one line, non-zero exit, no file written.
 refuse() { # what expected-message-part args...
@@ -153,6 +259,16 @@ refuse "a count that is not a number" "notcount.tsv: line 3: column 'count': '12
 { head -n 10 brain.tsv; sed -n 11p brain.tsv | tr -d '\n' | sed 's/.$//'; } > cut.tsv
 refuse "a table cut inside a row" "cut.tsv: line [0-9]*: the table ends inside a row" brain.tsv cut.tsv
 refuse "a missing table" "nothere.tsv: cannot open" brain.tsv nothere.tsv
+
+# --stats files that are not count's: refused with one line naming them.
+refuse "a --stats file that is not JSON" "brain.tsv: not a --stats file: line 1, column [0-9]*: '\\[' or '{' expected" --stats brain.tsv brain.tsv
+printf '{"records": 3, "bases": 9}\n' > noinputs.json
+refuse "JSON without an inputs list" 'noinputs.json: valid JSON, but without the "inputs" list' --stats noinputs.json brain.tsv
+printf '{"inputs": [{"path": "brain.fa", "bases": 9}]}\n' > norecords.json
+refuse "an input without records" 'norecords.json: inputs\[0\]: no "records"' --stats norecords.json brain.tsv
+printf '{"inputs": [{"path": "brain.fa", "records": -1, "bases": 9}]}\n' > negative.json
+refuse "negative records" 'negative.json: inputs\[0\]: "records" is not a count' --stats negative.json brain.tsv
+refuse "one --stats file twice" "are the same file" --stats brain.json --stats ./brain.json brain.tsv
 
 if command -v multiqc > /dev/null 2>&1; then
     if multiqc -q -f -o mq a > mq.log 2>&1 && [ -f mq/multiqc_report.html ]; then

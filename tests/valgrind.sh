@@ -45,7 +45,7 @@ else
 fi
 vg 0 merge "$work/o.tsv" "$work/o.tsv"
 mkdir "$work/mqc"
-vg 0 summary -o "$work/mqc" -s "$work/s.json" "$work/o.tsv"
+vg 0 summary -o "$work/mqc" --stats "$work/s.json" "$work/o.tsv"
 vg 1 summary -o "$work/mqc" "$work/o.tsv" "$work/o.tsv"
 echo "valgrind.sh: $pass passed, $fail failed, $skipped skipped"
 [ "$fail" = 0 ]

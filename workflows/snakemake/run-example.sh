@@ -50,7 +50,7 @@ passed=1 skipped=0 skips=""  # the wrapper test passed
 if command -v multiqc >/dev/null; then
     echo "== MultiQC on the wrapper test's tables"
     mkdir -p "$work/mqc"
-    probescan summary -o "$work/mqc" -s "$work/wrapper-test/totals.json" "$work/wrapper-test/by_file.tsv"
+    probescan summary -o "$work/mqc" --stats "$work/wrapper-test/totals.json" "$work/wrapper-test/by_file.tsv"
     multiqc --force --no-data-dir -o "$work/mqc" "$work/mqc" > "$work/mqc.log" 2>&1 ||
         { cat "$work/mqc.log" >&2; die "multiqc failed on the summary of the wrapper test"; }
     has_sections "$work/mqc/multiqc_report.html" || die "MultiQC report without the probescan sections"
