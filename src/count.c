@@ -97,9 +97,9 @@ static void usage_count(FILE *f)
 "  -o, --output FILE      write the table to FILE (default or '-': standard output);\n"
 "                         a name ending in .gz or .bgz is written compressed (BGZF)\n"
 "  -t, --threads N        threads that load probes, parse, scan and write (default: the\n"
-"                         %d CPUs this process may use); several inputs are read up to\n"
-"                         N at a time, each on one more thread that inflates gzip or\n"
-"                         waits for the others\n"
+"                         %d CPUs this process may use; at most 4 a CPU are started);\n"
+"                         several inputs are read up to N at a time, each on one more\n"
+"                         thread that inflates gzip or waits for the others\n"
 "      --by-file          one count column per input file (a probe x sample matrix)\n"
 "      --samples FILE     one count column per sample: FILE has 'sample<TAB>file' lines,\n"
 "                         several files per sample summed (R1 and R2, lanes)\n"
@@ -217,6 +217,8 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         o->n_inputs = (int)o->samples->n_files;
     }
     if (o->n_inputs < 1) return ps_fail(err, PS_E_USAGE, "no input files given (use '-' for standard input)");
+    int rc_in = ps_check_inputs_distinct((const char *const *)o->inputs, o->n_inputs, o->samples_path, err);
+    if (rc_in < 0) return rc_in;
     if (o->by_file && o->by_record) return ps_fail(err, PS_E_USAGE, "--by-file and --by-record cannot be combined");
     if (o->kernel) {
         /* Checked here: with --engine auto the GPU starts in the background,
@@ -256,7 +258,8 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     if (o->index == INDEX_KMER_SET && automaton_kernel(o))
         return ps_fail(err, PS_E_USAGE, "--kernel %s walks the automaton; --index kmer-set has a GPU kernel of its own",
                        o->kernel);
-    return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes, err);
+    return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes,
+                            o->samples_path, err);
 }
 
 /* Called on the reader thread after every chunk; redraws at most twice a second. */
@@ -586,7 +589,6 @@ static int run_count(const opts_t *o, ps_err_t *err)
     int both;
     int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, "counted", &both, err);
     if (rc < 0) goto done;
-    ps_opt_check_protein_input(p, o->alpha, (const char *const *)o->inputs, o->n_inputs);
     if (o->verbose)
         fprintf(stderr, "probescan: %u probes of length %d; alphabet %s%s; strands: %s\n", p->n, p->k,
                 ps_alpha_name(p->alpha),
@@ -695,6 +697,8 @@ static int run_count(const opts_t *o, ps_err_t *err)
         goto done;
     }
     for (int i = 0; i < o->n_inputs; i++) cols[i] = o->samples ? (size_t)o->samples->sample[i] : o->by_file ? (size_t)i : 0;
+    /* Once the run is set to go: a refused run says one line only. */
+    ps_opt_check_protein_input(p, o->alpha, (const char *const *)o->inputs, o->n_inputs);
     t = ps_now();
     if (readers > 1) {
         rc = ps_scan_inputs(more, readers, lv, &so, (const char *const *)o->inputs, o->n_inputs, cols, counts, st,

@@ -72,7 +72,7 @@ static void usage_locate(FILE *f)
 "  -o, --output FILE      write the sites to FILE (default or '-': standard output);\n"
 "                         a name ending in .gz or .bgz is written compressed (BGZF)\n"
 "  -t, --threads N        threads that load probes, parse and scan (default: the %d CPUs\n"
-"                         this process may use)\n"
+"                         this process may use; at most 4 a CPU are started)\n"
 "      --format STR       bed or tsv (default bed). tsv: a header, the input, and the\n"
 "                         probe and matched letters after the BED columns\n"
 "      --max-hits N       report at most N sites per probe over the run (default: all);\n"
@@ -162,7 +162,9 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
     o->inputs = argv + optind;
     o->n_inputs = argc - optind;
     if (o->n_inputs < 1) return ps_fail(err, PS_E_USAGE, "no input files given (use '-' for standard input)");
-    return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes, err);
+    int rc_in = ps_check_inputs_distinct((const char *const *)o->inputs, o->n_inputs, NULL, err);
+    if (rc_in < 0) return rc_in;
+    return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes, NULL, err);
 }
 
 /* The index the sites are found in, as for count: the pattern set for
@@ -286,7 +288,6 @@ static int run_locate(const opts_t *o, ps_err_t *err)
     int both;
     int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, "located", &both, err);
     if (rc < 0) goto done;
-    ps_opt_check_protein_input(p, o->alpha, (const char *const *)o->inputs, o->n_inputs);
     if ((rc = build_index(&ix, o, p, both, err)) < 0) goto done;
 
     ps_engine_info_t info = {.kind = PS_ENGINE_CPU};
@@ -302,6 +303,7 @@ static int run_locate(const opts_t *o, ps_err_t *err)
     ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
                              ps_site_writer_free_rows};
     char name[PS_SAMPLE_NAME_MAX];
+    ps_opt_check_protein_input(p, o->alpha, (const char *const *)o->inputs, o->n_inputs);
     for (int i = 0; i < o->n_inputs; i++) {
         ps_sample_name(o->inputs[i], name, sizeof name); /* as count --by-record names it */
         rc = ps_site_writer_input(w, name, err);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "host.h"
 #include "patset.h"
 #include "seqio.h"
 
@@ -43,7 +44,10 @@ int ps_opt_threads(const char *arg, int *out, ps_err_t *err)
     uint64_t v;
     if (ps_opt_uint(arg, 4096, &v) || v < 1)
         return ps_fail(err, PS_E_USAGE, "--threads must be a number from 1 to 4096, not '%s'", arg);
-    *out = (int)v;
+    /* Threads beyond a few a CPU only cost memory (buffers, counts and a
+     * stack each): the budget stops there, so memory stays bounded. */
+    uint64_t most = (uint64_t)PS_THREADS_PER_CPU * (uint64_t)ps_host_cpus();
+    *out = (int)(v < most ? v : most);
     return PS_OK;
 }
 
@@ -74,20 +78,38 @@ int ps_opt_gpu(const char *arg, int *out, ps_err_t *err)
 }
 
 int ps_check_outputs(const char *output, const char *stats, const char *const *inputs, int n_inputs,
-                     const char *probes, ps_err_t *err)
+                     const char *probes, const char *sheet, ps_err_t *err)
 {
+    if ((output && !*output) || (stats && !*stats))
+        return ps_fail(err, PS_E_USAGE, "%s takes a file name, not an empty one ('-' is standard output)",
+                       output && !*output ? "-o" : "--stats");
+    /* Standard input can be read once. */
+    int std_in = probes && !strcmp(probes, "-");
+    for (int i = 0; i < n_inputs; i++) {
+        if (strcmp(inputs[i], "-")) continue;
+        if (std_in)
+            return ps_fail(err, PS_E_USAGE, "%s read standard input ('-'), which can be read once; give one of "
+                                            "them as a file",
+                           std_in == 1 ? "the probes (-p -) and an input both"
+                                                                         : "two inputs both");
+        std_in = 2;
+    }
     /* Writing over an input (or one output over the other) would lose data
      * before the run could even fail. */
     const char *outs[2] = {output, stats};
     for (int w = 0; w < 2; w++) {
         struct stat so, si;
         if (!outs[w] || !strcmp(outs[w], "-") || stat(outs[w], &so) != 0 || !S_ISREG(so.st_mode)) continue;
-        for (int i = 0; i < n_inputs + 2; i++) {
-            const char *in = i < n_inputs ? inputs[i] : i == n_inputs ? probes : outs[1 - w];
+        for (int i = 0; i < n_inputs + 3; i++) {
+            const char *in = i < n_inputs ? inputs[i] : i == n_inputs ? probes : i == n_inputs + 1 ? sheet : outs[1 - w];
             if (in && strcmp(in, "-") && stat(in, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino &&
-                !(i == n_inputs + 1 && w == 1))
+                !(i == n_inputs + 2 && w == 1))
                 return ps_fail(err, PS_E_USAGE, "%s '%s' is %s '%s'; it would be overwritten", w ? "--stats" : "-o",
-                               outs[w], i < n_inputs ? "the input" : i == n_inputs ? "the probe file" : "--stats file",
+                               outs[w],
+                               i < n_inputs        ? "the input"
+                               : i == n_inputs     ? "the probe file"
+                               : i == n_inputs + 1 ? "the --samples sheet"
+                                                   : "--stats file",
                                in);
         }
     }
@@ -165,4 +187,46 @@ void ps_opt_check_dna_input(const ps_probes_t *p, const char *const *inputs, int
             "probescan: warning: %s%s: %.1f%% of the %" PRIu64 " letters are not A, C, G, T, U or N, yet the "
             "probes were counted as DNA (windows with such letters match nothing): is it protein? give -a protein\n",
             inputs[first], more, 100.0 * (double)st[first].in.foreign / (double)letters, letters);
+}
+
+typedef struct {
+    dev_t dev;
+    ino_t ino;
+    int idx;
+} file_id_t;
+
+static int cmp_file_id(const void *x, const void *y)
+{
+    const file_id_t *a = x, *b = y;
+    if (a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
+    if (a->ino != b->ino) return a->ino < b->ino ? -1 : 1;
+    return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+int ps_check_inputs_distinct(const char *const *inputs, int n, const char *sheet, ps_err_t *err)
+{
+    file_id_t *id = malloc(((size_t)n + 1) * sizeof *id);
+    if (!id) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (strcmp(inputs[i], "-") && stat(inputs[i], &st) == 0) id[m++] = (file_id_t){st.st_dev, st.st_ino, i};
+    }
+    qsort(id, (size_t)m, sizeof *id, cmp_file_id);
+    /* The first repeat in input order. */
+    int a = -1, b = -1;
+    for (int j = 1; j < m; j++)
+        if (id[j].dev == id[j - 1].dev && id[j].ino == id[j - 1].ino && (b < 0 || id[j].idx < b)) {
+            a = id[j - 1].idx;
+            b = id[j].idx;
+        }
+    free(id);
+    if (b < 0) return PS_OK;
+    if (sheet)
+        return ps_fail(err, PS_E_USAGE, "%s: '%s' and '%s' are one file (files %d and %d of the sheet), which would "
+                                        "be read twice",
+                       sheet, inputs[a], inputs[b], a + 1, b + 1);
+    return ps_fail(err, PS_E_USAGE, "inputs '%s' and '%s' are one file (inputs %d and %d), which would be read "
+                                    "twice: give it once",
+                   inputs[a], inputs[b], a + 1, b + 1);
 }

@@ -5,9 +5,9 @@
  * Each other ps_opt_* reads one option's value into *out and returns 0, or a
  * PS_E_USAGE code with a message naming the option and what it takes.
  * ps_check_outputs refuses, before anything is read, an output or a
- * statistics file that is one of the inputs or the probe file (it would be
- * overwritten), the two naming one file, and both going to standard
- * output. */
+ * statistics file that is one of the inputs, the probe file or the sample
+ * sheet (it would be overwritten), the two naming one file, both going to
+ * standard output, and an empty name. */
 #ifndef PS_OPTIONS_H
 #define PS_OPTIONS_H
 
@@ -29,7 +29,9 @@ int ps_opt_uint(const char *s, uint64_t max, uint64_t *out);
 
 int ps_opt_alphabet(const char *arg, ps_alpha_req_t *out, ps_err_t *err);  /* -a: dna, protein, auto */
 int ps_opt_strand(const char *arg, int *both, ps_err_t *err);             /* -s: both, forward */
-int ps_opt_threads(const char *arg, int *out, ps_err_t *err);             /* -t: 1 to 4096 */
+/* -t: 1 to 4096, of which at most PS_THREADS_PER_CPU a CPU the process may use are started. */
+#define PS_THREADS_PER_CPU 4
+int ps_opt_threads(const char *arg, int *out, ps_err_t *err);
 int ps_opt_mismatches(const char *arg, int *out, ps_err_t *err);          /* -m: 0 to PS_MAX_MM */
 int ps_opt_engine(const char *arg, ps_engine_req_t *out, ps_err_t *err);  /* --engine: auto, cpu, gpu */
 int ps_opt_gpu(const char *arg, int *out, ps_err_t *err);                 /* --gpu: a device number */
@@ -54,9 +56,17 @@ void ps_opt_check_protein_input(const ps_probes_t *p, ps_alpha_req_t req, const 
  * proteins counted as DNA. */
 void ps_opt_check_dna_input(const ps_probes_t *p, const char *const *inputs, int n, const ps_scan_stats_t *st);
 
-/* output and stats may be NULL or "-" (standard output). */
+/* Refuses one file given twice among the inputs, however spelt (a.fa,
+ * ./a.fa, a full path, a link): compared by device and inode, so its counts
+ * cannot be added twice. Inputs that cannot be looked at ("-", a missing
+ * file) are left for the run to report. sheet: the --samples file naming
+ * them, for the message (NULL: the command line). */
+int ps_check_inputs_distinct(const char *const *inputs, int n, const char *sheet, ps_err_t *err);
+
+/* output and stats may be NULL or "-" (standard output), never ""; sheet
+ * (the --samples file) may be NULL. */
 int ps_check_outputs(const char *output, const char *stats, const char *const *inputs, int n_inputs,
-                     const char *probes, ps_err_t *err);
+                     const char *probes, const char *sheet, ps_err_t *err);
 
 #ifdef __cplusplus
 }

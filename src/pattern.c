@@ -73,15 +73,18 @@ static int parse_plain(ps_alpha_t a, const char *s, size_t n, ps_pattern_t *out,
 }
 
 /* A number at s[*i]; -1 when there is none or it is too large. */
+/* The decimal number at s[*i], moving *i past it: -1 when there is none,
+ * -2 when it is over PS_PATTERN_MAX (all its digits read). */
 static long read_number(const char *s, size_t n, size_t *i)
 {
     long v = -1;
+    int big = 0;
     while (*i < n && isdigit((unsigned char)s[*i])) {
-        v = (v < 0 ? 0 : v * 10) + (s[*i] - '0');
-        if (v > PS_PATTERN_MAX) return -1;
+        if (!big) v = (v < 0 ? 0 : v * 10) + (s[*i] - '0');
+        if (v > PS_PATTERN_MAX) big = 1;
         (*i)++;
     }
-    return v;
+    return big ? -2 : v;
 }
 
 static int fail(char *why, size_t why_len, const char *fmt, size_t at)
@@ -149,6 +152,11 @@ static int parse_prosite(ps_alpha_t a, const char *s, size_t n, ps_pattern_t *ou
             if (i < n && s[i] == ',') {
                 i++;
                 hi = read_number(s, n, &i);
+            }
+            if (lo == -2 || hi == -2) {
+                snprintf(why, why_len, "the repeat at character %zu is longer than a pattern may be (%d positions)",
+                         open + 1, PS_PATTERN_MAX);
+                return -1;
             }
             if (lo < 0 || hi < 0 || i == n || s[i] != ')')
                 return fail(why, why_len, "the repeat at character %zu is not (n) or (n,m)", open);

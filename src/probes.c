@@ -14,6 +14,7 @@
 #include <htslib/bgzf.h>
 
 #include "parallel.h"
+#include "seqio.h"
 
 /* encode() turns arrays of offsets into arrays of pointers in place. */
 _Static_assert(sizeof(size_t) == sizeof(char *), "an offset and a pointer take the same room");
@@ -355,6 +356,7 @@ typedef struct {
     size_t from, to;    /* buf[from .. to) */
     uint64_t line;      /* the line number at from */
     int rc;
+    int header_checked; /* part 0: its first probe line was looked at as a header */
     ps_err_t err;
 } part_t;
 
@@ -363,6 +365,52 @@ typedef struct {
     int fasta;
     part_t *part;
 } parse_job_t;
+
+/* 1 when a line-format probe file's first probe line is a header row (primer
+ * sheets usually have one): its sequence column, the second field or the
+ * whole line, reads as a column title once case and punctuation are set
+ * aside ("sequence", "Seq", "Probe", "primer_seq", "5'-3' sequence"). No
+ * probe is spelt so: as protein most of these are valid peptides, which
+ * would turn every probe into protein. */
+/* s[0..len) as a lower-case word of its letters alone, into w (cap bytes); its length. */
+static size_t letters_of(const char *s, size_t len, char *w, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len && n + 1 < cap; i++)
+        if ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z')) w[n++] = (char)(s[i] | 0x20);
+    w[n] = '\0';
+    return n;
+}
+
+static int has_title(const char *w, int anywhere, const char *const *titles, size_t n_titles)
+{
+    for (size_t i = 0; i < n_titles; i++) {
+        const char *at = strstr(w, titles[i]);
+        if (at && (anywhere || at == w)) return 1;
+    }
+    return 0;
+}
+
+static int header_row(const char *s, size_t len)
+{
+    static const char *const seq_titles[] = {"seq", "probe", "primer", "pattern", "motif", "guide", "spacer",
+                                             "oligo", "target", "kmer", "grna", "protospacer"};
+    static const char *const name_titles[] = {"name", "id", "probe", "primer", "oligo", "guide", "target", "gene",
+                                              "label", "accession", "pattern", "motif"};
+    const size_t n_seq = sizeof seq_titles / sizeof *seq_titles, n_name = sizeof name_titles / sizeof *name_titles;
+    const char *tab = memchr(s, '\t', len);
+    const char *f2 = tab ? tab + 1 : s;
+    size_t l2 = tab ? len - (size_t)(f2 - s) : len;
+    const char *end = memchr(f2, '\t', l2);
+    if (end) l2 = (size_t)(end - f2);
+    char w2[64], w1[64];
+    if (l2 > 60 || !letters_of(f2, l2, w2, sizeof w2)) return 0;
+    /* "sequence", "Seq", "primer_seq": the title first; "Forward primer"
+     * or "5'-3' target sequence" beside a name column's title. */
+    if (has_title(w2, 0, seq_titles, n_seq)) return 1;
+    return tab && (size_t)(tab - s) <= 60 && letters_of(s, (size_t)(tab - s), w1, sizeof w1) &&
+           has_title(w1, 0, name_titles, n_name) && has_title(w2, 1, seq_titles, n_seq);
+}
 
 static void parse_part(void *ctx, int part, int parts)
 {
@@ -400,6 +448,10 @@ static void parse_part(void *ctx, int part, int parts)
             }
         } else if (len && s[0] != '#') {
             const char *tab = memchr(s, '\t', len);
+            if (part == 0 && r->n == 0 && !pt->header_checked) {
+                pt->header_checked = 1;
+                if (header_row(s, len)) continue;
+            }
             if (tab) {
                 /* name<TAB>seq; a further tab ends the sequence. */
                 const char *seq = tab + 1;
@@ -526,6 +578,13 @@ static int read_raw(raw_t *r, const char *path, int threads, ps_err_t *err)
     }
     const char *buf = w.buf;
     const size_t len = w.len;
+    const char *tool, *comp = ps_unread_compression(buf, len, &tool);
+    if (comp) {
+        free(w.buf);
+        return ps_fail(err, PS_E_FORMAT, "%s: a %s-compressed probe file is not read directly (plain or gzip are); "
+                                         "decompress it first, e.g. -p <(%s %s)",
+                       path, comp, tool, path);
+    }
 
     /* The first probe line (not blank, not a '#' comment) says the format:
      * FASTA, a PROSITE data file or lines. */
@@ -899,6 +958,11 @@ static void survey_share(void *ctx, int part, int parts)
 static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t req, int threads, ps_err_t *err)
 {
     const char *src = path ? path : "probes";
+    if (r->n == 0 && r->prosite)
+        return ps_fail(err, PS_E_FORMAT,
+                       "%s: no PATTERN entries to count (%u MATRIX and %u RULE entries, which probescan does not "
+                       "read)",
+                       src, r->skipped_matrix, r->skipped_rule);
     if (r->n == 0) return ps_fail(err, PS_E_FORMAT, "%s: no probes found (empty probe file?)", src);
 
     /* One pass over the probes on the threads: their letters, and the

@@ -1,10 +1,16 @@
 #include "samples.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include <htslib/bgzf.h>
+#include <htslib/kstring.h>
+
+#include "seqio.h"
 
 void ps_samples_free(ps_samples_t *s)
 {
@@ -31,23 +37,78 @@ static int push(char ***v, size_t *n, size_t *cap, char *item)
     return 0;
 }
 
+/* Sample names to their index: open addressing over a power of two. */
+typedef struct {
+    size_t *slot; /* index + 1; 0 empty */
+    size_t mask;
+} names_t;
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The index of name among s's samples, adding it when new; -1 when out of memory. */
+static long sample_index(ps_samples_t *s, names_t *ix, size_t *cap_names, const char *name)
+{
+    if (2 * (s->n_samples + 1) > ix->mask + 1 || !ix->slot) {
+        size_t n = ix->slot ? 2 * (ix->mask + 1) : 64;
+        size_t *nt = calloc(n, sizeof *nt);
+        if (!nt) return -1;
+        for (size_t i = 0; i < s->n_samples; i++) {
+            size_t h = (size_t)hash_str(s->name[i]) & (n - 1);
+            while (nt[h]) h = (h + 1) & (n - 1);
+            nt[h] = i + 1;
+        }
+        free(ix->slot);
+        ix->slot = nt;
+        ix->mask = n - 1;
+    }
+    size_t h = (size_t)hash_str(name) & ix->mask;
+    for (; ix->slot[h]; h = (h + 1) & ix->mask)
+        if (!strcmp(s->name[ix->slot[h] - 1], name)) return (long)(ix->slot[h] - 1);
+    char *nm = strdup(name);
+    if (!nm || push(&s->name, &s->n_samples, cap_names, nm) < 0) {
+        free(nm);
+        return -1;
+    }
+    ix->slot[h] = s->n_samples;
+    return (long)(s->n_samples - 1);
+}
+
 int ps_samples_load(ps_samples_t **out, const char *path, ps_err_t *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f) return ps_fail(err, PS_E_IO, "%s: cannot open the sample sheet: %s", path, strerror(errno));
+    /* Plain or gzip, as every table probescan reads. */
+    BGZF *f = bgzf_open(path, "r");
+    if (!f) return ps_fail(err, PS_E_IO, "%s: cannot open the sample sheet: %s", path, strerror(errno ? errno : EIO));
     ps_samples_t *s = calloc(1, sizeof *s);
+    names_t ix = {NULL, 0};
     size_t cap_names = 0, cap_files = 0, cap_idx = 0;
-    char *line = NULL;
-    size_t lcap = 0;
+    kstring_t ks = {0, 0, NULL};
     unsigned long lineno = 0;
     int rc = s ? PS_OK : ps_fail(err, PS_E_NOMEM, "out of memory");
-    ssize_t len;
-    while (rc == PS_OK && (len = getline(&line, &lcap, f)) >= 0) {
+    int got;
+    while (rc == PS_OK && (got = bgzf_getline(f, '\n', &ks)) >= 0) {
         lineno++;
-        char *l = line;
-        if (lineno == 1 && len >= 3 && !memcmp(l, "\xef\xbb\xbf", 3)) l += 3; /* a byte-order mark */
-        size_t n = strlen(l);
+        char *l = ks.s ? ks.s : (char *)"";
+        size_t n = ks.l;
+        if (lineno == 1) {
+            const char *tool, *comp = ps_unread_compression(l, n, &tool);
+            if (comp) {
+                rc = ps_fail(err, PS_E_FORMAT, "%s: a %s-compressed sample sheet is not read directly (plain or gzip "
+                                               "are); decompress it first, e.g. --samples <(%s %s)",
+                             path, comp, tool, path);
+                break;
+            }
+            if (n >= 3 && !memcmp(l, "\xef\xbb\xbf", 3)) l += 3, n -= 3; /* a byte-order mark */
+        }
+        if (memchr(l, '\0', n)) {
+            rc = ps_fail(err, PS_E_FORMAT, "%s: line %lu: binary data (a NUL byte): not a sample sheet", path, lineno);
+            break;
+        }
         while (n && (l[n - 1] == '\n' || l[n - 1] == '\r')) l[--n] = '\0';
         if (n == 0 || l[0] == '#') continue;
         char *tab = strchr(l, '\t');
@@ -57,27 +118,14 @@ int ps_samples_load(ps_samples_t **out, const char *path, ps_err_t *err)
         }
         *tab = '\0';
         const char *name = l, *file = tab + 1;
-        if (lineno == 1 && !strcmp(name, "sample") && !strcmp(file, "file")) continue;
+        if (s->n_files == 0 && !strcasecmp(name, "sample") && !strcasecmp(file, "file")) continue;
         if (!*name || !*file || strpbrk(name, "\r\n")) {
             rc = ps_fail(err, PS_E_FORMAT, "%s: line %lu: %s", path, lineno,
                          !*name ? "empty sample name" : !*file ? "empty file name" : "a sample name holds a line break");
             break;
         }
-        for (size_t i = 0; i < s->n_files; i++)
-            if (!strcmp(s->file[i], file)) {
-                rc = ps_fail(err, PS_E_FORMAT, "%s: line %lu: file '%.200s' is listed twice", path, lineno, file);
-                break;
-            }
-        if (rc < 0) break;
-        size_t k = 0;
-        while (k < s->n_samples && strcmp(s->name[k], name)) k++;
-        char *nm = k == s->n_samples ? strdup(name) : NULL, *fl = strdup(file);
-        if (k == s->n_samples && (!nm || push(&s->name, &s->n_samples, &cap_names, nm) < 0)) {
-            free(nm);
-            free(fl);
-            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
-            break;
-        }
+        long k = sample_index(s, &ix, &cap_names, name);
+        char *fl = k >= 0 ? strdup(file) : NULL;
         if (!fl || push(&s->file, &s->n_files, &cap_files, fl) < 0) {
             free(fl);
             rc = ps_fail(err, PS_E_NOMEM, "out of memory");
@@ -95,10 +143,12 @@ int ps_samples_load(ps_samples_t **out, const char *path, ps_err_t *err)
         }
         s->sample[s->n_files - 1] = (int)k;
     }
-    if (rc == PS_OK && ferror(f)) rc = ps_fail(err, PS_E_IO, "%s: read error", path);
+    /* -1 is the end; below it, a read error (a cut gzip stream among them). */
+    if (rc == PS_OK && got < -1) rc = ps_fail(err, PS_E_IO, "%s: read error (corrupt or truncated?)", path);
     if (rc == PS_OK && s->n_files == 0) rc = ps_fail(err, PS_E_FORMAT, "%s: no 'sample<TAB>file' lines", path);
-    free(line);
-    fclose(f);
+    free(ks.s);
+    free(ix.slot);
+    bgzf_close(f);
     if (rc < 0) {
         ps_samples_free(s);
         return rc;

@@ -1,13 +1,16 @@
 /* samples.h - a sample sheet: which files make up which sample.
  *
  * `--samples sheet.tsv` lines are `sample<TAB>file` (a sample may have several
- * lines: its reads in R1 and R2, in lanes); blank lines and lines starting
- * with '#' are skipped, as is a first line `sample<TAB>file`. Paths are used
- * as written (relative ones from the current directory). A sample's name is
- * the table's column name, as given, never derived from a path: it must be
- * non-empty and hold no tab, CR or line break (refused with file and line);
- * one file may not appear twice. Samples are numbered in order of first
- * appearance. */
+ * lines: its reads in R1 and R2, in lanes); the sheet may be plain or gzip
+ * (bzip2, xz and zstd are refused, saying how to decompress them); blank
+ * lines and lines starting with '#' are skipped, as is a first line
+ * `sample<TAB>file` (any case). Paths are used as written (relative ones
+ * from the current directory). A sample's name is the table's column name,
+ * as given, never derived from a path: it must be non-empty and hold no tab,
+ * CR or line break (refused with file and line). One file listed twice,
+ * however spelt, is refused by the caller (options.h:
+ * ps_check_inputs_distinct). Samples are numbered in order of first
+ * appearance; loading is linear in the sheet's size. */
 #ifndef PS_SAMPLES_H
 #define PS_SAMPLES_H
 

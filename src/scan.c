@@ -90,6 +90,7 @@ struct ps_scanner {
     int owns_pool;             /* made here (else borrowed: ps_scanner_new_on) */
     pthread_mutex_t lane_lock;
     lane_t *lanes, *free_lanes;
+    int n_lanes;               /* at most the pool's threads, and at most the slots in flight */
     slot_t *chunks, *blocks;   /* slot arrays, made on first use */
     size_t n_chunks, n_blocks;
     int chunks_list_records;   /* the ring's chunks list records (for a sink) */
@@ -377,8 +378,12 @@ static int make_chunk_slots(ps_scanner_t *s, int lists, ps_err_t *err)
     return PS_OK;
 }
 
-/* Block slots: 2T + 2, the number scan.h's memory bound counts. */
-static size_t block_slots(const ps_scanner_t *s) { return 2 * (size_t)s->o.threads + 2; }
+/* Block slots: 2T + 2, the number scan.h's memory bound counts, or the
+ * reader's share of them (ps_scan_inputs). */
+static size_t block_slots(const ps_scanner_t *s)
+{
+    return s->o.block_slots > 0 ? (size_t)s->o.block_slots : 2 * (size_t)s->o.threads + 2;
+}
 
 /* Block slots, the lanes' chunks (listing records for a sites sink) and
  * the junction chunks. */
@@ -406,7 +411,7 @@ static int make_block_slots(ps_scanner_t *s, int lists, ps_err_t *err)
     if (cap < (uint64_t)s->lv->k * 2) cap = (uint64_t)s->lv->k * 2;
     uint32_t rst = s->o.chunk_restarts ? s->o.chunk_restarts : 1;
     if (rst > cap / 64 + 1024) rst = (uint32_t)(cap / 64 + 1024);
-    for (int i = 0; i < s->o.threads; i++) {
+    for (int i = 0; i < s->n_lanes; i++) {
         ps_chunk_free(&s->lanes[i].chunk, &s->e->chunk_alloc);
         int rc = ps_chunk_init_lists(&s->lanes[i].chunk, s->lv->alpha, cap, rst, lists ? rst : 0, &s->e->chunk_alloc,
                                      err);
@@ -450,11 +455,15 @@ int ps_scanner_new_on(ps_scanner_t **out, ps_engine_t *e, const ps_leaves_t *lv,
         free(s);
         return ps_fail(err, PS_E_INTERNAL, "cannot create a mutex");
     }
-    if (!(s->lanes = calloc((size_t)o->threads, sizeof *s->lanes))) {
+    /* A job holds a lane while it runs, and runs only from a slot in
+     * flight: lanes beyond the slots (or the pool's threads) never serve. */
+    size_t most = block_slots(s) > (size_t)(o->ring > 0 ? o->ring : 1) ? block_slots(s) : (size_t)o->ring;
+    s->n_lanes = most < (size_t)o->threads ? (int)most : o->threads;
+    if (!(s->lanes = calloc((size_t)s->n_lanes, sizeof *s->lanes))) {
         ps_scanner_free(s);
         return ps_fail(err, PS_E_NOMEM, "out of memory");
     }
-    for (int i = o->threads - 1; i >= 0; i--) {
+    for (int i = s->n_lanes - 1; i >= 0; i--) {
         s->lanes[i].id = i;
         s->lanes[i].next = s->free_lanes;
         s->free_lanes = &s->lanes[i];
@@ -480,7 +489,7 @@ void ps_scanner_free(ps_scanner_t *s)
     free_slots(s, s->chunks, s->n_chunks);
     free_slots(s, s->blocks, s->n_blocks);
     if (s->lanes)
-        for (int i = 0; i < s->o.threads; i++) {
+        for (int i = 0; i < s->n_lanes; i++) {
             ps_chunk_free(&s->lanes[i].chunk, &s->e->chunk_alloc);
             ps_sites_free(&s->lanes[i].sites);
         }
@@ -522,7 +531,7 @@ static int read_blocks(ps_scanner_t *s, ps_reader_t *r, size_t block_bytes, ps_p
     if (rc < 0) return rc;
     size_t cap = s->o.block_bytes ? s->o.block_bytes : s->o.block_max;
     if ((rc = ps_blocks_new(&s->bl, r, s->lv->k, cap, err)) < 0) return rc;
-    for (int i = 0; i < s->o.threads; i++) ps_parser_init(&s->lanes[i].parser, ps_reader_path(r), s->lv->alpha, s->lv->k);
+    for (int i = 0; i < s->n_lanes; i++) ps_parser_init(&s->lanes[i].parser, ps_reader_path(r), s->lv->alpha, s->lv->k);
     ps_parser_init(&s->reparser, ps_reader_path(r), s->lv->alpha, s->lv->k);
     ps_chunk_clear(&s->junction);
     while (!s->failed) {
@@ -709,6 +718,14 @@ int ps_scan_inputs(ps_engine_t *const *engines, int readers, const ps_leaves_t *
     ps_scan_opts_t shared = *o;
     shared.block_max = BLOCK_BYTES_MAX / (size_t)readers; /* at least BLOCK_BYTES_MIN: ps_scanner_new_on */
     if (shared.block_bytes > shared.block_max) shared.block_bytes = shared.block_max;
+    /* ... and a readers-th of the slots in flight (a few at least), so
+     * that many readers of a large budget do not grow with its square. */
+    shared.block_slots = (2 * o->threads + 2 + readers - 1) / readers;
+    if (shared.block_slots < 4) shared.block_slots = 4;
+    if (shared.ring > 0) {
+        shared.ring = (shared.ring + readers - 1) / readers;
+        if (shared.ring < 2) shared.ring = 2;
+    }
     uint64_t cs = shared.chunk_syms / (uint64_t)readers, cs_min = 1u << 16;
     if (cs_min < 2 * (uint64_t)lv->k) cs_min = 2 * (uint64_t)lv->k;
     shared.chunk_syms = cs > cs_min ? cs : shared.chunk_syms < cs_min ? shared.chunk_syms : cs_min;

@@ -72,6 +72,7 @@ typedef struct {
     uint64_t chunk_syms;     /* chunk capacity in symbols, when reading chunks */
     uint32_t chunk_restarts; /* restarts (and listed records) a chunk holds */
     int ring;                /* chunks in flight, when reading chunks */
+    int block_slots;         /* blocks in flight, when reading blocks; 0: 2 * threads + 2 */
     size_t block_bytes;      /* block size for block-parallel FASTA; 0: by input size (at most block_max) */
     size_t block_max;        /* the largest block chosen by input size; 0: 1 MiB */
 } ps_scan_opts_t;

@@ -87,6 +87,20 @@ static int walk_bgzf(const char *path)
     return res;
 }
 
+const char *ps_unread_compression(const void *buf, size_t n, const char **tool)
+{
+    static const struct {
+        const char *magic, *name, *tool;
+        size_t len;
+    } known[] = {{"BZh", "bzip2", "bzip2 -dc", 3}, {"\xfd" "7zXZ", "xz", "xz -dc", 5}, {"\x28\xb5\x2f\xfd", "zstd", "zstd -dc", 4}};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (n >= known[i].len && !memcmp(buf, known[i].magic, known[i].len)) {
+            *tool = known[i].tool;
+            return known[i].name;
+        }
+    return NULL;
+}
+
 /* Formats that htslib could name but that are no sequence text we read. */
 static int refuse_format(const char *path, const htsFormat *fmt, ps_err_t *err)
 {
@@ -301,6 +315,15 @@ static ssize_t read_records(ps_reader_t *r, unsigned char *dst, size_t len, ps_e
                 ret = sam_read1(r->hts, r->hdr, r->rec);
             } while (ret >= 0 && (r->rec->core.flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)));
             if (ret == -1) break;
+            if (ret < -1 && !strcmp(r->stats.format, "cram") && sam_hdr_nref(r->hdr) > 0)
+                /* Aligned CRAM stores bases against its reference: without
+                 * it htslib can only report a decoding failure. */
+                return ps_fail(err, PS_E_FORMAT,
+                               "%s: cannot decode CRAM record %llu: aligned CRAM needs the reference "
+                               "it was made against (its @SQ M5 checksums), and it was not found; set REF_PATH "
+                               "(e.g. REF_PATH=/refs/cache/%%2s/%%2s/%%s, filled by htslib's seq_cache_populate.pl) "
+                               "or stream it: samtools fastq --reference ref.fa %s | probescan ... -",
+                               r->path, (unsigned long long)r->n_rec + 1, r->path);
             if (ret < -1)
                 return ps_fail(err, PS_E_FORMAT, "%s: corrupt or truncated %s data after record %llu", r->path,
                                r->stats.format, (unsigned long long)r->n_rec);

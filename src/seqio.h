@@ -54,6 +54,12 @@ ssize_t ps_reader_read_raw(ps_reader_t *r, void *dst, size_t len, ps_err_t *err)
 
 void ps_reader_close(ps_reader_t *r);
 
+/* The compression whose magic bytes start buf ("bzip2", "xz" or "zstd":
+ * those probescan does not read), and in *tool the command that
+ * decompresses it; NULL when none of them. For the files besides the
+ * inputs (probes, sample sheets), which are read as plain or gzip. */
+const char *ps_unread_compression(const void *buf, size_t n, const char **tool);
+
 /* Sequence bytes the inputs hold, estimated from their sizes (gzip files
  * by a typical ratio of 3.5), for choosing an engine; 0 when any size is
  * unknown (a pipe, standard input). */

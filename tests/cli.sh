@@ -169,7 +169,8 @@ expect_ok "-a dna" both.tsv count -a dna -p probes.tsv genome.fa
 expect_ok "-a auto" both.tsv count -a auto -p probes.tsv genome.fa
 for t in 1 3 8; do expect_ok "-t $t" both.tsv count -t "$t" -p probes.tsv genome.fa; done
 expect_ok "--engine cpu" both.tsv count --engine cpu -p probes.tsv genome.fa
-expect_ok "two inputs add up" double.tsv count -p probes.tsv genome.fa genome.fa
+cp genome.fa genome_copy.fa
+expect_ok "two inputs add up" double.tsv count -p probes.tsv genome.fa genome_copy.fa
 
 gzip -c genome.fa >genome.fa.gz
 expect_ok "gzip input" both.tsv count -p probes.tsv genome.fa.gz
@@ -721,6 +722,70 @@ printf 'a\tA-x(0,2)-C\nb\t<G-x(1,3)-[AT]\nc\t[<C]-x(0,1)-G>\nd\tT-x(2)-[AG>]\n' 
 "$PROBESCAN" count -a dna -m 1 -p vpats.tsv rc.fa >rc.tsv 2>/dev/null
 if [ -s fw.tsv ] && awk -F '\t' 'BEGIN { OFS = "\t" } { print $1, $3, $6, $7 }' fw.tsv | cmp -s - <(awk -F '\t' 'BEGIN { OFS = "\t" } { print $1, $3, $6, $7 }' rc.tsv); then ok; else
     bad "variable DNA patterns: counts on a file and on its reverse complement differ"; fi
+
+# A primer sheet's header row is no probe (and must not make the rest protein).
+printf 'fwd\tGTGYCAGCMGCCGCGGTAA\nrev\tGGACTACHVGGGTWTCTAAT\n' >primers.tsv
+"$PROBESCAN" count -p primers.tsv genome.fa >primers_want.tsv 2>/dev/null
+for hdr in 'name\tsequence' 'Name\tSequence' 'id\tseq' 'primer\tForward primer (5-3)' 'sequence'; do
+    { printf "$hdr\n"; cat primers.tsv; } >hdr.tsv
+    run count -p hdr.tsv genome.fa
+    if [ "$rc" -eq 0 ] && cmp -s out.txt primers_want.tsv && ! [ -s err.txt ]; then ok; else
+        bad "header row '$hdr' in a primer sheet: status $rc, $(head -2 err.txt; head -3 out.txt)"; fi
+done
+
+# One file under two spellings is read twice: refused (count, locate, --samples).
+expect_usage "count a.fa ./a.fa" count -p probes.tsv genome.fa ./genome.fa
+ln -sf genome.fa genome_link.fa
+expect_usage "count a file and a link to it" count -p probes.tsv genome.fa genome_link.fa
+expect_usage "locate a.fa a.fa" locate -p probes.tsv genome.fa genome.fa
+printf 'A\tgenome.fa\nA\t./genome.fa\nB\t%s/genome.fa\n' "$PWD" >spell.tsv
+expect_usage "--samples with one file spelt three ways" count --samples spell.tsv -p probes.tsv
+if grep -q "one file" err.txt; then ok; else bad "--samples one file twice: message '$(head -1 err.txt)'"; fi
+# Standard input can be read once.
+expect_usage "count -p - -" count -p - - <probes.tsv
+expect_usage "count - -" count -p probes.tsv - - <genome.fa
+
+# -o may not name the sample sheet; nor be empty.
+printf 'A\tgenome.fa\n' >keep.tsv
+cp keep.tsv keep.bak
+expect_usage "-o naming the --samples sheet" count --samples keep.tsv -p probes.tsv -o keep.tsv
+if cmp -s keep.tsv keep.bak; then ok; else bad "-o naming the --samples sheet: the sheet was changed"; fi
+expect_usage "-o ''" count -p probes.tsv -o '' genome.fa
+expect_usage "--stats ''" count -p probes.tsv --stats '' genome.fa
+
+# Sheets and probe files: gzip read, bzip2 refused with the command to use.
+gzip -c keep.tsv >keep.tsv.gz
+run count --samples keep.tsv.gz -p probes.tsv
+if [ "$rc" -eq 0 ] && [ "$(head -1 out.txt | cut -f3)" = A ]; then ok; else bad "a gzipped sample sheet: status $rc, $(head -2 err.txt)"; fi
+if command -v bzip2 >/dev/null; then
+    bzip2 -c probes.tsv >probes.tsv.bz2
+    expect_fail "a bzip2 probe file" "bzip2 -dc" count -p probes.tsv.bz2 genome.fa
+    bzip2 -c keep.tsv >keep.tsv.bz2
+    expect_fail "a bzip2 sample sheet" "bzip2 -dc" count --samples keep.tsv.bz2 -p probes.tsv
+else
+    skip 2 tool "bzip2 is not installed"
+fi
+
+# Messages that say what is wrong.
+printf 'big\tA-x(0,1000)-C\n' >bigrep.tsv
+expect_fail "x(0,1000)" "longer than a pattern may be" count -a dna -p bigrep.tsv genome.fa
+printf 'ID   SOME_DOMAIN; MATRIX.\nAC   PS50000;\nMA   /GENERAL_SPEC: ALPHABET=%s; LENGTH=1;\n//\n' "'ACDEFGHIKLMNPQRSTVWY'" >matrix.dat
+expect_fail "a PROSITE file of MATRIX entries only" "no PATTERN entries" count -p matrix.dat prot.fa
+
+# --by-file over many inputs with a huge -t: memory stays bounded (it once
+# grew with the square of -t: 40 tiny files at -t 4096 took 3.7 GB).
+mkdir -p tiny
+for i in $(seq 1 40); do printf '>r%d\nACGTACGTTTGACCAGGT\n' "$i" >tiny/f$i.fa; done
+if command -v /usr/bin/time >/dev/null 2>&1 && [ -z "${PS_SANITIZER:-}" ]; then
+    /usr/bin/time -f '%M' -o rss.txt "$PROBESCAN" count --by-file -t 4096 -p probes.tsv tiny/*.fa >out.txt 2>err.txt
+    rc=$?
+    "$PROBESCAN" count --by-file -t 1 -p probes.tsv tiny/*.fa >want.txt 2>/dev/null
+    rss=$(tail -1 rss.txt)
+    if [ "$rc" -eq 0 ] && cmp -s out.txt want.txt && [ "${rss:-999999999}" -lt 400000 ]; then ok; else
+        bad "--by-file -t 4096 over 40 files: status $rc, peak ${rss:-?} KB (bound 400 MB)"; fi
+else
+    skip 1 tool "/usr/bin/time is not installed, or a sanitizer build (its memory is its own)"
+fi
 
 echo "cli.sh: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
