@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "automaton.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
@@ -281,24 +283,33 @@ typedef struct {
     double probes, build, engine, scan, output, total;
 } timing_t;
 
+/* --stats: JSON made by jansson (outfile.h), so any file name gives valid
+ * JSON. engine is where the scanning ran, engine_requested what --engine
+ * asked for (auto by default). */
 static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t *lv, const ps_engine_t *const *es,
                        int n_engines, const ps_scan_stats_t *st, const timing_t *tm, ps_err_t *err)
 {
-    ps_output_t *out;
-    int rc = ps_output_open(&out, o->stats, o->cleanup, err);
-    if (rc < 0) return rc;
-    FILE *f = ps_output_stream(out);
+    static const char *const asked[] = {[PS_REQ_AUTO] = "auto", [PS_REQ_CPU] = "cpu", [PS_REQ_GPU] = "gpu"};
     uint64_t rec = 0, bases = 0, bytes = 0, other = 0;
-    for (int i = 0; i < o->n_inputs; i++) {
-        rec += st[i].in.records;
-        bases += st[i].in.symbols;
-        bytes += st[i].in.bytes;
-        other += st[i].in.other;
+    json_t *ins = json_array();
+    for (int i = 0; ins && i < o->n_inputs; i++) {
+        const ps_reader_stats_t *in = &st[i].in;
+        if (json_array_append_new(
+                ins, json_pack("{s:o, s:s, s:I, s:I, s:I, s:I, s:o}", "path", ps_json_text(o->inputs[i]), "format",
+                               in->format ? in->format : in->fastq ? "fastq" : "fasta", "records",
+                               (json_int_t)in->records, "bases", (json_int_t)in->symbols, "other_symbols",
+                               (json_int_t)in->other, "bytes", (json_int_t)in->bytes, "seconds",
+                               ps_json_seconds(st[i].seconds))) < 0) {
+            json_decref(ins);
+            ins = NULL;
+        }
+        rec += in->records;
+        bases += in->symbols;
+        bytes += in->bytes;
+        other += in->other;
     }
     struct rusage ru;
     long maxrss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
-    fprintf(f, "{\n  \"version\": ");
-    ps_json_str(f, PS_VERSION);
     ps_engine_info_t in;
     ps_engine_info(es[0], &in);
     for (int j = 1; j < n_engines; j++) {
@@ -309,40 +320,22 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     }
     char device[512];
     ps_engine_describe(&in, o->threads, device, sizeof device);
-    static const char *const asked[] = {"cpu", "gpu", "auto"};
-    fprintf(f, ",\n  \"engine\": ");
-    ps_json_str(f, ps_engine_ran(&in));
-    fprintf(f, ",\n  \"engine_requested\": \"%s\"", asked[in.kind]);
-    fprintf(f, ",\n  \"device\": ");
-    ps_json_str(f, device);
-    fprintf(f, ",\n  \"gpu_started\": %s,\n  \"kernel\": ", in.gpu_started ? "true" : "false");
-    if (in.kernel[0]) ps_json_str(f, in.kernel);
-    else fputs("null", f);
-    fprintf(f, ",\n  \"index\": \"%s\",\n  \"kmer_path\": %s,\n  \"chunks\": {\"cpu\": %" PRIu64 ", \"gpu\": %" PRIu64 "}",
-            in.patterns ? "patterns" : in.kmer_set ? "kmer_set" : "automaton", in.kmer_path ? "true" : "false", in.chunks_cpu, in.chunks_gpu);
-    fprintf(f, ",\n  \"readers\": %d,\n  \"threads\": %d,\n  \"probes\": %u,\n  \"k\": %d,\n  \"alphabet\": \"%s\",\n  \"strands\": \"%s\",\n",
-            n_engines, o->threads, p->n, p->k, ps_alpha_name(p->alpha), lv->both_strands ? "both" : "forward");
-    fprintf(f, "  \"mismatches\": %d,\n", lv->levels - 1);
-    fprintf(f, "  \"inputs\": [");
-    for (int i = 0; i < o->n_inputs; i++) {
-        fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
-        ps_json_str(f, o->inputs[i]);
-        fprintf(f, ", \"format\": \"%s\", \"records\": %" PRIu64 ", \"bases\": %" PRIu64 ", \"other_symbols\": %" PRIu64
-                   ", \"bytes\": %" PRIu64 ", \"seconds\": %.6f}",
-                st[i].in.format ? st[i].in.format : st[i].in.fastq ? "fastq" : "fasta", st[i].in.records, st[i].in.symbols, st[i].in.other, st[i].in.bytes,
-                st[i].seconds);
-    }
-    fprintf(f, "\n  ],\n  \"records\": %" PRIu64 ",\n  \"bases_scanned\": %" PRIu64 ",\n  \"other_symbols\": %" PRIu64
-               ",\n  \"bytes_read\": %" PRIu64 ",\n",
-            rec, bases, other, bytes);
-    fprintf(f, "  \"seconds\": {\"load_probes\": %.6f, \"build_index\": %.6f, \"start_engine\": %.6f, \"scan\": %.6f, \"write_output\": %.6f, \"total\": %.6f},\n",
-            tm->probes, tm->build, tm->engine, tm->scan, tm->output, tm->total);
-    fprintf(f, "  \"peak_memory_bytes\": %" PRIu64 "\n}\n", (uint64_t)maxrss * 1024u);
-    if (ferror(f)) {
-        ps_output_abort(out);
-        return ps_fail(err, PS_E_IO, "%s: write error", o->stats);
-    }
-    return ps_output_commit(out, err);
+    /* A NULL member (out of memory) fails the whole json_pack. */
+    json_t *j = json_pack(
+        "{s:s, s:s, s:s, s:o, s:b, s:s?, s:s, s:b, s:{s:I, s:I}, s:i, s:i, s:I, s:i, s:s, s:s, s:i, s:o, s:I, s:I,"
+        " s:I, s:I, s:{s:o, s:o, s:o, s:o, s:o, s:o}, s:I}",
+        "version", PS_VERSION, "engine", ps_engine_ran(&in), "engine_requested", asked[o->engine], "device",
+        ps_json_text(device), "gpu_started", in.gpu_started, "kernel", in.kernel[0] ? in.kernel : NULL, "index",
+        in.patterns ? "patterns" : in.kmer_set ? "kmer_set" : "automaton", "kmer_path", in.kmer_path, "chunks", "cpu",
+        (json_int_t)in.chunks_cpu, "gpu", (json_int_t)in.chunks_gpu, "readers", n_engines, "threads", o->threads,
+        "probes", (json_int_t)p->n, "k", p->k, "alphabet", ps_alpha_name(p->alpha), "strands",
+        lv->both_strands ? "both" : "forward", "mismatches", lv->levels - 1, "inputs", ins, "records",
+        (json_int_t)rec, "bases_scanned", (json_int_t)bases, "other_symbols", (json_int_t)other, "bytes_read",
+        (json_int_t)bytes, "seconds", "load_probes", ps_json_seconds(tm->probes), "build_index",
+        ps_json_seconds(tm->build), "start_engine", ps_json_seconds(tm->engine), "scan", ps_json_seconds(tm->scan),
+        "write_output", ps_json_seconds(tm->output), "total", ps_json_seconds(tm->total), "peak_memory_bytes",
+        (json_int_t)maxrss * 1024);
+    return ps_json_save(o->stats, j, o->cleanup, err);
 }
 
 /* Count columns of the table: samples, inputs (--by-file) or one. */

@@ -17,6 +17,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "automaton.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
@@ -146,8 +148,10 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
             else return ps_fail(err, PS_E_USAGE, "--format must be bed or tsv, not '%s'", optarg);
             break;
         case OPT_MAX_HITS:
-            if (ps_opt_uint(optarg, UINT64_MAX, &v) || v < 1)
-                return ps_fail(err, PS_E_USAGE, "--max-hits must be a number from 1 on, not '%s'", optarg);
+            /* at most what --stats can hold as a JSON integer */
+            if (ps_opt_uint(optarg, INT64_MAX, &v) || v < 1)
+                return ps_fail(err, PS_E_USAGE, "--max-hits must be a number from 1 to %" PRId64 ", not '%s'",
+                               INT64_MAX, optarg);
             o->max_hits = v;
             break;
         case OPT_STATS: o->stats = optarg; break;
@@ -237,38 +241,38 @@ static int make_engine(ps_engine_t **e, const opts_t *o, index_t *ix, const ps_p
     return ps_cpu_engine_new(e, ix->a, workers, err);
 }
 
+/* --stats: JSON made by jansson (outfile.h), so any file name gives valid
+ * JSON; keys and layout as count's, the inputs one a line. */
 static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t *lv, const ps_scan_stats_t *st,
                        const ps_site_stats_t *ss, int on_gpu, double seconds, ps_err_t *err)
 {
-    ps_output_t *out;
-    int rc = ps_output_open(&out, o->stats, o->cleanup, err);
-    if (rc < 0) return rc;
-    FILE *f = ps_output_stream(out);
+    static const char *const asked[] = {[PS_REQ_AUTO] = "auto", [PS_REQ_CPU] = "cpu", [PS_REQ_GPU] = "gpu"};
     struct rusage ru;
     long maxrss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
-    fprintf(f, "{\n  \"version\": ");
-    ps_json_str(f, PS_VERSION);
-    fprintf(f, ",\n  \"command\": \"locate\",\n  \"engine\": \"%s\",\n  \"threads\": %d,\n  \"probes\": %u,\n"
-               "  \"alphabet\": \"%s\",\n  \"strands\": \"%s\",\n  \"mismatches\": %d,\n  \"inputs\": [",
-            on_gpu ? "gpu" : "cpu", o->threads, p->n, ps_alpha_name(p->alpha), lv->both_strands ? "both" : "forward", lv->levels - 1);
     uint64_t rec = 0, bases = 0;
-    for (int i = 0; i < o->n_inputs; i++) {
-        fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
-        ps_json_str(f, o->inputs[i]);
-        fprintf(f, ", \"records\": %" PRIu64 ", \"bases\": %" PRIu64 ", \"seconds\": %.6f}", st[i].in.records,
-                st[i].in.symbols, st[i].seconds);
+    json_t *ins = json_array();
+    for (int i = 0; ins && i < o->n_inputs; i++) {
+        if (json_array_append_new(ins, json_pack("{s:o, s:I, s:I, s:o}", "path", ps_json_text(o->inputs[i]),
+                                                 "records", (json_int_t)st[i].in.records, "bases",
+                                                 (json_int_t)st[i].in.symbols, "seconds",
+                                                 ps_json_seconds(st[i].seconds))) < 0) {
+            json_decref(ins);
+            ins = NULL;
+        }
         rec += st[i].in.records;
         bases += st[i].in.symbols;
     }
-    fprintf(f, "\n  ],\n  \"records\": %" PRIu64 ",\n  \"bases_scanned\": %" PRIu64 ",\n  \"sites_written\": %" PRIu64
-               ",\n  \"max_hits\": %" PRIu64 ",\n  \"sites_left_out\": %" PRIu64 ",\n  \"probes_capped\": %u,\n"
-               "  \"seconds\": %.6f,\n  \"peak_memory_bytes\": %" PRIu64 "\n}\n",
-            rec, bases, ss->rows, o->max_hits, ss->dropped, ss->probes_capped, seconds, (uint64_t)maxrss * 1024u);
-    if (ferror(f)) {
-        ps_output_abort(out);
-        return ps_fail(err, PS_E_IO, "%s: write error", o->stats);
-    }
-    return ps_output_commit(out, err);
+    /* A NULL member (out of memory) fails the whole json_pack. */
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I}",
+                          "version", PS_VERSION, "command", "locate", "engine", on_gpu ? "gpu" : "cpu",
+                          "engine_requested", asked[o->engine], "threads", o->threads, "probes", (json_int_t)p->n,
+                          "alphabet", ps_alpha_name(p->alpha), "strands", lv->both_strands ? "both" : "forward",
+                          "mismatches", lv->levels - 1, "inputs", ins, "records", (json_int_t)rec, "bases_scanned",
+                          (json_int_t)bases, "sites_written", (json_int_t)ss->rows, "max_hits",
+                          (json_int_t)o->max_hits, "sites_left_out", (json_int_t)ss->dropped, "probes_capped",
+                          (json_int_t)ss->probes_capped, "seconds", ps_json_seconds(seconds), "peak_memory_bytes",
+                          (json_int_t)maxrss * 1024);
+    return ps_json_save(o->stats, j, o->cleanup, err);
 }
 
 static int run_locate(const opts_t *o, ps_err_t *err)

@@ -3,8 +3,9 @@
 # input written out by hand (N runs, wrapped and lowercase lines, empty
 # records, palindromes, PROSITE patterns of variable length, anchors), its
 # agreement with `count --by-record`, thread counts, gzip output,
-# --max-hits, refusals; then seqkit locate on the same genome and reads
-# (seqkit on the PATH; reads from PS_DATA) and bedtools reading the output.
+# --max-hits, refusals, --stats (count's too: one writer); then seqkit
+# locate on the same genome and reads (seqkit on the PATH; reads from
+# PS_DATA) and bedtools reading the output.
 #
 #   bash tests/locate.sh ./probescan
 #
@@ -123,6 +124,50 @@ for a in "--format xml -p pal.txt t.fa" "--max-hits 0 -p pal.txt t.fa" "-p pal.t
 done
 cmp -s t.fa <(printf '>a x\nACGTNNacgtAC\nGTACGT\n>b\n\n>c\nNNNNACGTA\n') && ok || bad "-o INPUT left the input alone"
 "$bin" locate --help | grep -q "Usage: probescan locate" && ok || bad "locate --help"
+
+# ---- --stats (count's too: one writer) ---------------------------------------
+# --stats is valid JSON whatever the file names: a byte that is not UTF-8
+# becomes U+FFFD; a tab, quote and backslash come back as they were. The
+# engine asked for is what --engine said (auto by default), for count too.
+ff=$(printf 'x\377y.fa') odd=$(printf 'q"t\\b\tc.fa')
+cp t.fa "$ff"
+cp t.fa "$odd"
+if command -v python3 > /dev/null; then
+    for cmd in locate count; do
+        if "$bin" "$cmd" -p pal.txt --stats "$cmd.json" -o /dev/null "$ff" "$odd" 2> err; then
+            if python3 -m json.tool "$cmd.json" > /dev/null 2>&1; then ok; else bad "$cmd --stats over a \\377 name: not valid JSON"; cat "$cmd.json"; fi
+            if python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert [i["path"] for i in d["inputs"]] == ["x\ufffdy.fa", "q\"t\\b\tc.fa"], d["inputs"]
+assert d["engine_requested"] == "auto" and d["engine"] == "cpu", d' "$cmd.json" 2> err; then ok; else
+                bad "$cmd --stats: paths or engine_requested"; cat err; fi
+        else
+            bad "$cmd --stats over odd names: exit status"; cat err
+        fi
+    done
+else
+    skip 4 tool "python3 is not installed"
+fi
+"$bin" count -q --engine cpu -p pal.txt --stats c.json t.fa > /dev/null
+if grep -q '"engine_requested": "cpu"' c.json; then ok; else bad "count --engine cpu: engine_requested"; grep engine c.json; fi
+# The layout line readers rely on: one key a line, an input a line.
+if [ "$(grep -c '^    {"path": ' count.json 2> /dev/null)" -eq 2 ] && grep -q '^  "records": 3,$' c.json &&
+    [ "$(head -1 c.json)" = "{" ] && [ "$(tail -1 c.json)" = "}" ]; then ok; else bad "--stats layout"; cat c.json; fi
+# A write error is an error (/dev/full), and a stats file is whole or absent.
+for cmd in locate count; do
+    if "$bin" "$cmd" -p pal.txt --stats /dev/full t.fa > /dev/null 2> err; then
+        bad "$cmd --stats /dev/full: exit 0"
+    elif [ "$(wc -l < err)" -eq 1 ] && grep -q "/dev/full" err; then ok; else bad "$cmd --stats /dev/full: one line naming it"; cat err; fi
+done
+# No room for the file (a file size limit of 0; SIGXFSZ ignored, so the
+# write fails): an error, the old file as it was, no temporary file left.
+mkdir full && echo old > full/s.json
+# (its messages through a pipe: the limit holds for every regular file)
+(trap '' XFSZ; ulimit -f 0 && "$bin" locate -p pal.txt --stats full/s.json t.fa 2>&1 > /dev/null) | cat > err
+if [ "${PIPESTATUS[0]}" -eq 0 ]; then
+    bad "--stats over the file size limit: exit 0"
+elif [ "$(cat full/s.json)" = old ] && [ "$(ls full)" = s.json ] && grep -q "full/s.json" err; then ok; else
+    bad "--stats over the file size limit: the old file changed or a temporary left"; ls full; cat err; fi
 
 # ---- peers: seqkit locate and bedtools ---------------------------------------
 # seqkit prints 0-based BED too, by strand then start, matches case-sensitive
