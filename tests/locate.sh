@@ -3,9 +3,9 @@
 # input written out by hand (N runs, wrapped and lowercase lines, empty
 # records, palindromes, PROSITE patterns of variable length, anchors), its
 # agreement with `count --by-record`, thread counts, gzip output,
-# --max-hits, refusals, --stats (count's too: one writer); then seqkit
-# locate on the same genome and reads (seqkit on the PATH; reads from
-# PS_DATA) and bedtools reading the output.
+# --max-hits, refusals, input names, --stats (count's too: one writer);
+# then seqkit locate on the same genome and reads (seqkit on the PATH;
+# reads from PS_DATA) and bedtools reading the output.
 #
 #   bash tests/locate.sh ./probescan
 #
@@ -125,7 +125,22 @@ done
 cmp -s t.fa <(printf '>a x\nACGTNNacgtAC\nGTACGT\n>b\n\n>c\nNNNNACGTA\n') && ok || bad "-o INPUT left the input alone"
 "$bin" locate --help | grep -q "Usage: probescan locate" && ok || bad "locate --help"
 
-# ---- --stats (count's too: one writer) ---------------------------------------
+# ---- input names and --stats (count's too: one writer) -----------------------
+# The TSV's input column cannot hold a tab or line break: refused before
+# anything is written, as count refuses such a --by-file column; BED, which
+# holds no input name, takes the file.
+cp t.fa "$(printf 'ta\tb.fa')"
+cp t.fa "$(printf 'nl\nb.fa')"
+for f in "$(printf 'ta\tb.fa')" "$(printf 'nl\nb.fa')"; do
+    what=$(printf '%q' "$f")
+    if "$bin" locate --format tsv -p pal.txt -o names.tsv "$f" > got.tsv 2> err; then
+        bad "--format tsv on $what: should fail"
+    elif ! grep -q "tab or line break in its name" err || [ -s got.tsv ] || [ -e names.tsv ]; then
+        bad "--format tsv on $what: not refused before writing"; cat err
+    else ok; fi
+    if "$bin" locate -p pal.txt "$f" > got.bed 2> err && [ "$(wc -l < got.bed)" -eq 10 ]; then ok; else bad "BED on $what"; cat err; fi
+done
+
 # --stats is valid JSON whatever the file names: a byte that is not UTF-8
 # becomes U+FFFD; a tab, quote and backslash come back as they were. The
 # engine asked for is what --engine said (auto by default), for count too.
