@@ -39,6 +39,7 @@
 #include "options.h"
 #include "output.h"
 #include "probes.h"
+#include "progress.h"
 #include "samples.h"
 #include "scan.h"
 #include "seqio.h"
@@ -64,15 +65,6 @@ typedef struct {
     ps_samples_t *samples;   /* --samples: the inputs are its files, a column per sample */
     char **names;            /* --by-file, --by-record: each input's ps_sample_name */
 } opts_t;
-
-/* Progress line state; lives on ps_count_main's stack and is touched only by
- * the reading thread while a file is scanned. */
-typedef struct {
-    int enabled;
-    const char *path;
-    int index, total_files;
-    double start, last;
-} progress_t;
 
 static void usage_count(FILE *f)
 {
@@ -258,25 +250,6 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         return ps_fail(err, PS_E_USAGE, "--kernel %s walks the automaton; --index kmer-set has a GPU kernel of its own",
                        o->kernel);
     return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes, err);
-}
-
-/* Called on the reader thread after every chunk; redraws at most twice a second. */
-static void show_progress(void *ctx, const ps_reader_t *r)
-{
-    progress_t *pg = ctx;
-    double t = ps_now();
-    if (t - pg->last < 0.5) return;
-    pg->last = t;
-    uint64_t done, total;
-    ps_reader_progress(r, &done, &total);
-    double rate = (t > pg->start) ? (double)done / (t - pg->start) : 0;
-    if (total && done <= total && rate > 0)
-        fprintf(stderr, "\rprobescan: [%d/%d] %s: %.1f/%.1f MB (%.0f%%), %.0f MB/s, ETA %.0f s   ", pg->index,
-                pg->total_files, pg->path, done / 1e6, total / 1e6, 100.0 * done / total, rate / 1e6,
-                (total - done) / rate);
-    else
-        fprintf(stderr, "\rprobescan: [%d/%d] %s: %.1f MB, %.0f MB/s   ", pg->index, pg->total_files, pg->path,
-                done / 1e6, rate / 1e6);
 }
 
 typedef struct {
@@ -680,7 +653,8 @@ static int run_count(const opts_t *o, ps_err_t *err)
         if (rc < 0) goto done;
         sink = (ps_record_sink_t){ps_record_writer_emit, rw, NULL, NULL, NULL, NULL};
     }
-    progress_t pg = {.enabled = !o->quiet && isatty(STDERR_FILENO), .total_files = o->n_inputs};
+    ps_progress_t pg;
+    ps_progress_init(&pg, !o->quiet, o->n_inputs);
     if (!(cols = calloc((size_t)o->n_inputs, sizeof *cols))) {
         rc = ps_fail(err, PS_E_NOMEM, "out of memory");
         goto done;
@@ -694,13 +668,11 @@ static int run_count(const opts_t *o, ps_err_t *err)
     }
     for (int i = 0; i < o->n_inputs; i++) {
         if (readers == 1) {
-            pg.path = o->inputs[i];
-            pg.index = i + 1;
-            pg.start = pg.last = ps_now();
+            ps_progress_begin(&pg, o->inputs[i], i + 1);
             if (rw) ps_record_writer_input(rw, o->names[i]);
             rc = ps_scanner_run(sc, o->inputs[i], counts + cols[i] * lv->n_leaves,
-                                rw ? &sink : NULL, &st[i], pg.enabled ? show_progress : NULL, &pg, err);
-            if (pg.enabled) fputs("\r\033[K", stderr);
+                                rw ? &sink : NULL, &st[i], pg.enabled ? ps_progress_show : NULL, &pg, err);
+            ps_progress_end(&pg);
             if (rc == PS_OK && rw) rc = ps_record_writer_flush(rw, err);
             if (rc < 0) goto done;
         }

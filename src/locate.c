@@ -32,6 +32,7 @@
 #include "parse.h"
 #include "patset.h"
 #include "probes.h"
+#include "progress.h"
 #include "samples.h"
 #include "scan.h"
 #include "seqio.h"
@@ -45,7 +46,7 @@ typedef struct {
     const char *probes, *output, *stats;
     ps_alpha_req_t alpha;
     int strand_set, both_strands;
-    int threads, verbose, mismatches;
+    int threads, verbose, quiet, mismatches;
     ps_engine_req_t engine;
     int gpu_id;
     ps_sites_format_t format;
@@ -67,9 +68,11 @@ static void usage_locate(FILE *f)
 "\n"
 "Options:\n"
 "  -p, --probes FILE      probes: FASTA, one sequence per line, or name<TAB>sequence;\n"
-"                         IUPAC codes or PROSITE syntax; or a PROSITE data file\n"
+"                         a probe may be a pattern: IUPAC codes (DNA) or PROSITE syntax;\n"
+"                         or a PROSITE data file (prosite.dat): a row per PATTERN entry\n"
 "  -m, --mismatches D     also report sites within D substitutions (0 to %d)\n"
-"  -a, --alphabet STR     dna, protein or auto (default auto, as for count)\n"
+"  -a, --alphabet STR     dna, protein or auto (default auto: dna if the probes' letters are\n"
+"                         bases or IUPAC codes, at least half ACGTUN; a PROSITE file: protein)\n"
 "  -s, --strand STR       both or forward (DNA; default both). Protein: forward only\n"
 "  -o, --output FILE      write the sites to FILE (default or '-': standard output);\n"
 "                         a name ending in .gz or .bgz is written compressed (BGZF)\n"
@@ -86,6 +89,7 @@ static void usage_locate(FILE *f)
 "                         on the CPU; gpu: the GPU for exact probes too)\n"
 "      --gpu ID           CUDA device to use (default 0)\n"
 "  -v, --verbose          report the index, engine and timings on stderr\n"
+"  -q, --quiet            no progress line\n"
 "  -h, --help             this help\n"
 "      --version          print the version and exit\n"
 "\n"
@@ -110,7 +114,8 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
         {"probes", required_argument, NULL, 'p'},       {"alphabet", required_argument, NULL, 'a'},
         {"strand", required_argument, NULL, 's'},       {"output", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},      {"mismatches", required_argument, NULL, 'm'},
-        {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
+        {"verbose", no_argument, NULL, 'v'},            {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},    {"format", required_argument, NULL, OPT_FORMAT},
         {"max-hits", required_argument, NULL, OPT_MAX_HITS}, {"stats", required_argument, NULL, OPT_STATS},
         {"engine", required_argument, NULL, OPT_ENGINE}, {"gpu", required_argument, NULL, OPT_GPU},
@@ -128,7 +133,7 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
     optind = 1;
     int c, rc = PS_OK;
     uint64_t v;
-    while (rc == PS_OK && (c = getopt_long(argc, argv, ":p:a:s:o:t:m:vh", lopts, NULL)) != -1) {
+    while (rc == PS_OK && (c = getopt_long(argc, argv, ":p:a:s:o:t:m:vqh", lopts, NULL)) != -1) {
         switch (c) {
         case 'p': o->probes = optarg; break;
         case 'o': o->output = optarg; break;
@@ -140,6 +145,7 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
         case 't': rc = ps_opt_threads(optarg, &o->threads, err); break;
         case 'm': rc = ps_opt_mismatches(optarg, &o->mismatches, err); break;
         case 'v': o->verbose = 1; break;
+        case 'q': o->quiet = 1; break;
         case 'h': usage_locate(stdout); return 1;
         case OPT_VERSION: puts(PS_VERSION); return 1;
         case OPT_FORMAT:
@@ -315,11 +321,19 @@ static int run_locate(const opts_t *o, ps_err_t *err)
     if ((rc = ps_site_writer_new(&w, ps_output_stream(out), p, ix.lv, o->format, o->max_hits, err)) < 0) goto done;
     ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
                              ps_site_writer_free_rows};
+    /* The progress line as count draws it; not where the rows themselves
+     * go to the terminal, which it would break into. */
+    int out_fd = fileno(ps_output_stream(out));
+    ps_progress_t pg;
+    ps_progress_init(&pg, !o->quiet && !(out_fd >= 0 && isatty(out_fd)), o->n_inputs);
     char name[PS_SAMPLE_NAME_MAX];
     for (int i = 0; i < o->n_inputs; i++) {
         ps_sample_name(o->inputs[i], name, sizeof name); /* as count --by-record names it */
         rc = ps_site_writer_input(w, name, err);
-        if (rc == PS_OK) rc = ps_scanner_run(sc, o->inputs[i], NULL, &sink, &st[i], NULL, NULL, err);
+        ps_progress_begin(&pg, o->inputs[i], i + 1);
+        if (rc == PS_OK)
+            rc = ps_scanner_run(sc, o->inputs[i], NULL, &sink, &st[i], pg.enabled ? ps_progress_show : NULL, &pg, err);
+        ps_progress_end(&pg);
         if (rc == PS_OK) rc = ps_site_writer_flush(w, err);
         if (rc < 0) goto done;
         if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);

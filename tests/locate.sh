@@ -3,9 +3,10 @@
 # input written out by hand (N runs, wrapped and lowercase lines, empty
 # records, palindromes, PROSITE patterns of variable length, anchors), its
 # agreement with `count --by-record`, thread counts, gzip output,
-# --max-hits, refusals, input names, --stats (count's too: one writer);
-# then seqkit locate on the same genome and reads (seqkit on the PATH;
-# reads from PS_DATA) and bedtools reading the output.
+# --max-hits, refusals, input names, --stats (count's too: one writer),
+# -q and the progress line, the help beside count's; then seqkit locate
+# on the same genome and reads (seqkit on the PATH; reads from PS_DATA)
+# and bedtools reading the output.
 #
 #   bash tests/locate.sh ./probescan
 #
@@ -125,7 +126,7 @@ done
 cmp -s t.fa <(printf '>a x\nACGTNNacgtAC\nGTACGT\n>b\n\n>c\nNNNNACGTA\n') && ok || bad "-o INPUT left the input alone"
 "$bin" locate --help | grep -q "Usage: probescan locate" && ok || bad "locate --help"
 
-# ---- input names and --stats (count's too: one writer) -----------------------
+# ---- input names, --stats, and the options shared with count ---------------
 # The TSV's input column cannot hold a tab or line break: refused before
 # anything is written, as count refuses such a --by-file column; BED, which
 # holds no input name, takes the file.
@@ -183,6 +184,38 @@ if [ "${PIPESTATUS[0]}" -eq 0 ]; then
     bad "--stats over the file size limit: exit 0"
 elif [ "$(cat full/s.json)" = old ] && [ "$(ls full)" = s.json ] && grep -q "full/s.json" err; then ok; else
     bad "--stats over the file size limit: the old file changed or a temporary left"; ls full; cat err; fi
+
+# -q as for count; the progress line where standard error is a terminal
+# (script gives a pseudo-terminal), not with -q, nor where the rows go to it.
+"$bin" locate -q -p pal.txt t.fa > q.bed 2> err && cmp -s q.bed <("$bin" locate -p pal.txt t.fa) && ok ||
+    { bad "locate -q"; cat err; }
+if command -v script > /dev/null && script -qec true /dev/null > /dev/null 2>&1; then
+    awk 'BEGIN { print ">r"; for (i = 0; i < 30000; i++) print "ACGTTGCAACGTAGCTAGCTAGCATCGATCGACTAGCATCGACTACGACTAGCATCGA" }' > slow.fa
+    # the input arrives over more than half a second, when the line first shows
+    slowly="{ head -c 1000000 slow.fa; sleep 1; tail -c +1000001 slow.fa; }"
+    script -qec "$slowly | '$bin' locate -p pal.txt -o slow.bed -" /dev/null > tty.txt 2>&1
+    if grep -q 'probescan: \[1/1\] -: ' tty.txt && [ -s slow.bed ]; then ok; else bad "locate: no progress line on a terminal"; cat -A tty.txt | head -3; fi
+    script -qec "$slowly | '$bin' locate -q -p pal.txt -o slow.bed -" /dev/null > tty.txt 2>&1
+    if ! grep -q 'probescan: \[' tty.txt; then ok; else bad "locate -q: a progress line"; fi
+    script -qec "$slowly | '$bin' locate -p pal.txt -" /dev/null > tty.txt 2>&1
+    if ! grep -q 'probescan: \[' tty.txt && grep -q 'ACGT' tty.txt; then ok; else bad "locate: a progress line among rows on the terminal"; fi
+else
+    skip 3 tool "script (util-linux) cannot give a pseudo-terminal here"
+fi
+
+# The options locate shares with count: listed in both helps, and those
+# that mean the same said in the same words.
+"$bin" count --help > count.help
+"$bin" locate --help > locate.help
+# para HELP OPT: the option's lines of a help (its line and those indented under it)
+para() { awk -v o="$2" '$1 == o "," || $1 == o { on = 1; print; next } on && /^                         / { print; next } { on = 0 }' "$1"; }
+for o in -p -m -a -s -o -t --stats --engine --gpu -v -q -h --version; do
+    if [ -n "$(para count.help "$o")" ] && [ -n "$(para locate.help "$o")" ]; then ok; else bad "$o is not in both helps"; fi
+done
+for o in -p -a -s --stats --gpu -q -h --version; do
+    if [ "$(para count.help "$o")" = "$(para locate.help "$o")" ]; then ok; else
+        bad "$o: count and locate --help differ"; diff <(para count.help "$o") <(para locate.help "$o"); fi
+done
 
 # ---- peers: seqkit locate and bedtools ---------------------------------------
 # seqkit prints 0-based BED too, by strand then start, matches case-sensitive
