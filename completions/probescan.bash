@@ -26,7 +26,7 @@ _probescan()
             count) COMPREPLY=($(compgen -W "--probes --alphabet --strand --output --threads --by-file --samples --by-record
                                              --stats --mismatches --engine --index --gpu --kernel --verbose --quiet --help --version" -- "$cur")) ;;
             locate) COMPREPLY=($(compgen -W "--probes --alphabet --strand --output --threads --mismatches --format
-                                              --max-hits --stats --engine --gpu --verbose --help --version" -- "$cur")) ;;
+                                              --max-hits --stats --engine --gpu --verbose --quiet --help --version" -- "$cur")) ;;
             merge) COMPREPLY=($(compgen -W "--output --probes --help" -- "$cur")) ;;
             summary) COMPREPLY=($(compgen -W "--outdir --stats --quiet --help --version" -- "$cur")) ;;
         esac

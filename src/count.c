@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "automaton.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
@@ -37,6 +39,7 @@
 #include "options.h"
 #include "output.h"
 #include "probes.h"
+#include "progress.h"
 #include "samples.h"
 #include "scan.h"
 #include "seqio.h"
@@ -62,15 +65,6 @@ typedef struct {
     ps_samples_t *samples;   /* --samples: the inputs are its files, a column per sample */
     char **names;            /* --by-file, --by-record: each input's ps_sample_name */
 } opts_t;
-
-/* Progress line state; lives on ps_count_main's stack and is touched only by
- * the reading thread while a file is scanned. */
-typedef struct {
-    int enabled;
-    const char *path;
-    int index, total_files;
-    double start, last;
-} progress_t;
 
 static void usage_count(FILE *f)
 {
@@ -262,47 +256,37 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
                             o->samples_path, err);
 }
 
-/* Called on the reader thread after every chunk; redraws at most twice a second. */
-static void show_progress(void *ctx, const ps_reader_t *r)
-{
-    progress_t *pg = ctx;
-    double t = ps_now();
-    if (t - pg->last < 0.5) return;
-    pg->last = t;
-    uint64_t done, total;
-    ps_reader_progress(r, &done, &total);
-    double rate = (t > pg->start) ? (double)done / (t - pg->start) : 0;
-    if (total && done <= total && rate > 0)
-        fprintf(stderr, "\rprobescan: [%d/%d] %s: %.1f/%.1f MB (%.0f%%), %.0f MB/s, ETA %.0f s   ", pg->index,
-                pg->total_files, pg->path, done / 1e6, total / 1e6, 100.0 * done / total, rate / 1e6,
-                (total - done) / rate);
-    else
-        fprintf(stderr, "\rprobescan: [%d/%d] %s: %.1f MB, %.0f MB/s   ", pg->index, pg->total_files, pg->path,
-                done / 1e6, rate / 1e6);
-}
-
 typedef struct {
     double probes, build, engine, scan, output, total;
 } timing_t;
 
+/* --stats: JSON made by jansson (outfile.h), so any file name gives valid
+ * JSON. engine is where the scanning ran, engine_requested what --engine
+ * asked for (auto by default). */
 static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t *lv, const ps_engine_t *const *es,
                        int n_engines, const ps_scan_stats_t *st, const timing_t *tm, ps_err_t *err)
 {
-    ps_output_t *out;
-    int rc = ps_output_open(&out, o->stats, o->cleanup, err);
-    if (rc < 0) return rc;
-    FILE *f = ps_output_stream(out);
+    static const char *const asked[] = {[PS_REQ_AUTO] = "auto", [PS_REQ_CPU] = "cpu", [PS_REQ_GPU] = "gpu"};
     uint64_t rec = 0, bases = 0, bytes = 0, other = 0;
-    for (int i = 0; i < o->n_inputs; i++) {
-        rec += st[i].in.records;
-        bases += st[i].in.symbols;
-        bytes += st[i].in.bytes;
-        other += st[i].in.other;
+    json_t *ins = json_array();
+    for (int i = 0; ins && i < o->n_inputs; i++) {
+        const ps_reader_stats_t *in = &st[i].in;
+        if (json_array_append_new(
+                ins, json_pack("{s:o, s:s, s:I, s:I, s:I, s:I, s:o}", "path", ps_json_text(o->inputs[i]), "format",
+                               in->format ? in->format : in->fastq ? "fastq" : "fasta", "records",
+                               (json_int_t)in->records, "bases", (json_int_t)in->symbols, "other_symbols",
+                               (json_int_t)in->other, "bytes", (json_int_t)in->bytes, "seconds",
+                               ps_json_seconds(st[i].seconds))) < 0) {
+            json_decref(ins);
+            ins = NULL;
+        }
+        rec += in->records;
+        bases += in->symbols;
+        bytes += in->bytes;
+        other += in->other;
     }
     struct rusage ru;
     long maxrss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
-    fprintf(f, "{\n  \"version\": ");
-    ps_json_str(f, PS_VERSION);
     ps_engine_info_t in;
     ps_engine_info(es[0], &in);
     for (int j = 1; j < n_engines; j++) {
@@ -313,40 +297,22 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     }
     char device[512];
     ps_engine_describe(&in, o->threads, device, sizeof device);
-    static const char *const asked[] = {"cpu", "gpu", "auto"};
-    fprintf(f, ",\n  \"engine\": ");
-    ps_json_str(f, ps_engine_ran(&in));
-    fprintf(f, ",\n  \"engine_requested\": \"%s\"", asked[in.kind]);
-    fprintf(f, ",\n  \"device\": ");
-    ps_json_str(f, device);
-    fprintf(f, ",\n  \"gpu_started\": %s,\n  \"kernel\": ", in.gpu_started ? "true" : "false");
-    if (in.kernel[0]) ps_json_str(f, in.kernel);
-    else fputs("null", f);
-    fprintf(f, ",\n  \"index\": \"%s\",\n  \"kmer_path\": %s,\n  \"chunks\": {\"cpu\": %" PRIu64 ", \"gpu\": %" PRIu64 "}",
-            in.patterns ? "patterns" : in.kmer_set ? "kmer_set" : "automaton", in.kmer_path ? "true" : "false", in.chunks_cpu, in.chunks_gpu);
-    fprintf(f, ",\n  \"readers\": %d,\n  \"threads\": %d,\n  \"probes\": %u,\n  \"k\": %d,\n  \"alphabet\": \"%s\",\n  \"strands\": \"%s\",\n",
-            n_engines, o->threads, p->n, p->k, ps_alpha_name(p->alpha), lv->both_strands ? "both" : "forward");
-    fprintf(f, "  \"mismatches\": %d,\n", lv->levels - 1);
-    fprintf(f, "  \"inputs\": [");
-    for (int i = 0; i < o->n_inputs; i++) {
-        fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
-        ps_json_str(f, o->inputs[i]);
-        fprintf(f, ", \"format\": \"%s\", \"records\": %" PRIu64 ", \"bases\": %" PRIu64 ", \"other_symbols\": %" PRIu64
-                   ", \"bytes\": %" PRIu64 ", \"seconds\": %.6f}",
-                st[i].in.format ? st[i].in.format : st[i].in.fastq ? "fastq" : "fasta", st[i].in.records, st[i].in.symbols, st[i].in.other, st[i].in.bytes,
-                st[i].seconds);
-    }
-    fprintf(f, "\n  ],\n  \"records\": %" PRIu64 ",\n  \"bases_scanned\": %" PRIu64 ",\n  \"other_symbols\": %" PRIu64
-               ",\n  \"bytes_read\": %" PRIu64 ",\n",
-            rec, bases, other, bytes);
-    fprintf(f, "  \"seconds\": {\"load_probes\": %.6f, \"build_index\": %.6f, \"start_engine\": %.6f, \"scan\": %.6f, \"write_output\": %.6f, \"total\": %.6f},\n",
-            tm->probes, tm->build, tm->engine, tm->scan, tm->output, tm->total);
-    fprintf(f, "  \"peak_memory_bytes\": %" PRIu64 "\n}\n", (uint64_t)maxrss * 1024u);
-    if (ferror(f)) {
-        ps_output_abort(out);
-        return ps_fail(err, PS_E_IO, "%s: write error", o->stats);
-    }
-    return ps_output_commit(out, err);
+    /* A NULL member (out of memory) fails the whole json_pack. */
+    json_t *j = json_pack(
+        "{s:s, s:s, s:s, s:o, s:b, s:s?, s:s, s:b, s:{s:I, s:I}, s:i, s:i, s:I, s:i, s:s, s:s, s:i, s:o, s:I, s:I,"
+        " s:I, s:I, s:{s:o, s:o, s:o, s:o, s:o, s:o}, s:I}",
+        "version", PS_VERSION, "engine", ps_engine_ran(&in), "engine_requested", asked[o->engine], "device",
+        ps_json_text(device), "gpu_started", in.gpu_started, "kernel", in.kernel[0] ? in.kernel : NULL, "index",
+        in.patterns ? "patterns" : in.kmer_set ? "kmer_set" : "automaton", "kmer_path", in.kmer_path, "chunks", "cpu",
+        (json_int_t)in.chunks_cpu, "gpu", (json_int_t)in.chunks_gpu, "readers", n_engines, "threads", o->threads,
+        "probes", (json_int_t)p->n, "k", p->k, "alphabet", ps_alpha_name(p->alpha), "strands",
+        lv->both_strands ? "both" : "forward", "mismatches", lv->levels - 1, "inputs", ins, "records",
+        (json_int_t)rec, "bases_scanned", (json_int_t)bases, "other_symbols", (json_int_t)other, "bytes_read",
+        (json_int_t)bytes, "seconds", "load_probes", ps_json_seconds(tm->probes), "build_index",
+        ps_json_seconds(tm->build), "start_engine", ps_json_seconds(tm->engine), "scan", ps_json_seconds(tm->scan),
+        "write_output", ps_json_seconds(tm->output), "total", ps_json_seconds(tm->total), "peak_memory_bytes",
+        (json_int_t)maxrss * 1024);
+    return ps_json_save(o->stats, j, o->cleanup, err);
 }
 
 /* Count columns of the table: samples, inputs (--by-file) or one. */
@@ -691,7 +657,8 @@ static int run_count(const opts_t *o, ps_err_t *err)
         if (rc < 0) goto done;
         sink = (ps_record_sink_t){ps_record_writer_emit, rw, NULL, NULL, NULL, NULL};
     }
-    progress_t pg = {.enabled = !o->quiet && isatty(STDERR_FILENO), .total_files = o->n_inputs};
+    ps_progress_t pg;
+    ps_progress_init(&pg, !o->quiet, o->n_inputs);
     if (!(cols = calloc((size_t)o->n_inputs, sizeof *cols))) {
         rc = ps_fail(err, PS_E_NOMEM, "out of memory");
         goto done;
@@ -707,13 +674,11 @@ static int run_count(const opts_t *o, ps_err_t *err)
     }
     for (int i = 0; i < o->n_inputs; i++) {
         if (readers == 1) {
-            pg.path = o->inputs[i];
-            pg.index = i + 1;
-            pg.start = pg.last = ps_now();
+            ps_progress_begin(&pg, o->inputs[i], i + 1);
             if (rw) ps_record_writer_input(rw, o->names[i]);
             rc = ps_scanner_run(sc, o->inputs[i], counts + cols[i] * lv->n_leaves,
-                                rw ? &sink : NULL, &st[i], pg.enabled ? show_progress : NULL, &pg, err);
-            if (pg.enabled) fputs("\r\033[K", stderr);
+                                rw ? &sink : NULL, &st[i], pg.enabled ? ps_progress_show : NULL, &pg, err);
+            ps_progress_end(&pg);
             if (rc == PS_OK && rw) rc = ps_record_writer_flush(rw, err);
             if (rc < 0) goto done;
         }

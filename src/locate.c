@@ -17,6 +17,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "automaton.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
@@ -30,6 +32,7 @@
 #include "parse.h"
 #include "patset.h"
 #include "probes.h"
+#include "progress.h"
 #include "samples.h"
 #include "scan.h"
 #include "seqio.h"
@@ -43,7 +46,7 @@ typedef struct {
     const char *probes, *output, *stats;
     ps_alpha_req_t alpha;
     int strand_set, both_strands;
-    int threads, verbose, mismatches;
+    int threads, verbose, quiet, mismatches;
     ps_engine_req_t engine;
     int gpu_id;
     ps_sites_format_t format;
@@ -65,9 +68,11 @@ static void usage_locate(FILE *f)
 "\n"
 "Options:\n"
 "  -p, --probes FILE      probes: FASTA, one sequence per line, or name<TAB>sequence;\n"
-"                         IUPAC codes or PROSITE syntax; or a PROSITE data file\n"
+"                         a probe may be a pattern: IUPAC codes (DNA) or PROSITE syntax;\n"
+"                         or a PROSITE data file (prosite.dat): a row per PATTERN entry\n"
 "  -m, --mismatches D     also report sites within D substitutions (0 to %d)\n"
-"  -a, --alphabet STR     dna, protein or auto (default auto, as for count)\n"
+"  -a, --alphabet STR     dna, protein or auto (default auto: dna if the probes' letters are\n"
+"                         bases or IUPAC codes, at least half ACGTUN; a PROSITE file: protein)\n"
 "  -s, --strand STR       both or forward (DNA; default both). Protein: forward only\n"
 "  -o, --output FILE      write the sites to FILE (default or '-': standard output);\n"
 "                         a name ending in .gz or .bgz is written compressed (BGZF)\n"
@@ -84,6 +89,7 @@ static void usage_locate(FILE *f)
 "                         on the CPU; gpu: the GPU for exact probes too)\n"
 "      --gpu ID           CUDA device to use (default 0)\n"
 "  -v, --verbose          report the index, engine and timings on stderr\n"
+"  -q, --quiet            no progress line\n"
 "  -h, --help             this help\n"
 "      --version          print the version and exit\n"
 "\n"
@@ -108,7 +114,8 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
         {"probes", required_argument, NULL, 'p'},       {"alphabet", required_argument, NULL, 'a'},
         {"strand", required_argument, NULL, 's'},       {"output", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},      {"mismatches", required_argument, NULL, 'm'},
-        {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
+        {"verbose", no_argument, NULL, 'v'},            {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},    {"format", required_argument, NULL, OPT_FORMAT},
         {"max-hits", required_argument, NULL, OPT_MAX_HITS}, {"stats", required_argument, NULL, OPT_STATS},
         {"engine", required_argument, NULL, OPT_ENGINE}, {"gpu", required_argument, NULL, OPT_GPU},
@@ -126,7 +133,7 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
     optind = 1;
     int c, rc = PS_OK;
     uint64_t v;
-    while (rc == PS_OK && (c = getopt_long(argc, argv, ":p:a:s:o:t:m:vh", lopts, NULL)) != -1) {
+    while (rc == PS_OK && (c = getopt_long(argc, argv, ":p:a:s:o:t:m:vqh", lopts, NULL)) != -1) {
         switch (c) {
         case 'p': o->probes = optarg; break;
         case 'o': o->output = optarg; break;
@@ -138,6 +145,7 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
         case 't': rc = ps_opt_threads(optarg, &o->threads, err); break;
         case 'm': rc = ps_opt_mismatches(optarg, &o->mismatches, err); break;
         case 'v': o->verbose = 1; break;
+        case 'q': o->quiet = 1; break;
         case 'h': usage_locate(stdout); return 1;
         case OPT_VERSION: puts(PS_VERSION); return 1;
         case OPT_FORMAT:
@@ -146,8 +154,10 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
             else return ps_fail(err, PS_E_USAGE, "--format must be bed or tsv, not '%s'", optarg);
             break;
         case OPT_MAX_HITS:
-            if (ps_opt_uint(optarg, UINT64_MAX, &v) || v < 1)
-                return ps_fail(err, PS_E_USAGE, "--max-hits must be a number from 1 on, not '%s'", optarg);
+            /* at most what --stats can hold as a JSON integer */
+            if (ps_opt_uint(optarg, INT64_MAX, &v) || v < 1)
+                return ps_fail(err, PS_E_USAGE, "--max-hits must be a number from 1 to %" PRId64 ", not '%s'",
+                               INT64_MAX, optarg);
             o->max_hits = v;
             break;
         case OPT_STATS: o->stats = optarg; break;
@@ -164,6 +174,17 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
     if (o->n_inputs < 1) return ps_fail(err, PS_E_USAGE, "no input files given (use '-' for standard input)");
     int rc_in = ps_check_inputs_distinct((const char *const *)o->inputs, o->n_inputs, NULL, err);
     if (rc_in < 0) return rc_in;
+    /* The TSV's input column holds each input's name: refused before
+     * anything is read or written, as count refuses it for its tables. */
+    char name[PS_SAMPLE_NAME_MAX];
+    for (int i = 0; o->format == PS_SITES_TSV && i < o->n_inputs; i++) {
+        ps_sample_name(o->inputs[i], name, sizeof name);
+        if (strpbrk(name, "\t\n\r"))
+            return ps_fail(err, PS_E_USAGE,
+                           "--format tsv: input '%s' has a tab or line break in its name, which the rows cannot "
+                           "hold; rename it",
+                           o->inputs[i]);
+    }
     return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes, NULL, err);
 }
 
@@ -239,38 +260,38 @@ static int make_engine(ps_engine_t **e, const opts_t *o, index_t *ix, const ps_p
     return ps_cpu_engine_new(e, ix->a, workers, err);
 }
 
+/* --stats: JSON made by jansson (outfile.h), so any file name gives valid
+ * JSON; keys and layout as count's, the inputs one a line. */
 static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t *lv, const ps_scan_stats_t *st,
                        const ps_site_stats_t *ss, int on_gpu, double seconds, ps_err_t *err)
 {
-    ps_output_t *out;
-    int rc = ps_output_open(&out, o->stats, o->cleanup, err);
-    if (rc < 0) return rc;
-    FILE *f = ps_output_stream(out);
+    static const char *const asked[] = {[PS_REQ_AUTO] = "auto", [PS_REQ_CPU] = "cpu", [PS_REQ_GPU] = "gpu"};
     struct rusage ru;
     long maxrss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
-    fprintf(f, "{\n  \"version\": ");
-    ps_json_str(f, PS_VERSION);
-    fprintf(f, ",\n  \"command\": \"locate\",\n  \"engine\": \"%s\",\n  \"threads\": %d,\n  \"probes\": %u,\n"
-               "  \"alphabet\": \"%s\",\n  \"strands\": \"%s\",\n  \"mismatches\": %d,\n  \"inputs\": [",
-            on_gpu ? "gpu" : "cpu", o->threads, p->n, ps_alpha_name(p->alpha), lv->both_strands ? "both" : "forward", lv->levels - 1);
     uint64_t rec = 0, bases = 0;
-    for (int i = 0; i < o->n_inputs; i++) {
-        fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
-        ps_json_str(f, o->inputs[i]);
-        fprintf(f, ", \"records\": %" PRIu64 ", \"bases\": %" PRIu64 ", \"seconds\": %.6f}", st[i].in.records,
-                st[i].in.symbols, st[i].seconds);
+    json_t *ins = json_array();
+    for (int i = 0; ins && i < o->n_inputs; i++) {
+        if (json_array_append_new(ins, json_pack("{s:o, s:I, s:I, s:o}", "path", ps_json_text(o->inputs[i]),
+                                                 "records", (json_int_t)st[i].in.records, "bases",
+                                                 (json_int_t)st[i].in.symbols, "seconds",
+                                                 ps_json_seconds(st[i].seconds))) < 0) {
+            json_decref(ins);
+            ins = NULL;
+        }
         rec += st[i].in.records;
         bases += st[i].in.symbols;
     }
-    fprintf(f, "\n  ],\n  \"records\": %" PRIu64 ",\n  \"bases_scanned\": %" PRIu64 ",\n  \"sites_written\": %" PRIu64
-               ",\n  \"max_hits\": %" PRIu64 ",\n  \"sites_left_out\": %" PRIu64 ",\n  \"probes_capped\": %u,\n"
-               "  \"seconds\": %.6f,\n  \"peak_memory_bytes\": %" PRIu64 "\n}\n",
-            rec, bases, ss->rows, o->max_hits, ss->dropped, ss->probes_capped, seconds, (uint64_t)maxrss * 1024u);
-    if (ferror(f)) {
-        ps_output_abort(out);
-        return ps_fail(err, PS_E_IO, "%s: write error", o->stats);
-    }
-    return ps_output_commit(out, err);
+    /* A NULL member (out of memory) fails the whole json_pack. */
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I}",
+                          "version", PS_VERSION, "command", "locate", "engine", on_gpu ? "gpu" : "cpu",
+                          "engine_requested", asked[o->engine], "threads", o->threads, "probes", (json_int_t)p->n,
+                          "alphabet", ps_alpha_name(p->alpha), "strands", lv->both_strands ? "both" : "forward",
+                          "mismatches", lv->levels - 1, "inputs", ins, "records", (json_int_t)rec, "bases_scanned",
+                          (json_int_t)bases, "sites_written", (json_int_t)ss->rows, "max_hits",
+                          (json_int_t)o->max_hits, "sites_left_out", (json_int_t)ss->dropped, "probes_capped",
+                          (json_int_t)ss->probes_capped, "seconds", ps_json_seconds(seconds), "peak_memory_bytes",
+                          (json_int_t)maxrss * 1024);
+    return ps_json_save(o->stats, j, o->cleanup, err);
 }
 
 static int run_locate(const opts_t *o, ps_err_t *err)
@@ -302,12 +323,20 @@ static int run_locate(const opts_t *o, ps_err_t *err)
     if ((rc = ps_site_writer_new(&w, ps_output_stream(out), p, ix.lv, o->format, o->max_hits, err)) < 0) goto done;
     ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
                              ps_site_writer_free_rows};
+    /* The progress line as count draws it; not where the rows themselves
+     * go to the terminal, which it would break into. */
+    int out_fd = fileno(ps_output_stream(out));
+    ps_progress_t pg;
+    ps_progress_init(&pg, !o->quiet && !(out_fd >= 0 && isatty(out_fd)), o->n_inputs);
     char name[PS_SAMPLE_NAME_MAX];
     ps_opt_check_protein_input(p, o->alpha, (const char *const *)o->inputs, o->n_inputs);
     for (int i = 0; i < o->n_inputs; i++) {
         ps_sample_name(o->inputs[i], name, sizeof name); /* as count --by-record names it */
         rc = ps_site_writer_input(w, name, err);
-        if (rc == PS_OK) rc = ps_scanner_run(sc, o->inputs[i], NULL, &sink, &st[i], NULL, NULL, err);
+        ps_progress_begin(&pg, o->inputs[i], i + 1);
+        if (rc == PS_OK)
+            rc = ps_scanner_run(sc, o->inputs[i], NULL, &sink, &st[i], pg.enabled ? ps_progress_show : NULL, &pg, err);
+        ps_progress_end(&pg);
         if (rc == PS_OK) rc = ps_site_writer_flush(w, err);
         if (rc < 0) goto done;
         if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);

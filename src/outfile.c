@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <htslib/bgzf.h>
+#include <jansson.h>
 
 struct ps_output {
     FILE *f;
@@ -222,14 +224,109 @@ void ps_output_abort(ps_output_t *o)
     free(o);
 }
 
-void ps_json_str(FILE *f, const char *s)
+/* The length of the well-formed UTF-8 sequence that begins at s (the
+ * Unicode standard's table 3-7: no overlong forms, no surrogates, nothing
+ * above U+10FFFF), or 0 where none does. Reads no further than a byte that
+ * breaks the sequence, so never past the string's end. */
+static size_t utf8_len(const unsigned char *s)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
+    unsigned c = s[0], lo = 0x80, hi = 0xbf;
+    size_t n;
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        lo = c == 0xe0 ? 0xa0 : 0x80;
+        hi = c == 0xed ? 0x9f : 0xbf;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        lo = c == 0xf0 ? 0x90 : 0x80;
+        hi = c == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        return 0;
     }
-    fputc('"', f);
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+    return n;
+}
+
+json_t *ps_json_text(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t len = strlen(s), bad = 0, n;
+    for (size_t i = 0; i < len; i += n ? n : 1) bad += (n = utf8_len(u + i)) == 0;
+    if (!bad) return json_stringn(s, len);
+    /* Each stray byte becomes U+FFFD, three bytes in UTF-8. */
+    char *t = malloc(len + 2 * bad + 1), *q = t;
+    if (!t) return NULL;
+    for (size_t i = 0; i < len; i += n ? n : 1) {
+        if ((n = utf8_len(u + i)) == 0) {
+            memcpy(q, "\xef\xbf\xbd", 3);
+            q += 3;
+        } else {
+            memcpy(q, s + i, n);
+            q += n;
+        }
+    }
+    json_t *j = json_stringn(t, (size_t)(q - t));
+    free(t);
+    return j;
+}
+
+json_t *ps_json_seconds(double s) { return json_real(round(s * 1e6) / 1e6); }
+
+/* What jansson writes a value with: any value (not only objects and
+ * arrays), members in the order they were set, reals to 15 digits (times
+ * rounded to microseconds print as they were, 0.25 not 0.25000000000000001). */
+#define JSON_FLAGS (JSON_ENCODE_ANY | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
+
+/* ps_json_save's layout (outfile.h); -1 on a write error. jansson writes
+ * every key and value; only the line breaks and indents are written here. */
+static int write_json(FILE *f, const json_t *obj)
+{
+    const char *key;
+    json_t *v;
+    int first = 1;
+    if (!json_is_object(obj) || fputc('{', f) == EOF) return -1;
+    json_object_foreach((json_t *)obj, key, v) {
+        json_t *k = json_string(key);
+        int bad = !k || fputs(first ? "\n  " : ",\n  ", f) == EOF || json_dumpf(k, f, JSON_FLAGS) < 0 ||
+                  fputs(": ", f) == EOF;
+        json_decref(k);
+        if (bad) return -1;
+        first = 0;
+        if (!json_is_array(v) || json_array_size(v) == 0) {
+            if (json_dumpf(v, f, JSON_FLAGS) < 0) return -1;
+            continue;
+        }
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            if (fputs(i ? ",\n    " : "[\n    ", f) == EOF || json_dumpf(e, f, JSON_FLAGS) < 0) return -1;
+        }
+        if (fputs("\n  ]", f) == EOF) return -1;
+    }
+    return fputs(first ? "}\n" : "\n}\n", f) == EOF ? -1 : 0;
+}
+
+int ps_json_save(const char *path, json_t *obj, ps_cleanup_t *cl, ps_err_t *err)
+{
+    const char *name = path && strcmp(path, "-") ? path : "standard output";
+    if (!obj) return ps_fail(err, PS_E_NOMEM, "%s: out of memory for the statistics", name);
+    ps_output_t *out;
+    int rc = ps_output_open(&out, path, cl, err);
+    if (rc == PS_OK) {
+        errno = 0;
+        if (write_json(ps_output_stream(out), obj) < 0 || ferror(ps_output_stream(out))) {
+            int e = errno;
+            ps_output_abort(out);
+            rc = ps_fail(err, PS_E_IO, "%s: write error%s%s", name, e ? ": " : "", e ? strerror(e) : "");
+        } else {
+            rc = ps_output_commit(out, err);
+        }
+    }
+    json_decref(obj);
+    return rc;
 }

@@ -7,7 +7,25 @@
  * is registered with ps_cleanup). Anything else - a character device such
  * as /dev/null, a FIFO, /dev/stdout, /dev/fd/N as `>(cmd)` gives - is opened
  * and written directly, never replaced. "-" or NULL means standard output.
- * A name ending in .gz or .bgz is written BGZF-compressed (gzip-readable). */
+ * A name ending in .gz or .bgz is written BGZF-compressed (gzip-readable).
+ *
+ * Statistics files (--stats) are JSON made and written by jansson, so they
+ * are valid JSON whatever the names in them: ps_json_text makes a JSON
+ * string of any bytes (a file name need not be UTF-8: each byte that does
+ * not begin a well-formed UTF-8 sequence becomes U+FFFD, the replacement
+ * character, so such a name is shown, not reproduced); ps_json_save writes
+ * an object whole or not at all, as above, laid out one member a line and
+ * an array's elements one a line (what a line-oriented reader of the older
+ * files expects): {"a": 1, "b": [x, y]} is written
+ *     {
+ *       "a": 1,
+ *       "b": [
+ *         x,
+ *         y
+ *       ]
+ *     }
+ * with x and y, and any other value, on one line (", " and ": " between
+ * items, as jansson writes them); reals with up to 15 significant digits. */
 #ifndef PS_OUTFILE_H
 #define PS_OUTFILE_H
 
@@ -15,6 +33,10 @@
 
 #include "cleanup.h"
 #include "error.h"
+
+/* jansson's value type, declared as jansson.h does, so that including this
+ * header does not bring in all of jansson's names. */
+typedef struct json_t json_t;
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,8 +56,16 @@ int ps_output_commit(ps_output_t *o, ps_err_t *err);
  * o. Safe on NULL. */
 void ps_output_abort(ps_output_t *o);
 
-/* Writes s to f as a JSON string, quoted and escaped (statistics files). */
-void ps_json_str(FILE *f, const char *s);
+/* A new JSON string of s, U+FFFD for each byte outside well-formed UTF-8;
+ * NULL when out of memory. */
+json_t *ps_json_text(const char *s);
+/* A JSON number of seconds, rounded to microseconds; NULL when out of
+ * memory or s is not finite. */
+json_t *ps_json_seconds(double s);
+/* Writes obj, a JSON object, to path (ps_output_open's rules; cl as there).
+ * Takes obj's reference, also on failure; obj NULL (a failed json_pack or
+ * the like) is out of memory. */
+int ps_json_save(const char *path, json_t *obj, ps_cleanup_t *cl, ps_err_t *err);
 
 #ifdef __cplusplus
 }

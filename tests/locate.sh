@@ -3,8 +3,10 @@
 # input written out by hand (N runs, wrapped and lowercase lines, empty
 # records, palindromes, PROSITE patterns of variable length, anchors), its
 # agreement with `count --by-record`, thread counts, gzip output,
-# --max-hits, refusals; then seqkit locate on the same genome and reads
-# (seqkit on the PATH; reads from PS_DATA) and bedtools reading the output.
+# --max-hits, refusals, input names, --stats (count's too: one writer),
+# -q and the progress line, the help beside count's; then seqkit locate
+# on the same genome and reads (seqkit on the PATH; reads from PS_DATA)
+# and bedtools reading the output.
 #
 #   bash tests/locate.sh ./probescan
 #
@@ -123,6 +125,97 @@ for a in "--format xml -p pal.txt t.fa" "--max-hits 0 -p pal.txt t.fa" "-p pal.t
 done
 cmp -s t.fa <(printf '>a x\nACGTNNacgtAC\nGTACGT\n>b\n\n>c\nNNNNACGTA\n') && ok || bad "-o INPUT left the input alone"
 "$bin" locate --help | grep -q "Usage: probescan locate" && ok || bad "locate --help"
+
+# ---- input names, --stats, and the options shared with count ---------------
+# The TSV's input column cannot hold a tab or line break: refused before
+# anything is written, as count refuses such a --by-file column; BED, which
+# holds no input name, takes the file.
+cp t.fa "$(printf 'ta\tb.fa')"
+cp t.fa "$(printf 'nl\nb.fa')"
+for f in "$(printf 'ta\tb.fa')" "$(printf 'nl\nb.fa')"; do
+    what=$(printf '%q' "$f")
+    if "$bin" locate --format tsv -p pal.txt -o names.tsv "$f" > got.tsv 2> err; then
+        bad "--format tsv on $what: should fail"
+    elif ! grep -q "tab or line break in its name" err || [ -s got.tsv ] || [ -e names.tsv ]; then
+        bad "--format tsv on $what: not refused before writing"; cat err
+    else ok; fi
+    if "$bin" locate -p pal.txt "$f" > got.bed 2> err && [ "$(wc -l < got.bed)" -eq 10 ]; then ok; else bad "BED on $what"; cat err; fi
+done
+
+# --stats is valid JSON whatever the file names: a byte that is not UTF-8
+# becomes U+FFFD; a tab, quote and backslash come back as they were. The
+# engine asked for is what --engine said (auto by default), for count too.
+ff=$(printf 'x\377y.fa') odd=$(printf 'q"t\\b\tc.fa')
+cp t.fa "$ff"
+cp t.fa "$odd"
+if command -v python3 > /dev/null; then
+    for cmd in locate count; do
+        if "$bin" "$cmd" -p pal.txt --stats "$cmd.json" -o /dev/null "$ff" "$odd" 2> err; then
+            if python3 -m json.tool "$cmd.json" > /dev/null 2>&1; then ok; else bad "$cmd --stats over a \\377 name: not valid JSON"; cat "$cmd.json"; fi
+            if python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert [i["path"] for i in d["inputs"]] == ["x\ufffdy.fa", "q\"t\\b\tc.fa"], d["inputs"]
+assert d["engine_requested"] == "auto" and d["engine"] == "cpu", d' "$cmd.json" 2> err; then ok; else
+                bad "$cmd --stats: paths or engine_requested"; cat err; fi
+        else
+            bad "$cmd --stats over odd names: exit status"; cat err
+        fi
+    done
+else
+    skip 4 tool "python3 is not installed"
+fi
+"$bin" count -q --engine cpu -p pal.txt --stats c.json t.fa > /dev/null
+if grep -q '"engine_requested": "cpu"' c.json; then ok; else bad "count --engine cpu: engine_requested"; grep engine c.json; fi
+# The layout line readers rely on: one key a line, an input a line.
+if [ "$(grep -c '^    {"path": ' count.json 2> /dev/null)" -eq 2 ] && grep -q '^  "records": 3,$' c.json &&
+    [ "$(head -1 c.json)" = "{" ] && [ "$(tail -1 c.json)" = "}" ]; then ok; else bad "--stats layout"; cat c.json; fi
+# A write error is an error (/dev/full), and a stats file is whole or absent.
+for cmd in locate count; do
+    if "$bin" "$cmd" -p pal.txt --stats /dev/full t.fa > /dev/null 2> err; then
+        bad "$cmd --stats /dev/full: exit 0"
+    elif [ "$(wc -l < err)" -eq 1 ] && grep -q "/dev/full" err; then ok; else bad "$cmd --stats /dev/full: one line naming it"; cat err; fi
+done
+# No room for the file (a file size limit of 0; SIGXFSZ ignored, so the
+# write fails): an error, the old file as it was, no temporary file left.
+mkdir full && echo old > full/s.json
+# (its messages through a pipe: the limit holds for every regular file)
+(trap '' XFSZ; ulimit -f 0 && "$bin" locate -p pal.txt --stats full/s.json t.fa 2>&1 > /dev/null) | cat > err
+if [ "${PIPESTATUS[0]}" -eq 0 ]; then
+    bad "--stats over the file size limit: exit 0"
+elif [ "$(cat full/s.json)" = old ] && [ "$(ls full)" = s.json ] && grep -q "full/s.json" err; then ok; else
+    bad "--stats over the file size limit: the old file changed or a temporary left"; ls full; cat err; fi
+
+# -q as for count; the progress line where standard error is a terminal
+# (script gives a pseudo-terminal), not with -q, nor where the rows go to it.
+"$bin" locate -q -p pal.txt t.fa > q.bed 2> err && cmp -s q.bed <("$bin" locate -p pal.txt t.fa) && ok ||
+    { bad "locate -q"; cat err; }
+if command -v script > /dev/null && script -qec true /dev/null > /dev/null 2>&1; then
+    awk 'BEGIN { print ">r"; for (i = 0; i < 30000; i++) print "ACGTTGCAACGTAGCTAGCTAGCATCGATCGACTAGCATCGACTACGACTAGCATCGA" }' > slow.fa
+    # the input arrives over more than half a second, when the line first shows
+    slowly="{ head -c 1000000 slow.fa; sleep 1; tail -c +1000001 slow.fa; }"
+    script -qec "$slowly | '$bin' locate -p pal.txt -o slow.bed -" /dev/null > tty.txt 2>&1
+    if grep -q 'probescan: \[1/1\] -: ' tty.txt && [ -s slow.bed ]; then ok; else bad "locate: no progress line on a terminal"; cat -A tty.txt | head -3; fi
+    script -qec "$slowly | '$bin' locate -q -p pal.txt -o slow.bed -" /dev/null > tty.txt 2>&1
+    if ! grep -q 'probescan: \[' tty.txt; then ok; else bad "locate -q: a progress line"; fi
+    script -qec "$slowly | '$bin' locate -p pal.txt -" /dev/null > tty.txt 2>&1
+    if ! grep -q 'probescan: \[' tty.txt && grep -q 'ACGT' tty.txt; then ok; else bad "locate: a progress line among rows on the terminal"; fi
+else
+    skip 3 tool "script (util-linux) cannot give a pseudo-terminal here"
+fi
+
+# The options locate shares with count: listed in both helps, and those
+# that mean the same said in the same words.
+"$bin" count --help > count.help
+"$bin" locate --help > locate.help
+# para HELP OPT: the option's lines of a help (its line and those indented under it)
+para() { awk -v o="$2" '$1 == o "," || $1 == o { on = 1; print; next } on && /^                         / { print; next } { on = 0 }' "$1"; }
+for o in -p -m -a -s -o -t --stats --engine --gpu -v -q -h --version; do
+    if [ -n "$(para count.help "$o")" ] && [ -n "$(para locate.help "$o")" ]; then ok; else bad "$o is not in both helps"; fi
+done
+for o in -p -a -s --stats --gpu -q -h --version; do
+    if [ "$(para count.help "$o")" = "$(para locate.help "$o")" ]; then ok; else
+        bad "$o: count and locate --help differ"; diff <(para count.help "$o") <(para locate.help "$o"); fi
+done
 
 # ---- peers: seqkit locate and bedtools ---------------------------------------
 # seqkit prints 0-based BED too, by strand then start, matches case-sensitive

@@ -1,6 +1,8 @@
 /* test_outfile.c - writing the file the user named (outfile.h): regular
  * files replaced whole, symlinks kept, devices and pipes written directly
- * and never replaced, no temporary file left behind. */
+ * and never replaced, no temporary file left behind; statistics as JSON,
+ * valid whatever bytes a file name holds, in the layout line readers
+ * expect. */
 #include <check.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -10,6 +12,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "outfile.h"
 #include "testutil.h"
@@ -178,6 +182,92 @@ START_TEST(test_abort_leaves_nothing)
 }
 END_TEST
 
+/* The string jansson holds for s, as bytes. */
+static void assert_text(const char *s, const char *want)
+{
+    json_t *j = ps_json_text(s);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_uint_eq(json_string_length(j), strlen(want));
+    ck_assert_msg(!memcmp(json_string_value(j), want, strlen(want)), "'%s' became '%s', not '%s'", s,
+                  json_string_value(j), want);
+    json_decref(j);
+}
+
+/* Well-formed UTF-8 stays; each byte that begins no well-formed sequence
+ * (a stray continuation, an overlong form, a surrogate, beyond U+10FFFF,
+ * a sequence cut short) becomes U+FFFD, and what follows is read afresh. */
+START_TEST(test_json_text_utf8)
+{
+#define R "\xef\xbf\xbd"
+    assert_text("plain \"q\" \\ \t.fa", "plain \"q\" \\ \t.fa");
+    assert_text("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\xa7\xac \xf4\x8f\xbf\xbf", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\xa7\xac \xf4\x8f\xbf\xbf");
+    assert_text("x\xffy", "x" R "y");
+    assert_text("\x80\xbf", R R);
+    assert_text("\xc0\xaf", R R);                 /* overlong '/' */
+    assert_text("\xe0\x80\xaf", R R R);           /* overlong, three bytes */
+    assert_text("\xed\xa0\x80", R R R);           /* a surrogate */
+    assert_text("\xf4\x90\x80\x80", R R R R);     /* beyond U+10FFFF */
+    assert_text("a\xe2\x82", "a" R R);            /* cut short at the end */
+    assert_text("\xe2\x82" "A\xc3\xa9", R R "A\xc3\xa9");
+    assert_text("\xf5\xfe", R R);
+    assert_text("", "");
+#undef R
+}
+END_TEST
+
+/* Saved whole, in the layout line readers use, and valid JSON that
+ * reads back to what was saved; a name with any bytes included. */
+START_TEST(test_json_save)
+{
+    char *dir = tu_mkdtemp();
+    char *path = tu_path(dir, "s.json");
+    ps_err_t err;
+    json_t *j = json_pack("{s:s, s:[{s:o, s:I}, {s:o, s:I}], s:[], s:{s:b, s:n}, s:o, s:o}", "version", "1.0",
+                          "inputs", "path", ps_json_text("a\xff\t\".fa"), "records", (json_int_t)3, "path",
+                          ps_json_text("b.fa"), "records", (json_int_t)9007199254740993LL, "none", "flags", "gpu", 0,
+                          "kernel", "seconds", ps_json_seconds(0.25), "total", ps_json_seconds(1.0000004));
+    ck_assert_ptr_nonnull(j);
+    ck_assert_msg(ps_json_save(path, j, NULL, &err) == PS_OK, "%s", err.msg);
+    tu_assert_file(path, "{\n"
+                         "  \"version\": \"1.0\",\n"
+                         "  \"inputs\": [\n"
+                         "    {\"path\": \"a\xef\xbf\xbd\\t\\\".fa\", \"records\": 3},\n"
+                         "    {\"path\": \"b.fa\", \"records\": 9007199254740993}\n"
+                         "  ],\n"
+                         "  \"none\": [],\n"
+                         "  \"flags\": {\"gpu\": false, \"kernel\": null},\n"
+                         "  \"seconds\": 0.25,\n"
+                         "  \"total\": 1.0\n"
+                         "}\n");
+    json_error_t je;
+    json_t *back = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    ck_assert_msg(back != NULL, "%s: not JSON: %s", path, je.text);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(back, "inputs"), 0), "path")),
+                     "a\xef\xbf\xbd\t\".fa");
+    json_decref(back);
+    ck_assert_int_eq(tu_dir_entries(dir), 1);
+    /* NULL (a failed json_pack) is out of memory; the old file stays. */
+    ck_assert_int_eq(ps_json_save(path, NULL, NULL, &err), PS_E_NOMEM);
+    ck_assert_int_eq(tu_dir_entries(dir), 1);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
+/* A write error is an error: /dev/full, written directly. */
+START_TEST(test_json_save_full)
+{
+    if (access("/dev/full", W_OK) != 0) {
+        printf("test_json_save_full: skipped (no writable /dev/full here)\n");
+        return;
+    }
+    ps_err_t err;
+    json_t *j = json_pack("{s:s}", "a", "b");
+    ck_assert_int_eq(ps_json_save("/dev/full", j, NULL, &err), PS_E_IO);
+    ck_assert_msg(strstr(err.msg, "/dev/full"), "%s", err.msg);
+}
+END_TEST
+
 Suite *suite_outfile(void)
 {
     Suite *s = suite_create("outfile");
@@ -190,6 +280,9 @@ Suite *suite_outfile(void)
     tcase_add_test(tc, test_abort_leaves_nothing);
     tcase_add_test(tc, test_gz_name_compressed);
     tcase_add_test(tc, test_mode_kept);
+    tcase_add_test(tc, test_json_text_utf8);
+    tcase_add_test(tc, test_json_save);
+    tcase_add_test(tc, test_json_save_full);
     suite_add_tcase(s, tc);
     return s;
 }
