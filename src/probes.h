@@ -1,6 +1,7 @@
 /* probes.h - the probe set: names, sequences, and symbol codes or classes.
  *
- * Accepted files (plain or gzip, read through htslib; '-' is stdin):
+ * Accepted files (plain or gzip, read through htslib; '-' is stdin; bzip2,
+ * xz and zstd are refused, naming the command that decompresses them):
  *   FASTA            name = first word of the header; sequence lines are joined
  *   PROSITE data     (prosite.dat: a first line starting "ID   " or "CC")
  *                    each PATTERN entry, named by its accession (AC), its ID
@@ -8,7 +9,10 @@
  *                    read; the alphabet is protein unless asked otherwise
  *   name<TAB>seq     one probe a line
  *   seq              one probe a line; the name is the sequence itself
- * Blank lines and lines starting with '#' are skipped in the line formats.
+ * Blank lines and lines starting with '#' are skipped in the line formats,
+ * and so is a header row: a first probe line whose sequence column reads
+ * as a column title (sequence, seq, probe, primer, pattern, motif, guide,
+ * oligo, target ...: header_row in probes.c).
  * Letters are case-insensitive; DNA accepts U for T. A probe is an exact
  * string of its alphabet's letters, or a pattern (pattern.h): IUPAC codes in
  * DNA, PROSITE syntax in either alphabet. When every probe is an exact
