@@ -12,7 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <htslib/hts.h>
+
 #include "merge.h"
+#include "tablein.h"
 #include "testutil.h"
 
 #define MAX_ARGS 16
@@ -101,6 +104,7 @@ static int run(mt_t *t, ...)
     FILE *out = open_memstream(&outm, &outn), *diag = open_memstream(&diagm, &diagn);
     ck_assert(out && diag);
     ps_err_t err = {0, ""};
+    hts_set_log_level(HTS_LOG_OFF); /* as main does: the error line is ours */
     int rc = ps_merge(argc, argv, out, diag, NULL, &err);
     if (rc < 0) fprintf(diag, "probescan: %s\n", err.msg);
     take(out, &outm, t->out, sizeof t->out);
@@ -456,6 +460,136 @@ START_TEST(help_and_no_arguments)
 }
 END_TEST
 
+/* --------------------------------------------------------- reading tables */
+
+/* A totals table of n rows with counts that do not compress away. */
+static char *many_rows(size_t n)
+{
+    tu_buf_t b = {0};
+    tu_buf_puts(&b, TOT);
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        tu_buf_printf(&b, "p%zu\tACGT\t%llu\n", i, (unsigned long long)(x % 100000));
+    }
+    return b.p;
+}
+
+/* A gzip stream cut anywhere is an error, never a table that ends early:
+ * in the middle, and just before its trailer (whole rows, no checksum). */
+START_TEST(cut_gzip_refused)
+{
+    mt_t t;
+    mt_init(&t);
+    char *text = many_rows(20000);
+    const char *gz = tpath(&t, "a.tsv.gz");
+    const char *o = tpath(&t, "out.tsv");
+    uint64_t cuts[2] = {0, 8};
+    for (int i = 0; i < 2; i++) {
+        tu_write_gzip(gz, text, strlen(text));
+        uint64_t size = tu_file_size(gz);
+        tu_truncate(gz, cuts[i] ? size - cuts[i] : size / 2);
+        expect_refusal(&t, run(&t, "-o", o, gz, NULL), "a.tsv.gz: after line", "corrupt or cut short");
+        expect_no_output(&t, 1);
+    }
+    free(text);
+    mt_done(&t);
+}
+END_TEST
+
+/* BGZF blocks check themselves, so a file cut between two blocks inflates
+ * cleanly: only the missing end-of-file block tells, from a file or a pipe. */
+START_TEST(bgzf_without_eof_block_refused)
+{
+    mt_t t;
+    mt_init(&t);
+    char *text = many_rows(20000); /* several 64 KiB blocks */
+    const char *bgz = tpath(&t, "a.tsv.gz");
+    tu_write_bgzf(bgz, text, strlen(text));
+    tu_truncate(bgz, tu_file_size(bgz) - 28); /* the empty end-of-file block */
+    const char *o = tpath(&t, "out.tsv");
+    expect_refusal(&t, run(&t, "-o", o, bgz, NULL), "a.tsv.gz: after line", "end-of-file block");
+    int save_in = dup(0), fd = open(bgz, O_RDONLY);
+    ck_assert(save_in >= 0 && fd >= 0 && dup2(fd, 0) == 0 && close(fd) == 0);
+    int rc = run(&t, "-o", o, "-", NULL);
+    ck_assert(dup2(save_in, 0) == 0 && close(save_in) == 0);
+    expect_refusal(&t, rc, "standard input: after line", "end-of-file block");
+    expect_no_output(&t, 1);
+    free(text);
+    mt_done(&t);
+}
+END_TEST
+
+/* Tables saved by a Windows editor end their lines in CR LF: read as the
+ * same table, the CR never part of a count or a column name. */
+START_TEST(crlf_tables_read)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", "name\tsequence\tcount\r\np1\tACG\t3\r\np2\tTTT\t0\r\n");
+    const char *b = put(&t, "b.tsv", TOT "p1\tACG\t4\np2\tTTT\t1\n");
+    const char *c = put(&t, "c.tsv", "name\tsequence\ts1\r\np1\tACG\t1\r\np2\tTTT\t2\r\n");
+    const char *d = put(&t, "d.tsv", "name\tsequence\ts1\np1\tACG\t10\np2\tTTT\t20\n");
+    const char *o = tpath(&t, "out.tsv");
+    expect_file(&t, run(&t, "-o", o, a, b, NULL), o, TOT "p1\tACG\t7\np2\tTTT\t1\n");
+    expect_file(&t, run(&t, "-o", o, c, d, NULL), o, "name\tsequence\ts1\np1\tACG\t11\np2\tTTT\t22\n");
+    mt_done(&t);
+}
+END_TEST
+
+/* The sheet flags: comments and blank lines skipped but counted, rows of
+ * any width, a last line without its break; without them the same file is
+ * refused at its first blank line. */
+START_TEST(tablein_sheet_flags)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *p = put(&t, "s.tsv", "\xef\xbb\xbf# samples\n\nsample\tfile\r\ns1\ta.fq\tx\n#\ns2\tb.fq");
+    ps_tablein_t in;
+    ps_err_t err = {0, ""};
+    ck_assert_int_eq(ps_tablein_open_ex(&in, p, PS_TABLEIN_SHEET, &err), 0);
+    static const unsigned long lines[] = {3, 4, 6};
+    static const size_t widths[] = {2, 3, 2};
+    static const char *const last[] = {"file", "x", "b.fq"};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_msg(ps_tablein_next(&in, &err) == 1, "line %d: %s", i, err.msg);
+        ck_assert_uint_eq(in.lineno, lines[i]);
+        ck_assert_uint_eq(in.nfld, widths[i]);
+        ck_assert_str_eq(in.fld[in.nfld - 1], last[i]);
+    }
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 0);
+    ps_tablein_close(&in);
+    ck_assert_int_eq(ps_tablein_open(&in, p, &err), 0);
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 1);
+    ck_assert_str_eq(in.fld[0], "# samples");
+    ck_assert_int_lt(ps_tablein_next(&in, &err), 0);
+    ck_assert_msg(strstr(err.msg, "s.tsv: line 2: empty line") != NULL, "%s", err.msg);
+    ps_tablein_close(&in);
+    /* Each flag alone. */
+    const char *q = put(&t, "q.tsv", "a\tb\n#\na\n");
+    ck_assert_int_eq(ps_tablein_open_ex(&in, q, PS_TABLEIN_RAGGED, &err), 0);
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 1);
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 1);
+    ck_assert_str_eq(in.fld[0], "#");
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 1);
+    ck_assert_uint_eq(in.nfld, 1);
+    ps_tablein_close(&in);
+    ck_assert_int_eq(ps_tablein_open_ex(&in, q, PS_TABLEIN_SKIP_BLANK, &err), 0);
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 1);
+    ck_assert_int_lt(ps_tablein_next(&in, &err), 0);
+    ck_assert_msg(strstr(err.msg, "q.tsv: line 3: 1 columns where the header has 2") != NULL, "%s", err.msg);
+    ps_tablein_close(&in);
+    const char *r = put(&t, "r.tsv", "a\tb\nc\td");
+    ck_assert_int_eq(ps_tablein_open_ex(&in, r, PS_TABLEIN_OPEN_END, &err), 0);
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 1);
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 1);
+    ck_assert_str_eq(in.fld[1], "d");
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 0);
+    ps_tablein_close(&in);
+    mt_done(&t);
+}
+END_TEST
+
 /* -------------------------------------------------------------- refusals */
 
 /* One refusal case: the tables to merge, in order, and what the message
@@ -581,6 +715,12 @@ Suite *suite_merge(void)
     tcase_add_test(tc, output_over_input);
     tcase_add_test(tc, stdin_and_option_forms);
     tcase_add_test(tc, help_and_no_arguments);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("reading");
+    tcase_add_test(tc, cut_gzip_refused);
+    tcase_add_test(tc, bgzf_without_eof_block_refused);
+    tcase_add_test(tc, crlf_tables_read);
+    tcase_add_test(tc, tablein_sheet_flags);
     suite_add_tcase(s, tc);
     tc = tcase_create("refusals");
     tcase_add_loop_test(tc, refused, 0, (int)(sizeof refusals / sizeof refusals[0]));
