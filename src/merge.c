@@ -2,7 +2,9 @@
  *
  * Totals and by-file tables are small (one row per probe), so the first
  * input is loaded into memory and every later input is checked row by row
- * against it and added in; the result is written at the end. By-record
+ * against it and added in; the result is written at the end. Time and
+ * memory are linear in the tables' size, however many samples a matrix
+ * has (columns are found by name through a hash). By-record
  * tables can have a row per (record, probe) pair, so they stream: only the
  * rows of the last record seen are held back, because the next input may
  * continue that record. */
@@ -17,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include <htslib/khash.h>
 
 #include "error.h"
 #include "outfile.h"
@@ -166,6 +170,20 @@ static size_t probeset_find(const probeset_t *mp, const char *key)
 
 /* ---- totals and by-file: one row per probe, held in memory ---- */
 
+/* Column name -> column, so that joining matrices of many samples stays
+ * linear in their size. */
+KHASH_MAP_INIT_STR(col, size_t)
+
+/* The count columns one input brought, row-major: cells[row * width + i].
+ * The first input's block grows with its rows; a later input's new
+ * columns come as one block of exactly the rows known by then. Cells are
+ * never allocated per column, so a matrix of many samples and few probes
+ * costs its cells, not a row capacity per column. */
+typedef struct {
+    size_t width, used; /* columns, and how many of them are named so far */
+    uint64_t *cells;
+} block_t;
+
 typedef struct {
     const char *first; /* how messages name the first input */
     ps_table_shape_t shape;
@@ -174,22 +192,51 @@ typedef struct {
     char **key;        /* "name\tsequence" of each probe row */
     size_t ncols, ccap;
     char **colname;
-    uint64_t **col;    /* col[c][row] */
+    size_t *colblk, *colpos; /* column c is item colpos[c] of block colblk[c] */
+    khash_t(col) *byname;    /* by-file: colname -> column */
+    block_t *blk;
+    size_t nblk, bcap;
 } mtable_t;
 
 static void mtable_free(mtable_t *t)
 {
     for (size_t r = 0; r < t->nrows; r++) free(t->key[r]);
-    for (size_t c = 0; c < t->ncols; c++) {
-        free(t->colname[c]);
-        free(t->col[c]);
-    }
+    for (size_t c = 0; c < t->ncols; c++) free(t->colname[c]);
+    for (size_t b = 0; b < t->nblk; b++) free(t->blk[b].cells);
+    if (t->byname) kh_destroy(col, t->byname);
     free(t->key);
     free(t->colname);
-    free(t->col);
+    free(t->colblk);
+    free(t->colpos);
+    free(t->blk);
     memset(t, 0, sizeof *t);
 }
 
+static uint64_t *mtable_cell(const mtable_t *t, size_t row, size_t c)
+{
+    const block_t *b = &t->blk[t->colblk[c]];
+    return &b->cells[row * b->width + t->colpos[c]];
+}
+
+/* Starts a block of `width` columns and room for `rows` rows, zeroed. */
+static int mtable_add_block(mtable_t *t, size_t width, size_t rows, ps_err_t *err)
+{
+    if (t->nblk == t->bcap) {
+        size_t ncap = t->bcap ? t->bcap * 2 : 8;
+        block_t *nb = realloc(t->blk, ncap * sizeof *nb);
+        if (!nb) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        t->blk = nb;
+        t->bcap = ncap;
+    }
+    size_t n = width && rows ? width * rows : 1;
+    if (width && rows && n / width != rows) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    uint64_t *cells = calloc(n, sizeof *cells);
+    if (!cells) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    t->blk[t->nblk++] = (block_t){width, 0, cells};
+    return PS_OK;
+}
+
+/* Adds a column as the next one of the last block. */
 static int mtable_add_column(mtable_t *t, const char *name, ps_err_t *err)
 {
     if (t->ncols == t->ccap) {
@@ -197,37 +244,48 @@ static int mtable_add_column(mtable_t *t, const char *name, ps_err_t *err)
         char **nn = realloc(t->colname, ncap * sizeof *nn);
         if (!nn) return ps_fail(err, PS_E_NOMEM, "out of memory");
         t->colname = nn;
-        uint64_t **nc = realloc(t->col, ncap * sizeof *nc);
-        if (!nc) return ps_fail(err, PS_E_NOMEM, "out of memory");
-        t->col = nc;
+        size_t *nb = realloc(t->colblk, ncap * sizeof *nb);
+        if (!nb) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        t->colblk = nb;
+        size_t *np = realloc(t->colpos, ncap * sizeof *np);
+        if (!np) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        t->colpos = np;
         t->ccap = ncap;
     }
     char *dup = strdup(name);
-    /* Rows of later inputs only ever add to existing rows, so a new column
-     * needs exactly nrows zeroed cells (the first input grows them itself). */
-    uint64_t *cells = calloc(t->rcap ? t->rcap : 1, sizeof *cells);
-    if (!dup || !cells) {
-        free(dup);
-        free(cells);
-        return ps_fail(err, PS_E_NOMEM, "out of memory");
+    if (!dup) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    if (t->byname) {
+        int absent;
+        khiter_t k = kh_put(col, t->byname, dup, &absent);
+        if (absent < 0) {
+            free(dup);
+            return ps_fail(err, PS_E_NOMEM, "out of memory");
+        }
+        kh_val(t->byname, k) = t->ncols;
     }
     t->colname[t->ncols] = dup;
-    t->col[t->ncols] = cells;
+    t->colblk[t->ncols] = t->nblk - 1;
+    t->colpos[t->ncols] = t->blk[t->nblk - 1].used++;
     t->ncols++;
     return PS_OK;
 }
 
+/* Room for more rows: only the first input adds rows, and only to its own
+ * block, the only one there is while it is read. Doubling from a few rows,
+ * so that a wide matrix of few probes is not given room for many. */
 static int mtable_grow_rows(mtable_t *t, ps_err_t *err)
 {
-    size_t ncap = t->rcap ? t->rcap * 2 : 1024;
+    size_t ncap = t->rcap ? t->rcap * 2 : 4;
     char **nk = realloc(t->key, ncap * sizeof *nk);
     if (!nk) return ps_fail(err, PS_E_NOMEM, "out of memory");
     t->key = nk;
-    for (size_t c = 0; c < t->ncols; c++) {
-        uint64_t *cells = realloc(t->col[c], ncap * sizeof *cells);
+    block_t *b = &t->blk[0];
+    if (b->width) {
+        if (ncap * b->width / b->width != ncap) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        uint64_t *cells = realloc(b->cells, ncap * b->width * sizeof *cells);
         if (!cells) return ps_fail(err, PS_E_NOMEM, "out of memory");
-        memset(cells + t->rcap, 0, (ncap - t->rcap) * sizeof *cells);
-        t->col[c] = cells;
+        memset(cells + t->rcap * b->width, 0, (ncap - t->rcap) * b->width * sizeof *cells);
+        b->cells = cells;
     }
     t->rcap = ncap;
     return PS_OK;
@@ -265,7 +323,7 @@ static int mtable_read_rows(mtable_t *t, ps_tablein_t *in, int first, const size
             uint64_t x = 0;
             if ((rc = ps_tablein_count(in, i, t->colname[c], &x, err)) < 0) return rc;
             if (i - 2 < PS_TABLE_MAX_COUNTS) v[i - 2] = x;
-            if ((rc = add_count(&t->col[c][row], x, in, in->lineno, t->colname[c], err)) < 0) return rc;
+            if ((rc = add_count(mtable_cell(t, row, c), x, in, in->lineno, t->colname[c], err)) < 0) return rc;
         }
         if (t->shape == PS_TABLE_TOTALS && t->strands && (rc = check_strands(in, v, err)) < 0) return rc;
         row++;
@@ -287,6 +345,8 @@ static int mtable_input(mtable_t *t, ps_table_shape_t shape, ps_tablein_t *in, i
         t->first = in->show;
         t->shape = shape;
         t->strands = in->strands;
+        if (shape == PS_TABLE_BYFILE && !(t->byname = kh_init(col))) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        if (rc == PS_OK) rc = mtable_add_block(t, n, 0, err);
         for (size_t i = 0; i < n && rc == PS_OK; i++) {
             rc = mtable_add_column(t, in->fld[2 + i], err);
             colmap[i] = i;
@@ -296,12 +356,20 @@ static int mtable_input(mtable_t *t, ps_table_shape_t shape, ps_tablein_t *in, i
         for (size_t i = 0; i < n; i++) colmap[i] = i;
     } else {
         /* by-file: a sample seen before is summed into its column (one
-         * sample counted in chunks); a new one is appended. */
+         * sample counted in chunks); the new ones are appended, as one
+         * block. */
+        size_t fresh = 0;
+        for (size_t i = 0; i < n; i++)
+            if (kh_get(col, t->byname, in->fld[2 + i]) == kh_end(t->byname)) fresh++;
+        if (fresh) rc = mtable_add_block(t, fresh, t->nrows, err);
         for (size_t i = 0; i < n && rc == PS_OK; i++) {
-            size_t c = 0;
-            while (c < t->ncols && strcmp(t->colname[c], in->fld[2 + i]) != 0) c++;
-            if (c == t->ncols) rc = mtable_add_column(t, in->fld[2 + i], err);
-            colmap[i] = c;
+            khiter_t k = kh_get(col, t->byname, in->fld[2 + i]);
+            if (k != kh_end(t->byname)) {
+                colmap[i] = kh_val(t->byname, k);
+            } else {
+                colmap[i] = t->ncols;
+                rc = mtable_add_column(t, in->fld[2 + i], err);
+            }
         }
     }
     if (rc == PS_OK) rc = mtable_read_rows(t, in, first, colmap, err);
@@ -342,7 +410,7 @@ static int mtable_write(const mtable_t *t, FILE *f, ps_err_t *err)
     int bad = ps_table_write_header(f, PS_TABLE_BYFILE, 0, (const char *const *)t->colname, t->ncols);
     for (size_t r = 0; r < t->nrows && !bad; r++) {
         bad = put_str(f, t->key[r]);
-        for (size_t c = 0; c < t->ncols && !bad; c++) bad = put_count(f, t->col[c][r]);
+        for (size_t c = 0; c < t->ncols && !bad; c++) bad = put_count(f, *mtable_cell(t, r, c));
         if (!bad) bad = fputc('\n', f) == EOF;
     }
     return bad ? ps_fail(err, PS_E_IO, "error writing the merged table: %s", strerror(errno)) : PS_OK;

@@ -22,6 +22,9 @@
  *              probe file (-p) fixes that order in every case; without it,
  *              rows the tables leave unordered keep input order, and one
  *              warning line says so.
+ * Memory: the cells of a totals or by-file table (8 bytes each) and its
+ * names, linear in its size however many samples it has; by-record tables
+ * stream, holding the rows of one record.
  * Counts are 64-bit unsigned; a sum that overflows is an error. Inputs of
  * different shapes, different probe rows or different totals columns are
  * refused with one line naming the file, line and first difference. */

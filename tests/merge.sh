@@ -131,6 +131,44 @@ printf 'p1\tACGT\np2\tAAAC\n' > "$tmp/same.probes"
 "$bin" merge -o "$tmp/f12.tsv" "$tmp/f1.tsv" "$tmp/f2.tsv" 2> /dev/null
 same "two inputs with a record of one name, --by-record" "$tmp/one.tsv" "$tmp/f12.tsv"
 
+# --- a wide matrix: 200,000 samples of 3 probes ---
+# Linear in the table's size: before, merge looked each column up among all
+# the others (two minutes and more here) and gave every column room for
+# 1024 rows (1.6 GB). Now it takes about a second and some 50 MB; the bounds
+# are generous, only quadratic time or per-column memory exceed them.
+wide() { # PREFIX SEED: a by-file table, count (i * SEED + r) % 7
+    awk -v n=200000 -v pre="$1" -v m="$2" 'BEGIN {
+        printf "name\tsequence"; for (i = 0; i < n; i++) printf "\t%s%d", pre, i; print ""
+        for (r = 1; r <= 3; r++) { printf "p%d\tACGT", r; for (i = 0; i < n; i++) printf "\t%d", (i * m + r) % 7; print "" } }'
+}
+wide s 3 > "$tmp/w1.tsv"
+wide t 5 > "$tmp/w2.tsv"
+# the merge of w1, w1 and w2: w1 doubled, then the samples of w2
+awk -v n=200000 'BEGIN {
+    printf "name\tsequence"; for (i = 0; i < n; i++) printf "\ts%d", i; for (i = 0; i < n; i++) printf "\tt%d", i; print ""
+    for (r = 1; r <= 3; r++) { printf "p%d\tACGT", r
+        for (i = 0; i < n; i++) printf "\t%d", 2 * ((i * 3 + r) % 7)
+        for (i = 0; i < n; i++) printf "\t%d", (i * 5 + r) % 7
+        print "" } }' > "$tmp/w.expected"
+checks=$((checks + 1))
+# A sanitizer build reserves far more address space than any limit here:
+# the memory bound applies where a small merge runs within it.
+limit=1000000 # KiB
+if (ulimit -v $limit && "$bin" merge "$tmp/x1.tsv" > /dev/null 2>&1); then memory="within $((limit / 1000)) MB"; else
+    limit=unlimited
+    memory="memory not bounded: this probescan cannot run under ulimit -v (a sanitizer build?)"
+fi
+rc=0
+(ulimit -v $limit && timeout 120 "$bin" merge -o "$tmp/w.tsv" "$tmp/w1.tsv" "$tmp/w1.tsv" "$tmp/w2.tsv" 2> "$tmp/w.err") || rc=$?
+if [ $rc -eq 0 ] && cmp -s "$tmp/w.expected" "$tmp/w.tsv"; then
+    echo "ok: 200,000-sample matrices merged within 120 s, $memory"
+else
+    [ $rc -ne 124 ] || echo "not finished in 120 s" >> "$tmp/w.err"
+    echo "FAIL: 200,000-sample matrices ($memory): exit $rc: $(grep -v warning "$tmp/w.err" | head -c 300)" >&2
+    fails=$((fails + 1))
+fi
+rm -f "$tmp"/w*.tsv "$tmp/w.expected"
+
 # --- random sequence: several records, one long record split in pieces ---
 k=9
 # The data comes from a Park-Miller generator in integer arithmetic that any

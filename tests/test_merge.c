@@ -630,6 +630,8 @@ static const refusal_t refusals[] = {
     {"FASTA given", ">chr1\nACGT\n", NULL, "a.tsv: line 1", "not a probescan table"},
     {"bad by-record header", "record\tname\tsequence\n", NULL, "a.tsv: line 1", "by-record"},
     {"duplicate sample column", "name\tsequence\ts1\ts1\np1\tAC\t1\t1\n", NULL, "a.tsv: line 1", "'s1'"},
+    {"first repeated sample named", "name\tsequence\ts1\ts2\ts2\ts1\np1\tAC\t1\t1\t1\t1\n", NULL,
+     "'s2' appears twice", "columns 4 and 5"},
     {"empty sample column", "name\tsequence\t\np1\tAC\t1\n", NULL, "a.tsv: line 1", "empty name"},
 };
 
