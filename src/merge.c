@@ -23,10 +23,15 @@
 #include <htslib/khash.h>
 
 #include "error.h"
+#include "options.h"
 #include "outfile.h"
 #include "probes.h"
 #include "table.h"
 #include "tablein.h"
+
+#ifndef PS_VERSION
+#define PS_VERSION "unknown"
+#endif
 
 /* Longest excerpt of a user field quoted in an error message. */
 #define QUOTE 60
@@ -660,7 +665,9 @@ static int records_input(records_t *s, ps_tablein_t *in, int first, size_t keys,
 
 /* ---- command line ---- */
 
-static void usage(FILE *f)
+/* Prints the help; returns 1 (printed), or a negative code where it could
+ * not be written (a full disk must not pass for a help shown). */
+static int usage(FILE *f, ps_err_t *err)
 {
     fputs("Usage: probescan merge [options] TABLE...\n"
           "\n"
@@ -682,31 +689,46 @@ static void usage(FILE *f)
           "  -p, --probes FILE      the probe file the tables were counted with: checks their\n"
           "                         probe rows and orders the rows of records split over\n"
           "                         tables as one run would (by-record)\n"
+          "  -q, --quiet            accepted as in count and locate; merge shows no progress\n"
+          "                         line (warnings still go to standard error)\n"
           "  -h, --help             this help\n"
+          "      --version          print the version and exit\n"
           "\n"
           "Example:\n"
           "  probescan merge chunk1.tsv chunk2.tsv chunk3.tsv -o counts.tsv\n",
           f);
+    if (ferror(f) || fflush(f) == EOF) return ps_fail(err, PS_E_IO, "cannot write the help: %s", strerror(errno));
+    return 1;
 }
 
-/* Returns 0 to go on, 1 when help was printed, or a negative code. */
+enum { OPT_VERSION = 256 };
+
+/* Returns 0 to go on, 1 when help or the version was printed, or a negative
+ * code. */
 static int parse_args(int argc, char **argv, FILE *out, const char **output, const char **probes, char ***inputs,
                       int *n_inputs, ps_err_t *err)
 {
     static const struct option lopts[] = {{"output", required_argument, NULL, 'o'},
                                           {"probes", required_argument, NULL, 'p'},
+                                          {"quiet", no_argument, NULL, 'q'},
                                           {"help", no_argument, NULL, 'h'},
+                                          {"version", no_argument, NULL, OPT_VERSION},
                                           {NULL, 0, NULL, 0}};
     *output = NULL;
     *probes = NULL;
     opterr = 0;
     optind = 0; /* GNU getopt: start afresh, also on a second call */
     int c;
-    while ((c = getopt_long(argc, argv, ":o:p:h", lopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:p:qh", lopts, NULL)) != -1) {
         switch (c) {
         case 'o': *output = optarg; break;
         case 'p': *probes = optarg; break;
-        case 'h': usage(out); return 1;
+        case 'q': break; /* nothing to quiet: merge shows no progress */
+        case 'h': return usage(out, err);
+        case OPT_VERSION:
+            if (fprintf(out, "%s\n", PS_VERSION) < 0 || fflush(out) == EOF)
+                return ps_fail(err, PS_E_IO, "cannot write the version: %s", strerror(errno));
+            return 1;
         case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value", argv[optind - 1]);
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan merge --help)", argv[optind - 1]);
         }
@@ -722,7 +744,8 @@ static int parse_args(int argc, char **argv, FILE *out, const char **output, con
     if (*probes && strcmp(*probes, "-") == 0 && stdin_seen)
         return ps_fail(err, PS_E_USAGE, "standard input ('-') can be read only once");
     if (*n_inputs == 0) return ps_fail(err, PS_E_USAGE, "no tables to merge (see probescan merge --help)");
-    return 0;
+    /* A re-run would then merge its own result in: counts doubled. */
+    return ps_check_outputs(*output, NULL, (const char *const *)*inputs, *n_inputs, *probes, err);
 }
 
 /* The same table twice is summed twice, as asked; but it is more often a
@@ -812,8 +835,7 @@ int ps_merge(int argc, char **argv, FILE *out, FILE *diag, ps_cleanup_t *cl, ps_
 {
     if (argc <= 1) {
         /* Like `probescan count`: no arguments at all asks for the help. */
-        usage(out);
-        return 1;
+        return usage(out, err);
     }
     const char *output = NULL, *probes = NULL;
     char **inputs = NULL;

@@ -42,13 +42,16 @@ extern "C" {
 
 /* Runs `probescan merge`. argv[0] is the command name ("merge"); options and
  * input tables follow:  [-o OUT] [-p PROBES] [-h] TABLE...  ('-' = standard
- * input, at most once). PROBES, the probe file the tables were counted with,
+ * input, at most once; -q and --version as in count). OUT may not be one of
+ * the tables or PROBES (refused: it would be overwritten). PROBES, the probe
+ * file the tables were counted with,
  * is optional: totals and by-file probe rows are checked against it, and
  * by-record rows of split records are ordered by it. Output goes to OUT
  * through a temporary file beside it, renamed into place only on success
  * (cl, if not NULL, removes it on a signal); default the stream out, which
- * also gets the help. Warnings go to diag. Returns 0 on success, 1 when it
- * only printed the help (also with no arguments at all), or a negative
+ * also gets the help and the version. Warnings go to diag. Returns 0 on
+ * success, 1 when it only printed the help (also with no arguments at all)
+ * or the version, or a negative
  * PS_E_* code with err filled; it prints no error itself. */
 int ps_merge(int argc, char **argv, FILE *out, FILE *diag, ps_cleanup_t *cl, ps_err_t *err);
 

@@ -407,14 +407,32 @@ START_TEST(by_record_empty_tables)
 }
 END_TEST
 
+/* -o naming a table or the probe file is refused, as count refuses -o
+ * naming an input: a re-run would merge its own result in. Compared as
+ * files, not names: another spelling or a link is the same file. */
 START_TEST(output_over_input)
 {
     mt_t t;
     mt_init(&t);
-    const char *a = put(&t, "a.tsv", "name\tsequence\tcount\np1\tACG\t3\n");
-    const char *b = put(&t, "b.tsv", "name\tsequence\tcount\np1\tACG\t4\n");
-    /* The result is renamed into place only after all inputs were read. */
-    expect_file(&t, run(&t, a, b, "-o", a, NULL), a, "name\tsequence\tcount\np1\tACG\t7\n");
+    const char *a = put(&t, "a.tsv", TOT "p1\tACG\t3\n");
+    const char *b = put(&t, "b.tsv", TOT "p1\tACG\t4\n");
+    const char *probes = put(&t, "p.txt", "p1\tACG\n");
+    expect_refusal(&t, run(&t, a, b, "-o", a, NULL), "-o", "it would be overwritten");
+    char other[400];
+    snprintf(other, sizeof other, "%s/./b.tsv", t.dir);
+    expect_refusal(&t, run(&t, a, b, "-o", other, NULL), "is the input", b);
+    const char *link = tpath(&t, "link.tsv");
+    ck_assert_int_eq(symlink(a, link), 0);
+    expect_refusal(&t, run(&t, a, b, "--output", link, NULL), "is the input", NULL);
+    expect_refusal(&t, run(&t, "-p", probes, a, b, "-o", probes, NULL), "the probe file", NULL);
+    char got[256];
+    ck_assert_int_eq(slurp(a, got, sizeof got), 0);
+    ck_assert_str_eq(got, TOT "p1\tACG\t3\n");
+    ck_assert_int_eq(slurp(b, got, sizeof got), 0);
+    ck_assert_str_eq(got, TOT "p1\tACG\t4\n");
+    ck_assert_int_eq(slurp(probes, got, sizeof got), 0);
+    ck_assert_str_eq(got, "p1\tACG\n");
+    expect_no_output(&t, 4);
     mt_done(&t);
 }
 END_TEST
@@ -456,6 +474,26 @@ START_TEST(help_and_no_arguments)
     ck_assert_int_eq(run(&t, NULL), 0);
     ck_assert_ptr_nonnull(strstr(t.out, "Usage: probescan merge"));
     ck_assert_str_eq(t.err, "");
+    /* The bare version, as `probescan --version` prints it; -q accepted. */
+    ck_assert_int_eq(run(&t, "--version", NULL), 0);
+    ck_assert_str_eq(t.out, PS_VERSION "\n");
+    ck_assert_ptr_nonnull(strstr(t.out, "."));
+    const char *a = put(&t, "a.tsv", TOT "p1\tACG\t3\n");
+    ck_assert_int_eq(run(&t, "-q", a, NULL), 0);
+    ck_assert_str_eq(t.out, TOT "p1\tACG\t3\n");
+    ck_assert_int_eq(run(&t, "--quiet", a, NULL), 0);
+    ck_assert_str_eq(t.err, "");
+    /* Help or version that cannot be written is an error, not a success. */
+    static char *const help[] = {"merge", "--help", NULL}, *const version[] = {"merge", "--version", NULL};
+    char *const *args[] = {help, version};
+    for (int i = 0; i < 2; i++) {
+        FILE *full = fopen("/dev/full", "w");
+        if (!full) continue; /* not on this system */
+        ps_err_t err = {0, ""};
+        ck_assert_int_lt(ps_merge(2, (char **)args[i], full, stderr, NULL, &err), 0);
+        ck_assert_msg(strstr(err.msg, "cannot write") != NULL, "%s", err.msg);
+        fclose(full);
+    }
     mt_done(&t);
 }
 END_TEST
