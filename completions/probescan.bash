@@ -28,7 +28,7 @@ _probescan()
                                              --stats --mismatches --engine --index --gpu --kernel --verbose --quiet --help --version" -- "$cur")) ;;
             locate) COMPREPLY=($(compgen -W "--probes --alphabet --strand --output --threads --mismatches --format
                                               --max-hits --stats --engine --gpu --verbose --help --version" -- "$cur")) ;;
-            merge) COMPREPLY=($(compgen -W "--output --probes --help" -- "$cur")) ;;
+            merge) COMPREPLY=($(compgen -W "--output --probes --split-records --whole-records --quiet --help --version" -- "$cur")) ;;
             summary) COMPREPLY=($(compgen -W "--outdir --stats --help" -- "$cur")) ;;
         esac
         return

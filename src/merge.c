@@ -495,9 +495,11 @@ static long find_unmatched(const group_t *m, const unsigned char *origin, unsign
  * summed. With the probe file (rows carry idx) that is a plain merge.
  * Without it, the probes shared by both lists pin down part of the order;
  * where nothing does, a's row goes first (as concatenation would have it)
- * and *unsure is set. The result replaces `a`; `b` is left empty. */
-static int group_join(group_t *a, group_t *b, size_t nc, int ordered, int *unsure, const ps_tablein_t *in,
-                      ps_err_t *err)
+ * and *unsure is set. *differs is set where the result is not a followed by
+ * b: rows summed, or a row of b put before one of a. The result replaces
+ * `a`; `b` is left empty. */
+static int group_join(group_t *a, group_t *b, size_t nc, int ordered, int *unsure, int *differs,
+                      const ps_tablein_t *in, ps_err_t *err)
 {
     group_t m = {0};
     size_t i = 0, j = 0;
@@ -518,6 +520,7 @@ static int group_join(group_t *a, group_t *b, size_t nc, int ordered, int *unsur
             take_a = 1;
             *unsure = 1;
         }
+        if (take_a <= 0 && i < a->n) *differs = 1;
         if (take_a < 0) {
             for (size_t c = 0; c < nc && rc == PS_OK; c++)
                 rc = add_count(&a->r[i].c[c], b->r[j].c[c], in, b->r[j].line, ps_table_count_names[c], err);
@@ -530,7 +533,7 @@ static int group_join(group_t *a, group_t *b, size_t nc, int ordered, int *unsur
             for (size_t c = 0; c < nc && rc == PS_OK; c++)
                 rc = add_count(&m.r[k].c[c], r->c[c], in, r->line, ps_table_count_names[c], err);
             origin[k] = 2;
-            *unsure = 1; /* the lists disagree on the order: the one kept is a guess */
+            *unsure = *differs = 1; /* the lists disagree on the order: the one kept is a guess */
             row_free(r);
         } else {
             origin[m.n] = take_a < 0 ? 2 : take_a ? 0 : 1;
@@ -565,11 +568,21 @@ static int group_write(group_t *g, size_t nc, FILE *f, ps_err_t *err)
     return bad ? ps_fail(err, PS_E_IO, "error writing the merged table: %s", strerror(errno)) : PS_OK;
 }
 
+/* What a record that ends one table and starts the next (same input, same
+ * name) is: the tables alone cannot tell. */
+typedef enum {
+    EDGE_ASK,   /* joined only where that changes nothing, else refused */
+    EDGE_SPLIT, /* --split-records: one record cut in pieces, joined */
+    EDGE_WHOLE  /* --whole-records: two records of one name, kept apart */
+} edge_t;
+
 typedef struct {
+    edge_t edge;
     size_t nc;          /* count columns: 1, or 3 with strands */
     size_t kc;          /* columns before the counts: 4, or 3 in an older table */
     const char *first;  /* how messages name the first input */
     group_t held;   /* rows of the last record, not yet written */
+    const char *held_in; /* the table that gave held its last rows */
     group_t cont;   /* rows continuing that record in the next input */
     const probeset_t *probes; /* -p, or NULL */
     int warned;         /* the unsure-order warning was printed */
@@ -577,25 +590,51 @@ typedef struct {
     FILE *diag;         /* where warnings go */
 } records_t;
 
-/* Joins held and cont; without the probe file, says once if the order of a
- * joined record's rows is a guess. */
+/* Joins held and cont: a record that ends one table and starts the next.
+ * One record cut in pieces (a chromosome split over chunks) must be joined;
+ * two records of one name (the mates of a pair, `@frag1 1:N:0` and
+ * `@frag1 2:N:0`, dealt to two chunks) must not. Only the user knows which
+ * (--split-records, --whole-records); without that, the join stands only
+ * where it equals keeping them apart, and is refused where they differ.
+ * Without the probe file, says once where the order of the rows is a
+ * guess. */
 static int records_join(records_t *s, const ps_tablein_t *in, ps_err_t *err)
 {
-    int unsure = 0;
+    int unsure = 0, differs = 0;
     unsigned long line = s->cont.n ? s->cont.r[0].line : in->lineno;
-    int rc = group_join(&s->held, &s->cont, s->nc, s->probes != NULL, &unsure, in, err);
+    /* A record is "input<TAB>name" (or "name" in an older table). */
+    char *rec = s->cont.n ? strdup(s->cont.r[0].rec) : NULL;
+    if (s->cont.n && !rec) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    const char *r = rec ? rec : "", *tab = strchr(r, '\t');
+    int rc = group_join(&s->held, &s->cont, s->nc, s->probes != NULL, &unsure, &differs, in, err);
+    if (rc == PS_OK && differs && s->edge == EDGE_ASK)
+        rc = ps_fail(err, PS_E_FORMAT,
+                     "%s: line %lu: record '%.*s'%s%.*s%s ends %s and starts this table: one record cut in two "
+                     "(give --split-records) or two records of one name, such as the mates of a pair (give "
+                     "--whole-records)? The tables cannot tell, and the two merge differently",
+                     in->show, line, QUOTE, tab ? tab + 1 : r, tab ? " of input '" : "", tab ? (int)(tab - r) : 0, r,
+                     tab ? "'" : "", s->held_in);
     if (rc == PS_OK && unsure && !s->warned) {
         s->warned = 1;
         /* A warning, not an error: the counts are right, only the order of
          * some rows of a split record may differ from a single run. */
-        /* A record is "input<TAB>name" (or "name" in an older table). */
-        const char *rec = s->held.n ? s->held.r[0].rec : "", *tab = strchr(rec, '\t');
-        fprintf(s->diag,
-                "probescan: warning: %s: line %lu: record '%.*s'%s%.*s%s continues from the previous table and the "
-                "tables do not fix the order of its rows; give the probe file with -p for the order of a single run\n",
-                in->show, line, QUOTE, tab ? tab + 1 : rec, tab ? " of input '" : "", tab ? (int)(tab - rec) : 0, rec,
-                tab ? "'" : "");
+        if (s->edge == EDGE_ASK)
+            fprintf(s->diag,
+                    "probescan: warning: %s: line %lu: record '%.*s'%s%.*s%s ends the previous table and starts this "
+                    "one; its rows are kept in table order, as for two records of one name (--whole-records); for "
+                    "one record cut in two give --split-records and the probe file (-p) for the order of a single "
+                    "run\n",
+                    in->show, line, QUOTE, tab ? tab + 1 : r, tab ? " of input '" : "", tab ? (int)(tab - r) : 0, r,
+                    tab ? "'" : "");
+        else
+            fprintf(s->diag,
+                    "probescan: warning: %s: line %lu: record '%.*s'%s%.*s%s continues from the previous table and "
+                    "the tables do not fix the order of its rows; give the probe file with -p for the order of a "
+                    "single run\n",
+                    in->show, line, QUOTE, tab ? tab + 1 : r, tab ? " of input '" : "", tab ? (int)(tab - r) : 0, r,
+                    tab ? "'" : "");
     }
+    free(rec);
     return rc;
 }
 
@@ -617,8 +656,9 @@ static int records_input(records_t *s, ps_tablein_t *in, int first, size_t keys,
         return rc;
     }
     /* While rows continue the held-back record they are collected to be
-     * joined with it; the first row of another record ends that. */
-    int joining = !first && s->held.n > 0;
+     * joined with it; the first row of another record ends that. With
+     * --whole-records they are another record, and simply follow. */
+    int joining = !first && s->held.n > 0 && s->edge != EDGE_WHOLE;
     while ((rc = ps_tablein_next(in, err)) == 1) {
         row_t r = {.line = in->lineno, .idx = SIZE_MAX};
         for (size_t c = 0; c < s->nc; c++)
@@ -659,7 +699,8 @@ static int records_input(records_t *s, ps_tablein_t *in, int first, size_t keys,
     if (rc < 0) return rc;
     /* An input made only of the held record's rows: join now; the next
      * input may continue the record further. */
-    if (joining && s->cont.n > 0) return records_join(s, in, err);
+    if (joining && s->cont.n > 0 && (rc = records_join(s, in, err)) < 0) return rc;
+    if (s->held.n > 0) s->held_in = in->show;
     return PS_OK;
 }
 
@@ -676,46 +717,62 @@ static int usage(FILE *f, ps_err_t *err)
           "run over all the chunks gives, byte for byte. TABLE '-' reads standard input.\n"
           "\n"
           "Table shapes, recognised from the header row:\n"
-          "  totals      name sequence count [forward reverse]: counts summed\n"
+          "  totals      name sequence count [forward reverse] [mm0 ... mmD]: counts\n"
+          "              summed (one header in every table)\n"
           "  --by-file   name sequence SAMPLE...: columns joined side by side; a sample\n"
           "              column in several tables is summed, new samples are appended\n"
           "  --by-record input record name sequence count [forward reverse]: rows\n"
-          "              concatenated in table order; a record split over consecutive\n"
-          "              tables (one input, one record name) is joined\n"
+          "              concatenated in table order. A record that ends one table\n"
+          "              while one of its input and name starts the next is either\n"
+          "              one record cut in two or two records (the mates of a pair):\n"
+          "              the tables cannot tell, so say which where it matters\n"
           "Tables of different shapes, probe rows or totals columns are refused.\n"
           "\n"
           "Options:\n"
-          "  -o, --output FILE      write the merged table to FILE (default: standard output)\n"
-          "  -p, --probes FILE      the probe file the tables were counted with: checks their\n"
-          "                         probe rows and orders the rows of records split over\n"
-          "                         tables as one run would (by-record)\n"
-          "  -q, --quiet            accepted as in count and locate; merge shows no progress\n"
-          "                         line (warnings still go to standard error)\n"
+          "  -o, --output FILE      write the merged table to FILE (default: standard\n"
+          "                         output); not one of the tables or the probe file\n"
+          "  -p, --probes FILE      the probe file the tables were counted with: checks\n"
+          "                         their probe rows and orders the rows of records\n"
+          "                         split over tables as one run would (by-record)\n"
+          "      --split-records    by-record: the chunks cut records in pieces (a\n"
+          "                         chromosome over several chunks): such a record is\n"
+          "                         one, its rows joined\n"
+          "      --whole-records    by-record: each record lies whole in one chunk (reads\n"
+          "                         dealt out to chunks): such records are two, kept\n"
+          "                         apart. Without either, merge joins such a record\n"
+          "                         only where that gives the same table as keeping it\n"
+          "                         apart, and refuses, saying so, where it does not\n"
+          "  -q, --quiet            accepted as in count: merge has no progress line to\n"
+          "                         quiet (warnings still go to standard error)\n"
           "  -h, --help             this help\n"
           "      --version          print the version and exit\n"
           "\n"
-          "Example:\n"
-          "  probescan merge chunk1.tsv chunk2.tsv chunk3.tsv -o counts.tsv\n",
+          "Examples:\n"
+          "  probescan merge chunk1.tsv chunk2.tsv chunk3.tsv -o counts.tsv\n"
+          "  probescan merge --split-records -p probes.fa chr1.part*.tsv -o chr1.tsv\n",
           f);
     if (ferror(f) || fflush(f) == EOF) return ps_fail(err, PS_E_IO, "cannot write the help: %s", strerror(errno));
     return 1;
 }
 
-enum { OPT_VERSION = 256 };
+enum { OPT_VERSION = 256, OPT_SPLIT, OPT_WHOLE };
 
 /* Returns 0 to go on, 1 when help or the version was printed, or a negative
  * code. */
-static int parse_args(int argc, char **argv, FILE *out, const char **output, const char **probes, char ***inputs,
-                      int *n_inputs, ps_err_t *err)
+static int parse_args(int argc, char **argv, FILE *out, const char **output, const char **probes, edge_t *edge,
+                      char ***inputs, int *n_inputs, ps_err_t *err)
 {
     static const struct option lopts[] = {{"output", required_argument, NULL, 'o'},
                                           {"probes", required_argument, NULL, 'p'},
                                           {"quiet", no_argument, NULL, 'q'},
                                           {"help", no_argument, NULL, 'h'},
                                           {"version", no_argument, NULL, OPT_VERSION},
+                                          {"split-records", no_argument, NULL, OPT_SPLIT},
+                                          {"whole-records", no_argument, NULL, OPT_WHOLE},
                                           {NULL, 0, NULL, 0}};
     *output = NULL;
     *probes = NULL;
+    *edge = EDGE_ASK;
     opterr = 0;
     optind = 0; /* GNU getopt: start afresh, also on a second call */
     int c;
@@ -724,6 +781,12 @@ static int parse_args(int argc, char **argv, FILE *out, const char **output, con
         case 'o': *output = optarg; break;
         case 'p': *probes = optarg; break;
         case 'q': break; /* nothing to quiet: merge shows no progress */
+        case OPT_SPLIT:
+        case OPT_WHOLE:
+            if (*edge != EDGE_ASK && *edge != (c == OPT_SPLIT ? EDGE_SPLIT : EDGE_WHOLE))
+                return ps_fail(err, PS_E_USAGE, "--split-records and --whole-records say opposite things; give one");
+            *edge = c == OPT_SPLIT ? EDGE_SPLIT : EDGE_WHOLE;
+            break;
         case 'h': return usage(out, err);
         case OPT_VERSION:
             if (fprintf(out, "%s\n", PS_VERSION) < 0 || fflush(out) == EOF)
@@ -770,11 +833,11 @@ static void warn_twice(char **inputs, int n, FILE *diag)
     free(ok);
 }
 
-static int run_merge(char **inputs, int n_inputs, const char *output, const char *probes, FILE *stdout_, FILE *diag,
-                     ps_cleanup_t *cl, ps_err_t *err)
+static int run_merge(char **inputs, int n_inputs, const char *output, const char *probes, edge_t edge, FILE *stdout_,
+                     FILE *diag, ps_cleanup_t *cl, ps_err_t *err)
 {
     mtable_t table = {0};
-    records_t records = {0};
+    records_t records = {.edge = edge};
     probeset_t mp = {0};
     ps_tablein_t in = {0};
     ps_output_t *out = NULL;
@@ -838,9 +901,10 @@ int ps_merge(int argc, char **argv, FILE *out, FILE *diag, ps_cleanup_t *cl, ps_
         return usage(out, err);
     }
     const char *output = NULL, *probes = NULL;
+    edge_t edge = EDGE_ASK;
     char **inputs = NULL;
     int n_inputs = 0;
-    int rc = parse_args(argc, argv, out, &output, &probes, &inputs, &n_inputs, err);
-    if (rc == 0) rc = run_merge(inputs, n_inputs, output, probes, out, diag, cl, err);
+    int rc = parse_args(argc, argv, out, &output, &probes, &edge, &inputs, &n_inputs, err);
+    if (rc == 0) rc = run_merge(inputs, n_inputs, output, probes, edge, out, diag, cl, err);
     return rc;
 }

@@ -5,7 +5,8 @@
 #   --by-file  chunk files named after their sample, so columns sum
 #   --by-record records in order; one long record split into overlapping
 #              pieces (k-1 bases shared, so every window lies in exactly one
-#              piece) is joined back by merge
+#              piece) is joined back by merge --split-records; mates of one
+#              name dealt to two chunks stay two records (--whole-records)
 # First on random sequence made here, then on the real data in $PS_DATA
 # (default ../shared/data; skipped, saying so, without it).
 # Usage: tests/merge.sh [PROBESCAN_BINARY]
@@ -68,7 +69,9 @@ split_record() {
 }
 
 # check_chunks TAG PROBES OPTIONS WHOLE... -- CHUNK...: count the whole inputs
-# in one run and each chunk alone, merge the chunk tables, compare.
+# in one run and each chunk alone, merge the chunk tables (with the merge
+# options in $mopts), compare.
+mopts=
 check_chunks() {
     local tag=$1 probes=$2 opts=$3
     shift 3
@@ -85,11 +88,13 @@ check_chunks() {
         "$bin" count $opts -t 2 -p "$probes" -o "$tmp/chunk.$i.tsv" "$c"
         tables+=("$tmp/chunk.$i.tsv")
     done
-    "$bin" merge -p "$probes" -o "$tmp/merged.tsv" "${tables[@]}"
+    # shellcheck disable=SC2086
+    "$bin" merge $mopts -p "$probes" -o "$tmp/merged.tsv" "${tables[@]}"
     same "$tag ${opts:-totals} (${#chunks[@]} chunks)" "$tmp/whole.tsv" "$tmp/merged.tsv"
     # Without the probe file: the same table, except that rows of a split
     # record may keep table order, which merge then warns about.
-    "$bin" merge -o "$tmp/merged.tsv" "${tables[@]}" 2> "$tmp/warn"
+    # shellcheck disable=SC2086
+    "$bin" merge $mopts -o "$tmp/merged.tsv" "${tables[@]}" 2> "$tmp/warn"
     if grep -q "warning:" "$tmp/warn"; then
         sort "$tmp/whole.tsv" > "$tmp/whole.sorted"
         sort "$tmp/merged.tsv" > "$tmp/merged.sorted"
@@ -109,7 +114,7 @@ printf '%s\nR\tp2\tCC\t1\nR\tp4\tTT\t1\n' "$hdr" > "$tmp/x1.tsv"
 printf '%s\nR\tp1\tAA\t1\nR\tp3\tGG\t1\n' "$hdr" > "$tmp/x2.tsv"
 printf '%s\nR\tp1\tAA\t1\nR\tp2\tCC\t1\n' "$hdr" > "$tmp/x3.tsv"
 checks=$((checks + 1))
-if "$bin" merge "$tmp/x1.tsv" "$tmp/x2.tsv" "$tmp/x3.tsv" > "$tmp/x.tsv" 2> "$tmp/x.err" &&
+if "$bin" merge --split-records "$tmp/x1.tsv" "$tmp/x2.tsv" "$tmp/x3.tsv" > "$tmp/x.tsv" 2> "$tmp/x.err" &&
     [ "$(tail -n +2 "$tmp/x.tsv" | cut -f 2 | sort | uniq -d)" = "" ] &&
     [ "$(tail -n +2 "$tmp/x.tsv" | sort | tr '\n' ' ')" = "R	p1	AA	2 R	p2	CC	2 R	p3	GG	1 R	p4	TT	1 " ]; then
     echo "ok: crossing rows of a split record summed once each"
@@ -130,6 +135,42 @@ printf 'p1\tACGT\np2\tAAAC\n' > "$tmp/same.probes"
 "$bin" count --by-record -p "$tmp/same.probes" -o "$tmp/f2.tsv" "$tmp/second.fa"
 "$bin" merge -o "$tmp/f12.tsv" "$tmp/f1.tsv" "$tmp/f2.tsv" 2> /dev/null
 same "two inputs with a record of one name, --by-record" "$tmp/one.tsv" "$tmp/f12.tsv"
+
+# --- interleaved mates dealt to chunks: two records of one name ---
+# `@fragN 1:N:0` and `@fragN 2:N:0` are both record fragN. Chunks of 3, 4
+# and 5 reads (one file name, so one input name) cut pairs apart; merge
+# once summed the mates of a cut pair into one record. The tables cannot
+# tell that from one record cut in pieces: without --split-records or
+# --whole-records merge refuses, and --whole-records gives the single run.
+awk 'function rnd() { x = (x * 16807) % 2147483647; return x / 2147483647 }
+    function dna(n,   s, i) { s = ""; for (i = 0; i < n; i++) s = s b[1 + int(rnd() * 4)]; return s }
+    BEGIN {
+        x = 4242; split("A C G T", b, " "); q = "IIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII"
+        for (f = 1; f <= 6; f++) {
+            m1 = dna(40); m2 = substr(m1, 1, 20) dna(20)   # overlapping mates share probes
+            printf("@frag%d 1:N:0\n%s\n+\n%s\n@frag%d 2:N:0\n%s\n+\n%s\n", f, m1, q, f, m2, q)
+            printf("p%d\t%s\np%d\t%s\n", 2 * f - 1, substr(m1, 3, 9), 2 * f, substr(m2, 25, 9)) > "/dev/stderr"
+        }
+    }' > "$tmp/mates.fq" 2> "$tmp/mates.probes"
+mkdir -p "$tmp/mc/1" "$tmp/mc/2" "$tmp/mc/3"
+awk -v dir="$tmp/mc" '{ r = int((NR - 1) / 4); print > (dir "/" (r < 3 ? 1 : r < 7 ? 2 : 3) "/reads.fq") }' "$tmp/mates.fq"
+cp "$tmp/mates.fq" "$tmp/reads.fq"
+mopts=--whole-records
+check_chunks "mates cut apart" "$tmp/mates.probes" "--by-record" "$tmp/reads.fq" -- "$tmp"/mc/*/reads.fq
+mopts=
+for i in 1 2 3; do "$bin" count --by-record -p "$tmp/mates.probes" -o "$tmp/mc.$i.tsv" "$tmp/mc/$i/reads.fq"; done
+checks=$((checks + 1))
+if "$bin" merge -p "$tmp/mates.probes" -o "$tmp/mc.tsv" "$tmp"/mc.[123].tsv 2> "$tmp/mc.err"; then
+    echo "FAIL: mates cut apart merged without --whole-records or --split-records" >&2
+    fails=$((fails + 1))
+elif [ -e "$tmp/mc.tsv" ] || ! grep -q "mc.2.tsv: line 2: record 'frag2' of input 'reads' ends .*mc.1.tsv" "$tmp/mc.err" ||
+    ! grep -q -- "--whole-records" "$tmp/mc.err" || ! grep -q -- "--split-records" "$tmp/mc.err"; then
+    echo "FAIL: mates cut apart: the refusal left an output or does not say why: $(cat "$tmp/mc.err")" >&2
+    fails=$((fails + 1))
+else
+    echo "ok: mates cut apart, no option: refused: $(cat "$tmp/mc.err")"
+fi
+rm -f "$tmp"/mc.*
 
 # --- a wide matrix: 200,000 samples of 3 probes ---
 # Linear in the table's size: before, merge looked each column up among all
@@ -202,7 +243,9 @@ rchunks=("$tmp"/rc/*/rand.fa)
 pieces=("${rchunks[0]}" "${rchunks[1]}" "$tmp"/rs/*/rand.fa "${rchunks[@]:3}")
 for opts in "" "--by-file" "--by-record" "-s forward --by-record"; do
     check_chunks "random, per record" "$tmp/rand.probes" "$opts" "$tmp/rand.fa" -- "${rchunks[@]}"
+    mopts=--split-records
     check_chunks "random, a record split in 4" "$tmp/rand.probes" "$opts" "$tmp/rand.fa" -- "${pieces[@]}"
+    mopts=
 done
 
 # --- a refusal: tables of different probe sets ---
@@ -232,7 +275,9 @@ if [ -d "$data" ] && [ -r "$probes" ]; then
     split_fastq "$tmp/ont.fq" "$tmp/fq" ont 3
     for opts in "" "--by-file" "--by-record"; do
         check_chunks "yeast per chromosome" "$probes" "$opts" "$tmp/yeast.fa" -- "$tmp"/yc/*/yeast.fa
+        mopts=--split-records
         check_chunks "E. coli in 5 overlapping pieces" "$probes" "$opts" "$tmp/ecoli.fa" -- "$tmp"/ec/*/ecoli.fa
+        mopts=
     done
     check_chunks "ONT reads in 3 parts" "$probes" "--by-file" "$tmp/ont.fq" -- "$tmp"/fq/*/ont.fq
     # several samples: yeast chunks, ONT parts and whole E. coli, one matrix

@@ -224,7 +224,7 @@ START_TEST(split_record_orders_disagree)
     const char *a = put(&t, "a.tsv", REC "chrA\tp1\tAA\t1\nchrA\tp2\tCC\t1\n");
     const char *b = put(&t, "b.tsv", REC "chrA\tp2\tCC\t1\nchrA\tp1\tAA\t1\n");
     const char *o = tpath(&t, "out.tsv");
-    int rc = run(&t, "-o", o, a, b, NULL);
+    int rc = run(&t, "--split-records", "-o", o, a, b, NULL);
     ck_assert_int_eq(rc, 0);
     ck_assert_msg(strstr(t.err, "warning") != NULL, "no warning: %s", t.err);
     char got[256];
@@ -306,7 +306,7 @@ START_TEST(by_record_concatenated)
                         "record\tname\tsequence\tcount\nchrA\tp2\tGT\t3\nchrB\tp1\tAC\t1\nchrC\tp1\tAC\t1\nchrC\tp1\tAC\t1\n");
     const char *c = put(&t, "c.tsv", "record\tname\tsequence\tcount\nchrD\tp2\tGT\t9\n");
     const char *o = tpath(&t, "r.tsv");
-    expect_file(&t, run(&t, a, b, c, "-o", o, NULL), o,
+    expect_file(&t, run(&t, "--split-records", a, b, c, "-o", o, NULL), o,
                 "record\tname\tsequence\tcount\nchrZ\tp1\tAC\t1\nchrA\tp1\tAC\t2\nchrA\tp2\tGT\t4\n"
                 "chrB\tp1\tAC\t1\nchrC\tp1\tAC\t1\nchrC\tp1\tAC\t1\nchrD\tp2\tGT\t9\n");
     mt_done(&t);
@@ -332,12 +332,12 @@ START_TEST(by_record_split_record_interleaved)
                         "record\tname\tsequence\tcount\tforward\treverse\n"
                         "chrA\tp4\tGGG\t1\t0\t1\nchrA\tp5\tTTT\t2\t2\t0\nchrB\tp1\tAAA\t3\t3\t0\n");
     const char *o = tpath(&t, "r.tsv");
-    expect_file(&t, run(&t, "-p", probes, a, b, c, "-o", o, NULL), o,
+    expect_file(&t, run(&t, "--split-records", "-p", probes, a, b, c, "-o", o, NULL), o,
                 "record\tname\tsequence\tcount\tforward\treverse\n"
                 "chrA\tp1\tAAA\t1\t1\t0\nchrA\tp2\tAAC\t1\t0\t1\nchrA\tp3\tCCC\t3\t2\t1\n"
                 "chrA\tp4\tGGG\t6\t5\t1\nchrA\tp5\tTTT\t2\t2\t0\nchrB\tp1\tAAA\t3\t3\t0\n");
     /* b then c alone: b's p3, p4 and c's p4, p5 pin the whole order. */
-    expect_file(&t, run(&t, b, c, "-o", o, NULL), o,
+    expect_file(&t, run(&t, "--split-records", b, c, "-o", o, NULL), o,
                 "record\tname\tsequence\tcount\tforward\treverse\n"
                 "chrA\tp2\tAAC\t1\t0\t1\nchrA\tp3\tCCC\t1\t1\t0\nchrA\tp4\tGGG\t6\t5\t1\n"
                 "chrA\tp5\tTTT\t2\t2\t0\nchrB\tp1\tAAA\t3\t3\t0\n");
@@ -355,18 +355,63 @@ START_TEST(by_record_split_order_from_probes)
     const char *a = put(&t, "a.tsv", REC "chrZ\tp3\tCCC\t1\nchrA\tp1\tAAA\t1\nchrA\tp4\tGGG\t2\n");
     const char *b = put(&t, "b.tsv", REC "chrA\tp2\tAAC\t3\nchrA\tp5\tTTT\t4\nchrB\tp1\tAAA\t5\n");
     const char *o = tpath(&t, "r.tsv");
-    expect_file(&t, run(&t, "-p", probes, a, b, "-o", o, NULL), o,
+    expect_file(&t, run(&t, "--split-records", "-p", probes, a, b, "-o", o, NULL), o,
                 REC "chrZ\tp3\tCCC\t1\nchrA\tp1\tAAA\t1\nchrA\tp2\tAAC\t3\nchrA\tp4\tGGG\t2\n"
                     "chrA\tp5\tTTT\t4\nchrB\tp1\tAAA\t5\n");
     /* Without it: input order kept, counts right, one warning line. */
     char got[1024];
-    ck_assert_int_eq(run(&t, a, b, "-o", o, NULL), 0);
+    ck_assert_int_eq(run(&t, "--split-records", a, b, "-o", o, NULL), 0);
     ck_assert_int_eq(slurp(o, got, sizeof got), 0);
     ck_assert_str_eq(got, REC "chrZ\tp3\tCCC\t1\nchrA\tp1\tAAA\t1\nchrA\tp4\tGGG\t2\nchrA\tp2\tAAC\t3\n"
                               "chrA\tp5\tTTT\t4\nchrB\tp1\tAAA\t5\n");
     ck_assert_msg(strncmp(t.err, "probescan: warning: ", 20) == 0 && strstr(t.err, "b.tsv: line 2") &&
                       strstr(t.err, "'chrA'") && strstr(t.err, "-p") && strchr(t.err, '\n') == t.err + strlen(t.err) - 1,
                   "warning: %s", t.err);
+    mt_done(&t);
+}
+END_TEST
+
+/* A record that ends one table and starts the next: one record cut in two
+ * (a chromosome split over chunks) or two records of one name (mates of a
+ * pair, `@frag1 1:N:0` and `@frag1 2:N:0`, dealt to two chunks). The tables
+ * cannot tell, so merge asks where the two readings differ. */
+START_TEST(by_record_edge_records)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *probes = put(&t, "probes.fa", ">p1\nAAA\n>p2\nAAC\n>p3\nCCC\n");
+    /* frag1's mates share p1 */
+    const char *a = put(&t, "a.tsv", "input\t" REC "reads\tfrag0\tp3\tCCC\t1\nreads\tfrag1\tp1\tAAA\t1\n"
+                                     "reads\tfrag1\tp3\tCCC\t1\n");
+    const char *b = put(&t, "b.tsv", "input\t" REC "reads\tfrag1\tp1\tAAA\t1\nreads\tfrag1\tp2\tAAC\t1\n"
+                                     "reads\tfrag2\tp1\tAAA\t1\n");
+    const char *o = tpath(&t, "r.tsv");
+    expect_refusal(&t, run(&t, a, b, "-o", o, NULL), "b.tsv: line 2: record 'frag1' of input 'reads' ends",
+                   "a.tsv and starts this table");
+    ck_assert_ptr_nonnull(strstr(t.err, "--split-records"));
+    ck_assert_ptr_nonnull(strstr(t.err, "--whole-records"));
+    expect_refusal(&t, run(&t, "-p", probes, a, b, "-o", o, NULL), "b.tsv: line 2", "--whole-records");
+    expect_no_output(&t, 3);
+    /* Two records: kept apart, as one run over both chunks writes them. */
+    expect_file(&t, run(&t, "--whole-records", a, b, "-o", o, NULL), o,
+                "input\t" REC "reads\tfrag0\tp3\tCCC\t1\nreads\tfrag1\tp1\tAAA\t1\nreads\tfrag1\tp3\tCCC\t1\n"
+                "reads\tfrag1\tp1\tAAA\t1\nreads\tfrag1\tp2\tAAC\t1\nreads\tfrag2\tp1\tAAA\t1\n");
+    /* One record: joined, in probe-file order. */
+    expect_file(&t, run(&t, "--split-records", "-p", probes, a, b, "-o", o, NULL), o,
+                "input\t" REC "reads\tfrag0\tp3\tCCC\t1\nreads\tfrag1\tp1\tAAA\t2\nreads\tfrag1\tp2\tAAC\t1\n"
+                "reads\tfrag1\tp3\tCCC\t1\nreads\tfrag2\tp1\tAAA\t1\n");
+    /* Where both readings give one table (with -p: b's rows all after a's),
+     * no option is needed, and nothing is said. */
+    const char *c = put(&t, "c.tsv", "input\t" REC "reads\tfrag1\tp1\tAAA\t1\n");
+    const char *d = put(&t, "d.tsv", "input\t" REC "reads\tfrag1\tp2\tAAC\t1\nreads\tfrag1\tp3\tCCC\t1\n");
+    expect_file(&t, run(&t, "-p", probes, c, d, "-o", o, NULL), o,
+                "input\t" REC "reads\tfrag1\tp1\tAAA\t1\nreads\tfrag1\tp2\tAAC\t1\nreads\tfrag1\tp3\tCCC\t1\n");
+    /* Without -p the same table, and a warning that the order would be a
+     * guess for one record cut in two. */
+    ck_assert_int_eq(run(&t, c, d, "-o", o, NULL), 0);
+    ck_assert_msg(strstr(t.err, "warning: ") && strstr(t.err, "d.tsv: line 2") && strstr(t.err, "-p"), "%s", t.err);
+    expect_refusal(&t, run(&t, "--split-records", "--whole-records", a, b, NULL), "--split-records and --whole-records",
+                   NULL);
     mt_done(&t);
 }
 END_TEST
@@ -751,6 +796,7 @@ Suite *suite_merge(void)
     tcase_add_test(tc, by_record_split_record_interleaved);
     tcase_add_test(tc, by_record_split_order_from_probes);
     tcase_add_test(tc, by_record_empty_tables);
+    tcase_add_test(tc, by_record_edge_records);
     tcase_add_test(tc, probes_checked);
     tcase_add_test(tc, output_over_input);
     tcase_add_test(tc, stdin_and_option_forms);
