@@ -241,12 +241,26 @@ awk '/^>/ { n++ } n == 3' "$tmp/rand.fa" > "$tmp/rec3.fa"
 split_record "$tmp/rec3.fa" "$tmp/rs" rand 4 $k
 rchunks=("$tmp"/rc/*/rand.fa)
 pieces=("${rchunks[0]}" "${rchunks[1]}" "$tmp"/rs/*/rand.fa "${rchunks[@]:3}")
-for opts in "" "--by-file" "--by-record" "-s forward --by-record"; do
+for opts in "" "--by-file" "--by-record" "-s forward --by-record" "-m 2" "-m 1 -s forward"; do
     check_chunks "random, per record" "$tmp/rand.probes" "$opts" "$tmp/rand.fa" -- "${rchunks[@]}"
     mopts=--split-records
     check_chunks "random, a record split in 4" "$tmp/rand.probes" "$opts" "$tmp/rand.fa" -- "${pieces[@]}"
     mopts=
 done
+
+# --- a refusal: totals tables of different -m (mm0 mm1 mm2 against mm0 ... mm3) ---
+checks=$((checks + 1))
+"$bin" count -m 2 -p "$tmp/rand.probes" -o "$tmp/m2.tsv" "${rchunks[0]}"
+"$bin" count -m 3 -p "$tmp/rand.probes" -o "$tmp/m3.tsv" "${rchunks[1]}"
+if "$bin" merge -o "$tmp/m23.tsv" "$tmp/m2.tsv" "$tmp/m3.tsv" 2> "$tmp/err"; then
+    echo "FAIL: totals tables of -m 2 and -m 3 were merged" >&2
+    fails=$((fails + 1))
+elif [ -e "$tmp/m23.tsv" ] || ! grep -q "m3.tsv: line 1: .*'mm3'" "$tmp/err"; then
+    echo "FAIL: -m 2 with -m 3: refusal left an output or did not name m3.tsv line 1 and mm3: $(cat "$tmp/err")" >&2
+    fails=$((fails + 1))
+else
+    echo "ok: -m 2 with -m 3 refused: $(cat "$tmp/err")"
+fi
 
 # --- a refusal: tables of different probe sets ---
 checks=$((checks + 1))
