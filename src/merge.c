@@ -473,20 +473,33 @@ static int group_push(group_t *g, row_t *r, ps_err_t *err)
     return PS_OK;
 }
 
-static int group_find(const group_t *g, size_t from, const char *key)
-{
-    for (size_t i = from; i < g->n; i++)
-        if (strcmp(g->r[i].key, key) == 0) return 1;
-    return 0;
-}
+/* "name\tsequence" -> a number, so that joining two long lists of rows
+ * compares numbers, never searches the lists. */
+KHASH_MAP_INIT_STR(keyid, size_t)
 
-/* The row of m (made so far by group_join) that came from the other list
- * (origin[] says which), has key and has not been matched yet; or -1. */
-static long find_unmatched(const group_t *m, const unsigned char *origin, unsigned char other, const char *key)
+/* Numbers the distinct keys of a then b into ida[] and idb[]; returns how
+ * many there are, or -1 when out of memory. */
+static long number_keys(const group_t *a, const group_t *b, size_t *ida, size_t *idb)
 {
-    for (size_t k = 0; k < m->n; k++)
-        if (origin[k] == other && strcmp(m->r[k].key, key) == 0) return (long)k;
-    return -1;
+    khash_t(keyid) *h = kh_init(keyid);
+    if (!h) return -1;
+    size_t n = 0;
+    for (int side = 0; side < 2; side++) {
+        const group_t *g = side ? b : a;
+        size_t *id = side ? idb : ida;
+        for (size_t i = 0; i < g->n; i++) {
+            int absent;
+            khiter_t k = kh_put(keyid, h, g->r[i].key, &absent);
+            if (absent < 0) {
+                kh_destroy(keyid, h);
+                return -1;
+            }
+            if (absent) kh_val(h, k) = n++;
+            id[i] = kh_val(h, k);
+        }
+    }
+    kh_destroy(keyid, h);
+    return (long)n;
 }
 
 /* Joins the held-back rows `a` of a record with the rows `b` that continue
@@ -497,25 +510,41 @@ static long find_unmatched(const group_t *m, const unsigned char *origin, unsign
  * where nothing does, a's row goes first (as concatenation would have it)
  * and *unsure is set. *differs is set where the result is not a followed by
  * b: rows summed, or a row of b put before one of a. The result replaces
- * `a`; `b` is left empty. */
+ * `a`; `b` is left empty. Time linear in the rows (keys are numbered
+ * through a hash first). */
 static int group_join(group_t *a, group_t *b, size_t nc, int ordered, int *unsure, int *differs,
                       const ps_tablein_t *in, ps_err_t *err)
 {
     group_t m = {0};
-    size_t i = 0, j = 0;
-    /* Per row of m: 0 from a, 1 from b, 2 both (summed). Without the probe
-     * file a held record whose order was guessed may cross the next table's
-     * order; a probe met in both lists is then still summed once. */
-    unsigned char *origin = malloc(a->n + b->n + 1);
-    int rc = origin ? PS_OK : ps_fail(err, PS_E_NOMEM, "out of memory");
+    size_t i = 0, j = 0, tot = a->n + b->n;
+    /* Per key: the last index in a and in b (-1: none), for "does this
+     * probe come later in the other list". Without the probe file a held
+     * record whose order was guessed may cross the next table's order; a
+     * probe met in both lists is then still summed once: rows of m not yet
+     * matched are kept per key and list of origin (0: a, 1: b), first
+     * first, chained through next[]. */
+    size_t *ida = malloc((tot + 1) * sizeof *ida), *idb = ida ? ida + a->n : NULL;
+    long nk = ida ? number_keys(a, b, ida, idb) : -1;
+    size_t nkeys = nk > 0 ? (size_t)nk : 1;
+    long *lasta = malloc(nkeys * 6 * sizeof *lasta), *next = malloc((tot + 1) * sizeof *next);
+    long *lastb = NULL, *head = NULL, *tail = NULL;
+    int rc = ida && nk >= 0 && lasta && next ? PS_OK : ps_fail(err, PS_E_NOMEM, "out of memory");
+    if (rc == PS_OK) {
+        lastb = lasta + nkeys;
+        head = lastb + nkeys;
+        tail = head + 2 * nkeys;
+        for (size_t k = 0; k < nkeys * 6; k++) lasta[k] = -1; /* and lastb, head, tail */
+        for (size_t x = 0; x < a->n; x++) lasta[ida[x]] = (long)x;
+        for (size_t x = 0; x < b->n; x++) lastb[idb[x]] = (long)x;
+    }
     while (rc == PS_OK && (i < a->n || j < b->n)) {
         int take_a; /* 1: a's row next, 0: b's row next, -1: both, summed */
         if (i == a->n) take_a = 0;
         else if (j == b->n) take_a = 1;
-        else if (strcmp(a->r[i].key, b->r[j].key) == 0) take_a = -1;
+        else if (ida[i] == idb[j]) take_a = -1;
         else if (ordered) take_a = a->r[i].idx < b->r[j].idx;
-        else if (group_find(a, i + 1, b->r[j].key)) take_a = 1;
-        else if (group_find(b, j + 1, a->r[i].key)) take_a = 0;
+        else if (lasta[idb[j]] > (long)i) take_a = 1;
+        else if (lastb[ida[i]] > (long)j) take_a = 0;
         else {
             take_a = 1;
             *unsure = 1;
@@ -528,21 +557,33 @@ static int group_join(group_t *a, group_t *b, size_t nc, int ordered, int *unsur
             row_free(&b->r[j++]);
         }
         row_t *r = take_a ? &a->r[i] : &b->r[j];
-        long k = ordered || take_a < 0 ? -1 : find_unmatched(&m, origin, take_a ? 1 : 0, r->key);
+        size_t id = take_a ? ida[i] : idb[j];
+        /* A match in m: the first unmatched row of this probe from the
+         * other list. */
+        long k = ordered || take_a < 0 ? -1 : head[(take_a ? 1 : 0) * nkeys + id];
         if (k >= 0) {
+            size_t q = (take_a ? 1 : 0) * nkeys + id;
+            if ((head[q] = next[k]) < 0) tail[q] = -1;
             for (size_t c = 0; c < nc && rc == PS_OK; c++)
                 rc = add_count(&m.r[k].c[c], r->c[c], in, r->line, ps_table_count_names[c], err);
-            origin[k] = 2;
             *unsure = *differs = 1; /* the lists disagree on the order: the one kept is a guess */
             row_free(r);
         } else {
-            origin[m.n] = take_a < 0 ? 2 : take_a ? 0 : 1;
+            if (take_a >= 0) { /* unmatched: from a alone (0) or b alone (1) */
+                size_t q = (take_a ? 0 : 1) * nkeys + id;
+                next[m.n] = -1;
+                if (tail[q] >= 0) next[tail[q]] = (long)m.n;
+                else head[q] = (long)m.n;
+                tail[q] = (long)m.n;
+            }
             rc = group_push(&m, r, err);
         }
         if (take_a) i++;
         else j++;
     }
-    free(origin);
+    free(ida);
+    free(lasta);
+    free(next);
     /* Rows not yet moved into m are still owned by a and b. */
     for (; i < a->n; i++) row_free(&a->r[i]);
     for (; j < b->n; j++) row_free(&b->r[j]);
