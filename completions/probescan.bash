@@ -27,7 +27,7 @@ _probescan()
                                              --stats --mismatches --engine --index --gpu --kernel --verbose --quiet --help --version" -- "$cur")) ;;
             locate) COMPREPLY=($(compgen -W "--probes --alphabet --strand --output --threads --mismatches --format
                                               --max-hits --stats --engine --gpu --verbose --quiet --help --version" -- "$cur")) ;;
-            merge) COMPREPLY=($(compgen -W "--output --probes --help" -- "$cur")) ;;
+            merge) COMPREPLY=($(compgen -W "--output --probes --split-records --whole-records --quiet --help --version" -- "$cur")) ;;
             summary) COMPREPLY=($(compgen -W "--outdir --stats --quiet --help --version" -- "$cur")) ;;
         esac
         return

@@ -2,7 +2,9 @@
  *
  * Totals and by-file tables are small (one row per probe), so the first
  * input is loaded into memory and every later input is checked row by row
- * against it and added in; the result is written at the end. By-record
+ * against it and added in; the result is written at the end. Time and
+ * memory are linear in the tables' size, however many samples a matrix
+ * has (columns are found by name through a hash). By-record
  * tables can have a row per (record, probe) pair, so they stream: only the
  * rows of the last record seen are held back, because the next input may
  * continue that record. */
@@ -18,11 +20,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <htslib/khash.h>
+
 #include "error.h"
+#include "options.h"
 #include "outfile.h"
 #include "probes.h"
 #include "table.h"
 #include "tablein.h"
+
+#ifndef PS_VERSION
+#define PS_VERSION "unknown"
+#endif
 
 /* Longest excerpt of a user field quoted in an error message. */
 #define QUOTE 60
@@ -166,6 +175,20 @@ static size_t probeset_find(const probeset_t *mp, const char *key)
 
 /* ---- totals and by-file: one row per probe, held in memory ---- */
 
+/* Column name -> column, so that joining matrices of many samples stays
+ * linear in their size. */
+KHASH_MAP_INIT_STR(col, size_t)
+
+/* The count columns one input brought, row-major: cells[row * width + i].
+ * The first input's block grows with its rows; a later input's new
+ * columns come as one block of exactly the rows known by then. Cells are
+ * never allocated per column, so a matrix of many samples and few probes
+ * costs its cells, not a row capacity per column. */
+typedef struct {
+    size_t width, used; /* columns, and how many of them are named so far */
+    uint64_t *cells;
+} block_t;
+
 typedef struct {
     const char *first; /* how messages name the first input */
     ps_table_shape_t shape;
@@ -174,22 +197,51 @@ typedef struct {
     char **key;        /* "name\tsequence" of each probe row */
     size_t ncols, ccap;
     char **colname;
-    uint64_t **col;    /* col[c][row] */
+    size_t *colblk, *colpos; /* column c is item colpos[c] of block colblk[c] */
+    khash_t(col) *byname;    /* by-file: colname -> column */
+    block_t *blk;
+    size_t nblk, bcap;
 } mtable_t;
 
 static void mtable_free(mtable_t *t)
 {
     for (size_t r = 0; r < t->nrows; r++) free(t->key[r]);
-    for (size_t c = 0; c < t->ncols; c++) {
-        free(t->colname[c]);
-        free(t->col[c]);
-    }
+    for (size_t c = 0; c < t->ncols; c++) free(t->colname[c]);
+    for (size_t b = 0; b < t->nblk; b++) free(t->blk[b].cells);
+    if (t->byname) kh_destroy(col, t->byname);
     free(t->key);
     free(t->colname);
-    free(t->col);
+    free(t->colblk);
+    free(t->colpos);
+    free(t->blk);
     memset(t, 0, sizeof *t);
 }
 
+static uint64_t *mtable_cell(const mtable_t *t, size_t row, size_t c)
+{
+    const block_t *b = &t->blk[t->colblk[c]];
+    return &b->cells[row * b->width + t->colpos[c]];
+}
+
+/* Starts a block of `width` columns and room for `rows` rows, zeroed. */
+static int mtable_add_block(mtable_t *t, size_t width, size_t rows, ps_err_t *err)
+{
+    if (t->nblk == t->bcap) {
+        size_t ncap = t->bcap ? t->bcap * 2 : 8;
+        block_t *nb = realloc(t->blk, ncap * sizeof *nb);
+        if (!nb) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        t->blk = nb;
+        t->bcap = ncap;
+    }
+    size_t n = width && rows ? width * rows : 1;
+    if (width && rows && n / width != rows) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    uint64_t *cells = calloc(n, sizeof *cells);
+    if (!cells) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    t->blk[t->nblk++] = (block_t){width, 0, cells};
+    return PS_OK;
+}
+
+/* Adds a column as the next one of the last block. */
 static int mtable_add_column(mtable_t *t, const char *name, ps_err_t *err)
 {
     if (t->ncols == t->ccap) {
@@ -197,37 +249,48 @@ static int mtable_add_column(mtable_t *t, const char *name, ps_err_t *err)
         char **nn = realloc(t->colname, ncap * sizeof *nn);
         if (!nn) return ps_fail(err, PS_E_NOMEM, "out of memory");
         t->colname = nn;
-        uint64_t **nc = realloc(t->col, ncap * sizeof *nc);
-        if (!nc) return ps_fail(err, PS_E_NOMEM, "out of memory");
-        t->col = nc;
+        size_t *nb = realloc(t->colblk, ncap * sizeof *nb);
+        if (!nb) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        t->colblk = nb;
+        size_t *np = realloc(t->colpos, ncap * sizeof *np);
+        if (!np) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        t->colpos = np;
         t->ccap = ncap;
     }
     char *dup = strdup(name);
-    /* Rows of later inputs only ever add to existing rows, so a new column
-     * needs exactly nrows zeroed cells (the first input grows them itself). */
-    uint64_t *cells = calloc(t->rcap ? t->rcap : 1, sizeof *cells);
-    if (!dup || !cells) {
-        free(dup);
-        free(cells);
-        return ps_fail(err, PS_E_NOMEM, "out of memory");
+    if (!dup) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    if (t->byname) {
+        int absent;
+        khiter_t k = kh_put(col, t->byname, dup, &absent);
+        if (absent < 0) {
+            free(dup);
+            return ps_fail(err, PS_E_NOMEM, "out of memory");
+        }
+        kh_val(t->byname, k) = t->ncols;
     }
     t->colname[t->ncols] = dup;
-    t->col[t->ncols] = cells;
+    t->colblk[t->ncols] = t->nblk - 1;
+    t->colpos[t->ncols] = t->blk[t->nblk - 1].used++;
     t->ncols++;
     return PS_OK;
 }
 
+/* Room for more rows: only the first input adds rows, and only to its own
+ * block, the only one there is while it is read. Doubling from a few rows,
+ * so that a wide matrix of few probes is not given room for many. */
 static int mtable_grow_rows(mtable_t *t, ps_err_t *err)
 {
-    size_t ncap = t->rcap ? t->rcap * 2 : 1024;
+    size_t ncap = t->rcap ? t->rcap * 2 : 4;
     char **nk = realloc(t->key, ncap * sizeof *nk);
     if (!nk) return ps_fail(err, PS_E_NOMEM, "out of memory");
     t->key = nk;
-    for (size_t c = 0; c < t->ncols; c++) {
-        uint64_t *cells = realloc(t->col[c], ncap * sizeof *cells);
+    block_t *b = &t->blk[0];
+    if (b->width) {
+        if (ncap * b->width / b->width != ncap) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        uint64_t *cells = realloc(b->cells, ncap * b->width * sizeof *cells);
         if (!cells) return ps_fail(err, PS_E_NOMEM, "out of memory");
-        memset(cells + t->rcap, 0, (ncap - t->rcap) * sizeof *cells);
-        t->col[c] = cells;
+        memset(cells + t->rcap * b->width, 0, (ncap - t->rcap) * b->width * sizeof *cells);
+        b->cells = cells;
     }
     t->rcap = ncap;
     return PS_OK;
@@ -265,7 +328,7 @@ static int mtable_read_rows(mtable_t *t, ps_tablein_t *in, int first, const size
             uint64_t x = 0;
             if ((rc = ps_tablein_count(in, i, t->colname[c], &x, err)) < 0) return rc;
             if (i - 2 < PS_TABLE_MAX_COUNTS) v[i - 2] = x;
-            if ((rc = add_count(&t->col[c][row], x, in, in->lineno, t->colname[c], err)) < 0) return rc;
+            if ((rc = add_count(mtable_cell(t, row, c), x, in, in->lineno, t->colname[c], err)) < 0) return rc;
         }
         if (t->shape == PS_TABLE_TOTALS && t->strands && (rc = check_strands(in, v, err)) < 0) return rc;
         row++;
@@ -287,6 +350,8 @@ static int mtable_input(mtable_t *t, ps_table_shape_t shape, ps_tablein_t *in, i
         t->first = in->show;
         t->shape = shape;
         t->strands = in->strands;
+        if (shape == PS_TABLE_BYFILE && !(t->byname = kh_init(col))) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        if (rc == PS_OK) rc = mtable_add_block(t, n, 0, err);
         for (size_t i = 0; i < n && rc == PS_OK; i++) {
             rc = mtable_add_column(t, in->fld[2 + i], err);
             colmap[i] = i;
@@ -296,12 +361,20 @@ static int mtable_input(mtable_t *t, ps_table_shape_t shape, ps_tablein_t *in, i
         for (size_t i = 0; i < n; i++) colmap[i] = i;
     } else {
         /* by-file: a sample seen before is summed into its column (one
-         * sample counted in chunks); a new one is appended. */
+         * sample counted in chunks); the new ones are appended, as one
+         * block. */
+        size_t fresh = 0;
+        for (size_t i = 0; i < n; i++)
+            if (kh_get(col, t->byname, in->fld[2 + i]) == kh_end(t->byname)) fresh++;
+        if (fresh) rc = mtable_add_block(t, fresh, t->nrows, err);
         for (size_t i = 0; i < n && rc == PS_OK; i++) {
-            size_t c = 0;
-            while (c < t->ncols && strcmp(t->colname[c], in->fld[2 + i]) != 0) c++;
-            if (c == t->ncols) rc = mtable_add_column(t, in->fld[2 + i], err);
-            colmap[i] = c;
+            khiter_t k = kh_get(col, t->byname, in->fld[2 + i]);
+            if (k != kh_end(t->byname)) {
+                colmap[i] = kh_val(t->byname, k);
+            } else {
+                colmap[i] = t->ncols;
+                rc = mtable_add_column(t, in->fld[2 + i], err);
+            }
         }
     }
     if (rc == PS_OK) rc = mtable_read_rows(t, in, first, colmap, err);
@@ -342,7 +415,7 @@ static int mtable_write(const mtable_t *t, FILE *f, ps_err_t *err)
     int bad = ps_table_write_header(f, PS_TABLE_BYFILE, 0, (const char *const *)t->colname, t->ncols);
     for (size_t r = 0; r < t->nrows && !bad; r++) {
         bad = put_str(f, t->key[r]);
-        for (size_t c = 0; c < t->ncols && !bad; c++) bad = put_count(f, t->col[c][r]);
+        for (size_t c = 0; c < t->ncols && !bad; c++) bad = put_count(f, *mtable_cell(t, r, c));
         if (!bad) bad = fputc('\n', f) == EOF;
     }
     return bad ? ps_fail(err, PS_E_IO, "error writing the merged table: %s", strerror(errno)) : PS_OK;
@@ -400,20 +473,33 @@ static int group_push(group_t *g, row_t *r, ps_err_t *err)
     return PS_OK;
 }
 
-static int group_find(const group_t *g, size_t from, const char *key)
-{
-    for (size_t i = from; i < g->n; i++)
-        if (strcmp(g->r[i].key, key) == 0) return 1;
-    return 0;
-}
+/* "name\tsequence" -> a number, so that joining two long lists of rows
+ * compares numbers, never searches the lists. */
+KHASH_MAP_INIT_STR(keyid, size_t)
 
-/* The row of m (made so far by group_join) that came from the other list
- * (origin[] says which), has key and has not been matched yet; or -1. */
-static long find_unmatched(const group_t *m, const unsigned char *origin, unsigned char other, const char *key)
+/* Numbers the distinct keys of a then b into ida[] and idb[]; returns how
+ * many there are, or -1 when out of memory. */
+static long number_keys(const group_t *a, const group_t *b, size_t *ida, size_t *idb)
 {
-    for (size_t k = 0; k < m->n; k++)
-        if (origin[k] == other && strcmp(m->r[k].key, key) == 0) return (long)k;
-    return -1;
+    khash_t(keyid) *h = kh_init(keyid);
+    if (!h) return -1;
+    size_t n = 0;
+    for (int side = 0; side < 2; side++) {
+        const group_t *g = side ? b : a;
+        size_t *id = side ? idb : ida;
+        for (size_t i = 0; i < g->n; i++) {
+            int absent;
+            khiter_t k = kh_put(keyid, h, g->r[i].key, &absent);
+            if (absent < 0) {
+                kh_destroy(keyid, h);
+                return -1;
+            }
+            if (absent) kh_val(h, k) = n++;
+            id[i] = kh_val(h, k);
+        }
+    }
+    kh_destroy(keyid, h);
+    return (long)n;
 }
 
 /* Joins the held-back rows `a` of a record with the rows `b` that continue
@@ -422,29 +508,48 @@ static long find_unmatched(const group_t *m, const unsigned char *origin, unsign
  * summed. With the probe file (rows carry idx) that is a plain merge.
  * Without it, the probes shared by both lists pin down part of the order;
  * where nothing does, a's row goes first (as concatenation would have it)
- * and *unsure is set. The result replaces `a`; `b` is left empty. */
-static int group_join(group_t *a, group_t *b, size_t nc, int ordered, int *unsure, const ps_tablein_t *in,
-                      ps_err_t *err)
+ * and *unsure is set. *differs is set where the result is not a followed by
+ * b: rows summed, or a row of b put before one of a. The result replaces
+ * `a`; `b` is left empty. Time linear in the rows (keys are numbered
+ * through a hash first). */
+static int group_join(group_t *a, group_t *b, size_t nc, int ordered, int *unsure, int *differs,
+                      const ps_tablein_t *in, ps_err_t *err)
 {
     group_t m = {0};
-    size_t i = 0, j = 0;
-    /* Per row of m: 0 from a, 1 from b, 2 both (summed). Without the probe
-     * file a held record whose order was guessed may cross the next table's
-     * order; a probe met in both lists is then still summed once. */
-    unsigned char *origin = malloc(a->n + b->n + 1);
-    int rc = origin ? PS_OK : ps_fail(err, PS_E_NOMEM, "out of memory");
+    size_t i = 0, j = 0, tot = a->n + b->n;
+    /* Per key: the last index in a and in b (-1: none), for "does this
+     * probe come later in the other list". Without the probe file a held
+     * record whose order was guessed may cross the next table's order; a
+     * probe met in both lists is then still summed once: rows of m not yet
+     * matched are kept per key and list of origin (0: a, 1: b), first
+     * first, chained through next[]. */
+    size_t *ida = malloc((tot + 1) * sizeof *ida), *idb = ida ? ida + a->n : NULL;
+    long nk = ida ? number_keys(a, b, ida, idb) : -1;
+    size_t nkeys = nk > 0 ? (size_t)nk : 1;
+    long *lasta = malloc(nkeys * 6 * sizeof *lasta), *next = malloc((tot + 1) * sizeof *next);
+    long *lastb = NULL, *head = NULL, *tail = NULL;
+    int rc = ida && nk >= 0 && lasta && next ? PS_OK : ps_fail(err, PS_E_NOMEM, "out of memory");
+    if (rc == PS_OK) {
+        lastb = lasta + nkeys;
+        head = lastb + nkeys;
+        tail = head + 2 * nkeys;
+        for (size_t k = 0; k < nkeys * 6; k++) lasta[k] = -1; /* and lastb, head, tail */
+        for (size_t x = 0; x < a->n; x++) lasta[ida[x]] = (long)x;
+        for (size_t x = 0; x < b->n; x++) lastb[idb[x]] = (long)x;
+    }
     while (rc == PS_OK && (i < a->n || j < b->n)) {
         int take_a; /* 1: a's row next, 0: b's row next, -1: both, summed */
         if (i == a->n) take_a = 0;
         else if (j == b->n) take_a = 1;
-        else if (strcmp(a->r[i].key, b->r[j].key) == 0) take_a = -1;
+        else if (ida[i] == idb[j]) take_a = -1;
         else if (ordered) take_a = a->r[i].idx < b->r[j].idx;
-        else if (group_find(a, i + 1, b->r[j].key)) take_a = 1;
-        else if (group_find(b, j + 1, a->r[i].key)) take_a = 0;
+        else if (lasta[idb[j]] > (long)i) take_a = 1;
+        else if (lastb[ida[i]] > (long)j) take_a = 0;
         else {
             take_a = 1;
             *unsure = 1;
         }
+        if (take_a <= 0 && i < a->n) *differs = 1;
         if (take_a < 0) {
             for (size_t c = 0; c < nc && rc == PS_OK; c++)
                 rc = add_count(&a->r[i].c[c], b->r[j].c[c], in, b->r[j].line, ps_table_count_names[c], err);
@@ -452,21 +557,33 @@ static int group_join(group_t *a, group_t *b, size_t nc, int ordered, int *unsur
             row_free(&b->r[j++]);
         }
         row_t *r = take_a ? &a->r[i] : &b->r[j];
-        long k = ordered || take_a < 0 ? -1 : find_unmatched(&m, origin, take_a ? 1 : 0, r->key);
+        size_t id = take_a ? ida[i] : idb[j];
+        /* A match in m: the first unmatched row of this probe from the
+         * other list. */
+        long k = ordered || take_a < 0 ? -1 : head[(take_a ? 1 : 0) * nkeys + id];
         if (k >= 0) {
+            size_t q = (take_a ? 1 : 0) * nkeys + id;
+            if ((head[q] = next[k]) < 0) tail[q] = -1;
             for (size_t c = 0; c < nc && rc == PS_OK; c++)
                 rc = add_count(&m.r[k].c[c], r->c[c], in, r->line, ps_table_count_names[c], err);
-            origin[k] = 2;
-            *unsure = 1; /* the lists disagree on the order: the one kept is a guess */
+            *unsure = *differs = 1; /* the lists disagree on the order: the one kept is a guess */
             row_free(r);
         } else {
-            origin[m.n] = take_a < 0 ? 2 : take_a ? 0 : 1;
+            if (take_a >= 0) { /* unmatched: from a alone (0) or b alone (1) */
+                size_t q = (take_a ? 0 : 1) * nkeys + id;
+                next[m.n] = -1;
+                if (tail[q] >= 0) next[tail[q]] = (long)m.n;
+                else head[q] = (long)m.n;
+                tail[q] = (long)m.n;
+            }
             rc = group_push(&m, r, err);
         }
         if (take_a) i++;
         else j++;
     }
-    free(origin);
+    free(ida);
+    free(lasta);
+    free(next);
     /* Rows not yet moved into m are still owned by a and b. */
     for (; i < a->n; i++) row_free(&a->r[i]);
     for (; j < b->n; j++) row_free(&b->r[j]);
@@ -492,11 +609,21 @@ static int group_write(group_t *g, size_t nc, FILE *f, ps_err_t *err)
     return bad ? ps_fail(err, PS_E_IO, "error writing the merged table: %s", strerror(errno)) : PS_OK;
 }
 
+/* What a record that ends one table and starts the next (same input, same
+ * name) is: the tables alone cannot tell. */
+typedef enum {
+    EDGE_ASK,   /* joined only where that changes nothing, else refused */
+    EDGE_SPLIT, /* --split-records: one record cut in pieces, joined */
+    EDGE_WHOLE  /* --whole-records: two records of one name, kept apart */
+} edge_t;
+
 typedef struct {
+    edge_t edge;
     size_t nc;          /* count columns: 1, or 3 with strands */
     size_t kc;          /* columns before the counts: 4, or 3 in an older table */
     const char *first;  /* how messages name the first input */
     group_t held;   /* rows of the last record, not yet written */
+    const char *held_in; /* the table that gave held its last rows */
     group_t cont;   /* rows continuing that record in the next input */
     const probeset_t *probes; /* -p, or NULL */
     int warned;         /* the unsure-order warning was printed */
@@ -504,25 +631,51 @@ typedef struct {
     FILE *diag;         /* where warnings go */
 } records_t;
 
-/* Joins held and cont; without the probe file, says once if the order of a
- * joined record's rows is a guess. */
+/* Joins held and cont: a record that ends one table and starts the next.
+ * One record cut in pieces (a chromosome split over chunks) must be joined;
+ * two records of one name (the mates of a pair, `@frag1 1:N:0` and
+ * `@frag1 2:N:0`, dealt to two chunks) must not. Only the user knows which
+ * (--split-records, --whole-records); without that, the join stands only
+ * where it equals keeping them apart, and is refused where they differ.
+ * Without the probe file, says once where the order of the rows is a
+ * guess. */
 static int records_join(records_t *s, const ps_tablein_t *in, ps_err_t *err)
 {
-    int unsure = 0;
+    int unsure = 0, differs = 0;
     unsigned long line = s->cont.n ? s->cont.r[0].line : in->lineno;
-    int rc = group_join(&s->held, &s->cont, s->nc, s->probes != NULL, &unsure, in, err);
+    /* A record is "input<TAB>name" (or "name" in an older table). */
+    char *rec = s->cont.n ? strdup(s->cont.r[0].rec) : NULL;
+    if (s->cont.n && !rec) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    const char *r = rec ? rec : "", *tab = strchr(r, '\t');
+    int rc = group_join(&s->held, &s->cont, s->nc, s->probes != NULL, &unsure, &differs, in, err);
+    if (rc == PS_OK && differs && s->edge == EDGE_ASK)
+        rc = ps_fail(err, PS_E_FORMAT,
+                     "%s: line %lu: record '%.*s'%s%.*s%s ends %s and starts this table: one record cut in two "
+                     "(give --split-records) or two records of one name, such as the mates of a pair (give "
+                     "--whole-records)? The tables cannot tell, and the two merge differently",
+                     in->show, line, QUOTE, tab ? tab + 1 : r, tab ? " of input '" : "", tab ? (int)(tab - r) : 0, r,
+                     tab ? "'" : "", s->held_in);
     if (rc == PS_OK && unsure && !s->warned) {
         s->warned = 1;
         /* A warning, not an error: the counts are right, only the order of
          * some rows of a split record may differ from a single run. */
-        /* A record is "input<TAB>name" (or "name" in an older table). */
-        const char *rec = s->held.n ? s->held.r[0].rec : "", *tab = strchr(rec, '\t');
-        fprintf(s->diag,
-                "probescan: warning: %s: line %lu: record '%.*s'%s%.*s%s continues from the previous table and the "
-                "tables do not fix the order of its rows; give the probe file with -p for the order of a single run\n",
-                in->show, line, QUOTE, tab ? tab + 1 : rec, tab ? " of input '" : "", tab ? (int)(tab - rec) : 0, rec,
-                tab ? "'" : "");
+        if (s->edge == EDGE_ASK)
+            fprintf(s->diag,
+                    "probescan: warning: %s: line %lu: record '%.*s'%s%.*s%s ends the previous table and starts this "
+                    "one; its rows are kept in table order, as for two records of one name (--whole-records); for "
+                    "one record cut in two give --split-records and the probe file (-p) for the order of a single "
+                    "run\n",
+                    in->show, line, QUOTE, tab ? tab + 1 : r, tab ? " of input '" : "", tab ? (int)(tab - r) : 0, r,
+                    tab ? "'" : "");
+        else
+            fprintf(s->diag,
+                    "probescan: warning: %s: line %lu: record '%.*s'%s%.*s%s continues from the previous table and "
+                    "the tables do not fix the order of its rows; give the probe file with -p for the order of a "
+                    "single run\n",
+                    in->show, line, QUOTE, tab ? tab + 1 : r, tab ? " of input '" : "", tab ? (int)(tab - r) : 0, r,
+                    tab ? "'" : "");
     }
+    free(rec);
     return rc;
 }
 
@@ -544,8 +697,9 @@ static int records_input(records_t *s, ps_tablein_t *in, int first, size_t keys,
         return rc;
     }
     /* While rows continue the held-back record they are collected to be
-     * joined with it; the first row of another record ends that. */
-    int joining = !first && s->held.n > 0;
+     * joined with it; the first row of another record ends that. With
+     * --whole-records they are another record, and simply follow. */
+    int joining = !first && s->held.n > 0 && s->edge != EDGE_WHOLE;
     while ((rc = ps_tablein_next(in, err)) == 1) {
         row_t r = {.line = in->lineno, .idx = SIZE_MAX};
         for (size_t c = 0; c < s->nc; c++)
@@ -586,13 +740,16 @@ static int records_input(records_t *s, ps_tablein_t *in, int first, size_t keys,
     if (rc < 0) return rc;
     /* An input made only of the held record's rows: join now; the next
      * input may continue the record further. */
-    if (joining && s->cont.n > 0) return records_join(s, in, err);
+    if (joining && s->cont.n > 0 && (rc = records_join(s, in, err)) < 0) return rc;
+    if (s->held.n > 0) s->held_in = in->show;
     return PS_OK;
 }
 
 /* ---- command line ---- */
 
-static void usage(FILE *f)
+/* Prints the help; returns 1 (printed), or a negative code where it could
+ * not be written (a full disk must not pass for a help shown). */
+static int usage(FILE *f, ps_err_t *err)
 {
     fputs("Usage: probescan merge [options] TABLE...\n"
           "\n"
@@ -601,44 +758,81 @@ static void usage(FILE *f)
           "run over all the chunks gives, byte for byte. TABLE '-' reads standard input.\n"
           "\n"
           "Table shapes, recognised from the header row:\n"
-          "  totals      name sequence count [forward reverse]: counts summed\n"
+          "  totals      name sequence count [forward reverse] [mm0 ... mmD]: counts\n"
+          "              summed (one header in every table)\n"
           "  --by-file   name sequence SAMPLE...: columns joined side by side; a sample\n"
           "              column in several tables is summed, new samples are appended\n"
           "  --by-record input record name sequence count [forward reverse]: rows\n"
-          "              concatenated in table order; a record split over consecutive\n"
-          "              tables (one input, one record name) is joined\n"
+          "              concatenated in table order. A record that ends one table\n"
+          "              while one of its input and name starts the next is either\n"
+          "              one record cut in two or two records (the mates of a pair):\n"
+          "              the tables cannot tell, so say which where it matters\n"
           "Tables of different shapes, probe rows or totals columns are refused.\n"
           "\n"
           "Options:\n"
-          "  -o, --output FILE      write the merged table to FILE (default: standard output)\n"
-          "  -p, --probes FILE      the probe file the tables were counted with: checks their\n"
-          "                         probe rows and orders the rows of records split over\n"
-          "                         tables as one run would (by-record)\n"
+          "  -o, --output FILE      write the merged table to FILE (default: standard\n"
+          "                         output); not one of the tables or the probe file\n"
+          "  -p, --probes FILE      the probe file the tables were counted with: checks\n"
+          "                         their probe rows and orders the rows of records\n"
+          "                         split over tables as one run would (by-record)\n"
+          "      --split-records    by-record: the chunks cut records in pieces (a\n"
+          "                         chromosome over several chunks): such a record is\n"
+          "                         one, its rows joined\n"
+          "      --whole-records    by-record: each record lies whole in one chunk (reads\n"
+          "                         dealt out to chunks): such records are two, kept\n"
+          "                         apart. Without either, merge joins such a record\n"
+          "                         only where that gives the same table as keeping it\n"
+          "                         apart, and refuses, saying so, where it does not\n"
+          "  -q, --quiet            accepted as in count: merge has no progress line to\n"
+          "                         quiet (warnings still go to standard error)\n"
           "  -h, --help             this help\n"
+          "      --version          print the version and exit\n"
           "\n"
-          "Example:\n"
-          "  probescan merge chunk1.tsv chunk2.tsv chunk3.tsv -o counts.tsv\n",
+          "Examples:\n"
+          "  probescan merge chunk1.tsv chunk2.tsv chunk3.tsv -o counts.tsv\n"
+          "  probescan merge --split-records -p probes.fa chr1.part*.tsv -o chr1.tsv\n",
           f);
+    if (ferror(f) || fflush(f) == EOF) return ps_fail(err, PS_E_IO, "cannot write the help: %s", strerror(errno));
+    return 1;
 }
 
-/* Returns 0 to go on, 1 when help was printed, or a negative code. */
-static int parse_args(int argc, char **argv, FILE *out, const char **output, const char **probes, char ***inputs,
-                      int *n_inputs, ps_err_t *err)
+enum { OPT_VERSION = 256, OPT_SPLIT, OPT_WHOLE };
+
+/* Returns 0 to go on, 1 when help or the version was printed, or a negative
+ * code. */
+static int parse_args(int argc, char **argv, FILE *out, const char **output, const char **probes, edge_t *edge,
+                      char ***inputs, int *n_inputs, ps_err_t *err)
 {
     static const struct option lopts[] = {{"output", required_argument, NULL, 'o'},
                                           {"probes", required_argument, NULL, 'p'},
+                                          {"quiet", no_argument, NULL, 'q'},
                                           {"help", no_argument, NULL, 'h'},
+                                          {"version", no_argument, NULL, OPT_VERSION},
+                                          {"split-records", no_argument, NULL, OPT_SPLIT},
+                                          {"whole-records", no_argument, NULL, OPT_WHOLE},
                                           {NULL, 0, NULL, 0}};
     *output = NULL;
     *probes = NULL;
+    *edge = EDGE_ASK;
     opterr = 0;
     optind = 0; /* GNU getopt: start afresh, also on a second call */
     int c;
-    while ((c = getopt_long(argc, argv, ":o:p:h", lopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:p:qh", lopts, NULL)) != -1) {
         switch (c) {
         case 'o': *output = optarg; break;
         case 'p': *probes = optarg; break;
-        case 'h': usage(out); return 1;
+        case 'q': break; /* nothing to quiet: merge shows no progress */
+        case OPT_SPLIT:
+        case OPT_WHOLE:
+            if (*edge != EDGE_ASK && *edge != (c == OPT_SPLIT ? EDGE_SPLIT : EDGE_WHOLE))
+                return ps_fail(err, PS_E_USAGE, "--split-records and --whole-records say opposite things; give one");
+            *edge = c == OPT_SPLIT ? EDGE_SPLIT : EDGE_WHOLE;
+            break;
+        case 'h': return usage(out, err);
+        case OPT_VERSION:
+            if (fprintf(out, "%s\n", PS_VERSION) < 0 || fflush(out) == EOF)
+                return ps_fail(err, PS_E_IO, "cannot write the version: %s", strerror(errno));
+            return 1;
         case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value", argv[optind - 1]);
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan merge --help)", argv[optind - 1]);
         }
@@ -654,7 +848,8 @@ static int parse_args(int argc, char **argv, FILE *out, const char **output, con
     if (*probes && strcmp(*probes, "-") == 0 && stdin_seen)
         return ps_fail(err, PS_E_USAGE, "standard input ('-') can be read only once");
     if (*n_inputs == 0) return ps_fail(err, PS_E_USAGE, "no tables to merge (see probescan merge --help)");
-    return 0;
+    /* A re-run would then merge its own result in: counts doubled. */
+    return ps_check_outputs(*output, NULL, (const char *const *)*inputs, *n_inputs, *probes, err);
 }
 
 /* The same table twice is summed twice, as asked; but it is more often a
@@ -679,11 +874,11 @@ static void warn_twice(char **inputs, int n, FILE *diag)
     free(ok);
 }
 
-static int run_merge(char **inputs, int n_inputs, const char *output, const char *probes, FILE *stdout_, FILE *diag,
-                     ps_cleanup_t *cl, ps_err_t *err)
+static int run_merge(char **inputs, int n_inputs, const char *output, const char *probes, edge_t edge, FILE *stdout_,
+                     FILE *diag, ps_cleanup_t *cl, ps_err_t *err)
 {
     mtable_t table = {0};
-    records_t records = {0};
+    records_t records = {.edge = edge};
     probeset_t mp = {0};
     ps_tablein_t in = {0};
     ps_output_t *out = NULL;
@@ -744,13 +939,13 @@ int ps_merge(int argc, char **argv, FILE *out, FILE *diag, ps_cleanup_t *cl, ps_
 {
     if (argc <= 1) {
         /* Like `probescan count`: no arguments at all asks for the help. */
-        usage(out);
-        return 1;
+        return usage(out, err);
     }
     const char *output = NULL, *probes = NULL;
+    edge_t edge = EDGE_ASK;
     char **inputs = NULL;
     int n_inputs = 0;
-    int rc = parse_args(argc, argv, out, &output, &probes, &inputs, &n_inputs, err);
-    if (rc == 0) rc = run_merge(inputs, n_inputs, output, probes, out, diag, cl, err);
+    int rc = parse_args(argc, argv, out, &output, &probes, &edge, &inputs, &n_inputs, err);
+    if (rc == 0) rc = run_merge(inputs, n_inputs, output, probes, edge, out, diag, cl, err);
     return rc;
 }

@@ -3,6 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <htslib/khash.h>
+
+/* Sample column name -> its column, to find a repeated name in one pass
+ * (a matrix may have millions of columns). */
+KHASH_MAP_INIT_STR(colname, size_t)
+
 const char *const ps_table_count_names[PS_TABLE_MAX_COUNTS] = {"count", "forward", "reverse"};
 
 static const char *const key_names[] = {"input", "record", "name", "sequence"};
@@ -115,15 +121,24 @@ int ps_table_parse_header(char *const *f, size_t n, ps_table_shape_t *shape, int
                        "a totals header is 'name sequence count' with optional 'forward reverse' and 'mm0 ... mmD' "
                        "(tab-separated)");
     /* Every other column list is a by-file matrix: one column per sample. */
-    for (size_t i = 2; i < n; i++) {
-        if (f[i][0] == '\0') return ps_fail(err, PS_E_FORMAT, "column %zu has an empty name", i + 1);
-        for (size_t j = 2; j < i; j++)
-            if (strcmp(f[i], f[j]) == 0)
-                /* Summing them would hide two files of one name that a
-                 * single run kept apart; refusing keeps merge faithful. */
-                return ps_fail(err, PS_E_FORMAT, "sample column '%.60s' appears twice (columns %zu and %zu)", f[i],
-                               j + 1, i + 1);
+    khash_t(colname) *seen = kh_init(colname);
+    int rc = seen ? PS_OK : ps_fail(err, PS_E_NOMEM, "out of memory");
+    for (size_t i = 2; i < n && rc == PS_OK; i++) {
+        if (f[i][0] == '\0') {
+            rc = ps_fail(err, PS_E_FORMAT, "column %zu has an empty name", i + 1);
+            break;
+        }
+        int absent;
+        khiter_t k = kh_put(colname, seen, f[i], &absent);
+        if (absent < 0) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        else if (absent) kh_val(seen, k) = i;
+        else
+            /* Summing them would hide two files of one name that a single
+             * run kept apart; refusing keeps merge faithful. */
+            rc = ps_fail(err, PS_E_FORMAT, "sample column '%.60s' appears twice (columns %zu and %zu)", f[i],
+                         kh_val(seen, k) + 1, i + 1);
     }
-    *shape = PS_TABLE_BYFILE;
-    return PS_OK;
+    kh_destroy(colname, seen);
+    if (rc == PS_OK) *shape = PS_TABLE_BYFILE;
+    return rc;
 }

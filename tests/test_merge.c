@@ -12,7 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <htslib/hts.h>
+
 #include "merge.h"
+#include "tablein.h"
 #include "testutil.h"
 
 #define MAX_ARGS 16
@@ -101,6 +104,7 @@ static int run(mt_t *t, ...)
     FILE *out = open_memstream(&outm, &outn), *diag = open_memstream(&diagm, &diagn);
     ck_assert(out && diag);
     ps_err_t err = {0, ""};
+    hts_set_log_level(HTS_LOG_OFF); /* as main does: the error line is ours */
     int rc = ps_merge(argc, argv, out, diag, NULL, &err);
     if (rc < 0) fprintf(diag, "probescan: %s\n", err.msg);
     take(out, &outm, t->out, sizeof t->out);
@@ -220,7 +224,7 @@ START_TEST(split_record_orders_disagree)
     const char *a = put(&t, "a.tsv", REC "chrA\tp1\tAA\t1\nchrA\tp2\tCC\t1\n");
     const char *b = put(&t, "b.tsv", REC "chrA\tp2\tCC\t1\nchrA\tp1\tAA\t1\n");
     const char *o = tpath(&t, "out.tsv");
-    int rc = run(&t, "-o", o, a, b, NULL);
+    int rc = run(&t, "--split-records", "-o", o, a, b, NULL);
     ck_assert_int_eq(rc, 0);
     ck_assert_msg(strstr(t.err, "warning") != NULL, "no warning: %s", t.err);
     char got[256];
@@ -302,7 +306,7 @@ START_TEST(by_record_concatenated)
                         "record\tname\tsequence\tcount\nchrA\tp2\tGT\t3\nchrB\tp1\tAC\t1\nchrC\tp1\tAC\t1\nchrC\tp1\tAC\t1\n");
     const char *c = put(&t, "c.tsv", "record\tname\tsequence\tcount\nchrD\tp2\tGT\t9\n");
     const char *o = tpath(&t, "r.tsv");
-    expect_file(&t, run(&t, a, b, c, "-o", o, NULL), o,
+    expect_file(&t, run(&t, "--split-records", a, b, c, "-o", o, NULL), o,
                 "record\tname\tsequence\tcount\nchrZ\tp1\tAC\t1\nchrA\tp1\tAC\t2\nchrA\tp2\tGT\t4\n"
                 "chrB\tp1\tAC\t1\nchrC\tp1\tAC\t1\nchrC\tp1\tAC\t1\nchrD\tp2\tGT\t9\n");
     mt_done(&t);
@@ -328,12 +332,12 @@ START_TEST(by_record_split_record_interleaved)
                         "record\tname\tsequence\tcount\tforward\treverse\n"
                         "chrA\tp4\tGGG\t1\t0\t1\nchrA\tp5\tTTT\t2\t2\t0\nchrB\tp1\tAAA\t3\t3\t0\n");
     const char *o = tpath(&t, "r.tsv");
-    expect_file(&t, run(&t, "-p", probes, a, b, c, "-o", o, NULL), o,
+    expect_file(&t, run(&t, "--split-records", "-p", probes, a, b, c, "-o", o, NULL), o,
                 "record\tname\tsequence\tcount\tforward\treverse\n"
                 "chrA\tp1\tAAA\t1\t1\t0\nchrA\tp2\tAAC\t1\t0\t1\nchrA\tp3\tCCC\t3\t2\t1\n"
                 "chrA\tp4\tGGG\t6\t5\t1\nchrA\tp5\tTTT\t2\t2\t0\nchrB\tp1\tAAA\t3\t3\t0\n");
     /* b then c alone: b's p3, p4 and c's p4, p5 pin the whole order. */
-    expect_file(&t, run(&t, b, c, "-o", o, NULL), o,
+    expect_file(&t, run(&t, "--split-records", b, c, "-o", o, NULL), o,
                 "record\tname\tsequence\tcount\tforward\treverse\n"
                 "chrA\tp2\tAAC\t1\t0\t1\nchrA\tp3\tCCC\t1\t1\t0\nchrA\tp4\tGGG\t6\t5\t1\n"
                 "chrA\tp5\tTTT\t2\t2\t0\nchrB\tp1\tAAA\t3\t3\t0\n");
@@ -351,18 +355,63 @@ START_TEST(by_record_split_order_from_probes)
     const char *a = put(&t, "a.tsv", REC "chrZ\tp3\tCCC\t1\nchrA\tp1\tAAA\t1\nchrA\tp4\tGGG\t2\n");
     const char *b = put(&t, "b.tsv", REC "chrA\tp2\tAAC\t3\nchrA\tp5\tTTT\t4\nchrB\tp1\tAAA\t5\n");
     const char *o = tpath(&t, "r.tsv");
-    expect_file(&t, run(&t, "-p", probes, a, b, "-o", o, NULL), o,
+    expect_file(&t, run(&t, "--split-records", "-p", probes, a, b, "-o", o, NULL), o,
                 REC "chrZ\tp3\tCCC\t1\nchrA\tp1\tAAA\t1\nchrA\tp2\tAAC\t3\nchrA\tp4\tGGG\t2\n"
                     "chrA\tp5\tTTT\t4\nchrB\tp1\tAAA\t5\n");
     /* Without it: input order kept, counts right, one warning line. */
     char got[1024];
-    ck_assert_int_eq(run(&t, a, b, "-o", o, NULL), 0);
+    ck_assert_int_eq(run(&t, "--split-records", a, b, "-o", o, NULL), 0);
     ck_assert_int_eq(slurp(o, got, sizeof got), 0);
     ck_assert_str_eq(got, REC "chrZ\tp3\tCCC\t1\nchrA\tp1\tAAA\t1\nchrA\tp4\tGGG\t2\nchrA\tp2\tAAC\t3\n"
                               "chrA\tp5\tTTT\t4\nchrB\tp1\tAAA\t5\n");
     ck_assert_msg(strncmp(t.err, "probescan: warning: ", 20) == 0 && strstr(t.err, "b.tsv: line 2") &&
                       strstr(t.err, "'chrA'") && strstr(t.err, "-p") && strchr(t.err, '\n') == t.err + strlen(t.err) - 1,
                   "warning: %s", t.err);
+    mt_done(&t);
+}
+END_TEST
+
+/* A record that ends one table and starts the next: one record cut in two
+ * (a chromosome split over chunks) or two records of one name (mates of a
+ * pair, `@frag1 1:N:0` and `@frag1 2:N:0`, dealt to two chunks). The tables
+ * cannot tell, so merge asks where the two readings differ. */
+START_TEST(by_record_edge_records)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *probes = put(&t, "probes.fa", ">p1\nAAA\n>p2\nAAC\n>p3\nCCC\n");
+    /* frag1's mates share p1 */
+    const char *a = put(&t, "a.tsv", "input\t" REC "reads\tfrag0\tp3\tCCC\t1\nreads\tfrag1\tp1\tAAA\t1\n"
+                                     "reads\tfrag1\tp3\tCCC\t1\n");
+    const char *b = put(&t, "b.tsv", "input\t" REC "reads\tfrag1\tp1\tAAA\t1\nreads\tfrag1\tp2\tAAC\t1\n"
+                                     "reads\tfrag2\tp1\tAAA\t1\n");
+    const char *o = tpath(&t, "r.tsv");
+    expect_refusal(&t, run(&t, a, b, "-o", o, NULL), "b.tsv: line 2: record 'frag1' of input 'reads' ends",
+                   "a.tsv and starts this table");
+    ck_assert_ptr_nonnull(strstr(t.err, "--split-records"));
+    ck_assert_ptr_nonnull(strstr(t.err, "--whole-records"));
+    expect_refusal(&t, run(&t, "-p", probes, a, b, "-o", o, NULL), "b.tsv: line 2", "--whole-records");
+    expect_no_output(&t, 3);
+    /* Two records: kept apart, as one run over both chunks writes them. */
+    expect_file(&t, run(&t, "--whole-records", a, b, "-o", o, NULL), o,
+                "input\t" REC "reads\tfrag0\tp3\tCCC\t1\nreads\tfrag1\tp1\tAAA\t1\nreads\tfrag1\tp3\tCCC\t1\n"
+                "reads\tfrag1\tp1\tAAA\t1\nreads\tfrag1\tp2\tAAC\t1\nreads\tfrag2\tp1\tAAA\t1\n");
+    /* One record: joined, in probe-file order. */
+    expect_file(&t, run(&t, "--split-records", "-p", probes, a, b, "-o", o, NULL), o,
+                "input\t" REC "reads\tfrag0\tp3\tCCC\t1\nreads\tfrag1\tp1\tAAA\t2\nreads\tfrag1\tp2\tAAC\t1\n"
+                "reads\tfrag1\tp3\tCCC\t1\nreads\tfrag2\tp1\tAAA\t1\n");
+    /* Where both readings give one table (with -p: b's rows all after a's),
+     * no option is needed, and nothing is said. */
+    const char *c = put(&t, "c.tsv", "input\t" REC "reads\tfrag1\tp1\tAAA\t1\n");
+    const char *d = put(&t, "d.tsv", "input\t" REC "reads\tfrag1\tp2\tAAC\t1\nreads\tfrag1\tp3\tCCC\t1\n");
+    expect_file(&t, run(&t, "-p", probes, c, d, "-o", o, NULL), o,
+                "input\t" REC "reads\tfrag1\tp1\tAAA\t1\nreads\tfrag1\tp2\tAAC\t1\nreads\tfrag1\tp3\tCCC\t1\n");
+    /* Without -p the same table, and a warning that the order would be a
+     * guess for one record cut in two. */
+    ck_assert_int_eq(run(&t, c, d, "-o", o, NULL), 0);
+    ck_assert_msg(strstr(t.err, "warning: ") && strstr(t.err, "d.tsv: line 2") && strstr(t.err, "-p"), "%s", t.err);
+    expect_refusal(&t, run(&t, "--split-records", "--whole-records", a, b, NULL), "--split-records and --whole-records",
+                   NULL);
     mt_done(&t);
 }
 END_TEST
@@ -403,14 +452,32 @@ START_TEST(by_record_empty_tables)
 }
 END_TEST
 
+/* -o naming a table or the probe file is refused, as count refuses -o
+ * naming an input: a re-run would merge its own result in. Compared as
+ * files, not names: another spelling or a link is the same file. */
 START_TEST(output_over_input)
 {
     mt_t t;
     mt_init(&t);
-    const char *a = put(&t, "a.tsv", "name\tsequence\tcount\np1\tACG\t3\n");
-    const char *b = put(&t, "b.tsv", "name\tsequence\tcount\np1\tACG\t4\n");
-    /* The result is renamed into place only after all inputs were read. */
-    expect_file(&t, run(&t, a, b, "-o", a, NULL), a, "name\tsequence\tcount\np1\tACG\t7\n");
+    const char *a = put(&t, "a.tsv", TOT "p1\tACG\t3\n");
+    const char *b = put(&t, "b.tsv", TOT "p1\tACG\t4\n");
+    const char *probes = put(&t, "p.txt", "p1\tACG\n");
+    expect_refusal(&t, run(&t, a, b, "-o", a, NULL), "-o", "it would be overwritten");
+    char other[400];
+    snprintf(other, sizeof other, "%s/./b.tsv", t.dir);
+    expect_refusal(&t, run(&t, a, b, "-o", other, NULL), "is the input", b);
+    const char *link = tpath(&t, "link.tsv");
+    ck_assert_int_eq(symlink(a, link), 0);
+    expect_refusal(&t, run(&t, a, b, "--output", link, NULL), "is the input", NULL);
+    expect_refusal(&t, run(&t, "-p", probes, a, b, "-o", probes, NULL), "the probe file", NULL);
+    char got[256];
+    ck_assert_int_eq(slurp(a, got, sizeof got), 0);
+    ck_assert_str_eq(got, TOT "p1\tACG\t3\n");
+    ck_assert_int_eq(slurp(b, got, sizeof got), 0);
+    ck_assert_str_eq(got, TOT "p1\tACG\t4\n");
+    ck_assert_int_eq(slurp(probes, got, sizeof got), 0);
+    ck_assert_str_eq(got, "p1\tACG\n");
+    expect_no_output(&t, 4);
     mt_done(&t);
 }
 END_TEST
@@ -452,6 +519,156 @@ START_TEST(help_and_no_arguments)
     ck_assert_int_eq(run(&t, NULL), 0);
     ck_assert_ptr_nonnull(strstr(t.out, "Usage: probescan merge"));
     ck_assert_str_eq(t.err, "");
+    /* The bare version, as `probescan --version` prints it; -q accepted. */
+    ck_assert_int_eq(run(&t, "--version", NULL), 0);
+    ck_assert_str_eq(t.out, PS_VERSION "\n");
+    ck_assert_ptr_nonnull(strstr(t.out, "."));
+    const char *a = put(&t, "a.tsv", TOT "p1\tACG\t3\n");
+    ck_assert_int_eq(run(&t, "-q", a, NULL), 0);
+    ck_assert_str_eq(t.out, TOT "p1\tACG\t3\n");
+    ck_assert_int_eq(run(&t, "--quiet", a, NULL), 0);
+    ck_assert_str_eq(t.err, "");
+    /* Help or version that cannot be written is an error, not a success. */
+    static char *const help[] = {"merge", "--help", NULL}, *const version[] = {"merge", "--version", NULL};
+    char *const *args[] = {help, version};
+    for (int i = 0; i < 2; i++) {
+        FILE *full = fopen("/dev/full", "w");
+        if (!full) continue; /* not on this system */
+        ps_err_t err = {0, ""};
+        ck_assert_int_lt(ps_merge(2, (char **)args[i], full, stderr, NULL, &err), 0);
+        ck_assert_msg(strstr(err.msg, "cannot write") != NULL, "%s", err.msg);
+        fclose(full);
+    }
+    mt_done(&t);
+}
+END_TEST
+
+/* --------------------------------------------------------- reading tables */
+
+/* A totals table of n rows with counts that do not compress away. */
+static char *many_rows(size_t n)
+{
+    tu_buf_t b = {0};
+    tu_buf_puts(&b, TOT);
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        tu_buf_printf(&b, "p%zu\tACGT\t%llu\n", i, (unsigned long long)(x % 100000));
+    }
+    return b.p;
+}
+
+/* A gzip stream cut anywhere is an error, never a table that ends early:
+ * in the middle, and just before its trailer (whole rows, no checksum). */
+START_TEST(cut_gzip_refused)
+{
+    mt_t t;
+    mt_init(&t);
+    char *text = many_rows(20000);
+    const char *gz = tpath(&t, "a.tsv.gz");
+    const char *o = tpath(&t, "out.tsv");
+    uint64_t cuts[2] = {0, 8};
+    for (int i = 0; i < 2; i++) {
+        tu_write_gzip(gz, text, strlen(text));
+        uint64_t size = tu_file_size(gz);
+        tu_truncate(gz, cuts[i] ? size - cuts[i] : size / 2);
+        expect_refusal(&t, run(&t, "-o", o, gz, NULL), "a.tsv.gz: after line", "corrupt or cut short");
+        expect_no_output(&t, 1);
+    }
+    free(text);
+    mt_done(&t);
+}
+END_TEST
+
+/* BGZF blocks check themselves, so a file cut between two blocks inflates
+ * cleanly: only the missing end-of-file block tells, from a file or a pipe. */
+START_TEST(bgzf_without_eof_block_refused)
+{
+    mt_t t;
+    mt_init(&t);
+    char *text = many_rows(20000); /* several 64 KiB blocks */
+    const char *bgz = tpath(&t, "a.tsv.gz");
+    tu_write_bgzf(bgz, text, strlen(text));
+    tu_truncate(bgz, tu_file_size(bgz) - 28); /* the empty end-of-file block */
+    const char *o = tpath(&t, "out.tsv");
+    expect_refusal(&t, run(&t, "-o", o, bgz, NULL), "a.tsv.gz: after line", "end-of-file block");
+    int save_in = dup(0), fd = open(bgz, O_RDONLY);
+    ck_assert(save_in >= 0 && fd >= 0 && dup2(fd, 0) == 0 && close(fd) == 0);
+    int rc = run(&t, "-o", o, "-", NULL);
+    ck_assert(dup2(save_in, 0) == 0 && close(save_in) == 0);
+    expect_refusal(&t, rc, "standard input: after line", "end-of-file block");
+    expect_no_output(&t, 1);
+    free(text);
+    mt_done(&t);
+}
+END_TEST
+
+/* Tables saved by a Windows editor end their lines in CR LF: read as the
+ * same table, the CR never part of a count or a column name. */
+START_TEST(crlf_tables_read)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *a = put(&t, "a.tsv", "name\tsequence\tcount\r\np1\tACG\t3\r\np2\tTTT\t0\r\n");
+    const char *b = put(&t, "b.tsv", TOT "p1\tACG\t4\np2\tTTT\t1\n");
+    const char *c = put(&t, "c.tsv", "name\tsequence\ts1\r\np1\tACG\t1\r\np2\tTTT\t2\r\n");
+    const char *d = put(&t, "d.tsv", "name\tsequence\ts1\np1\tACG\t10\np2\tTTT\t20\n");
+    const char *o = tpath(&t, "out.tsv");
+    expect_file(&t, run(&t, "-o", o, a, b, NULL), o, TOT "p1\tACG\t7\np2\tTTT\t1\n");
+    expect_file(&t, run(&t, "-o", o, c, d, NULL), o, "name\tsequence\ts1\np1\tACG\t11\np2\tTTT\t22\n");
+    mt_done(&t);
+}
+END_TEST
+
+/* The sheet flags: comments and blank lines skipped but counted, rows of
+ * any width, a last line without its break; without them the same file is
+ * refused at its first blank line. */
+START_TEST(tablein_sheet_flags)
+{
+    mt_t t;
+    mt_init(&t);
+    const char *p = put(&t, "s.tsv", "\xef\xbb\xbf# samples\n\nsample\tfile\r\ns1\ta.fq\tx\n#\ns2\tb.fq");
+    ps_tablein_t in;
+    ps_err_t err = {0, ""};
+    ck_assert_int_eq(ps_tablein_open_ex(&in, p, PS_TABLEIN_SHEET, &err), 0);
+    static const unsigned long lines[] = {3, 4, 6};
+    static const size_t widths[] = {2, 3, 2};
+    static const char *const last[] = {"file", "x", "b.fq"};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_msg(ps_tablein_next(&in, &err) == 1, "line %d: %s", i, err.msg);
+        ck_assert_uint_eq(in.lineno, lines[i]);
+        ck_assert_uint_eq(in.nfld, widths[i]);
+        ck_assert_str_eq(in.fld[in.nfld - 1], last[i]);
+    }
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 0);
+    ps_tablein_close(&in);
+    ck_assert_int_eq(ps_tablein_open(&in, p, &err), 0);
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 1);
+    ck_assert_str_eq(in.fld[0], "# samples");
+    ck_assert_int_lt(ps_tablein_next(&in, &err), 0);
+    ck_assert_msg(strstr(err.msg, "s.tsv: line 2: empty line") != NULL, "%s", err.msg);
+    ps_tablein_close(&in);
+    /* Each flag alone. */
+    const char *q = put(&t, "q.tsv", "a\tb\n#\na\n");
+    ck_assert_int_eq(ps_tablein_open_ex(&in, q, PS_TABLEIN_RAGGED, &err), 0);
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 1);
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 1);
+    ck_assert_str_eq(in.fld[0], "#");
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 1);
+    ck_assert_uint_eq(in.nfld, 1);
+    ps_tablein_close(&in);
+    ck_assert_int_eq(ps_tablein_open_ex(&in, q, PS_TABLEIN_SKIP_BLANK, &err), 0);
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 1);
+    ck_assert_int_lt(ps_tablein_next(&in, &err), 0);
+    ck_assert_msg(strstr(err.msg, "q.tsv: line 3: 1 columns where the header has 2") != NULL, "%s", err.msg);
+    ps_tablein_close(&in);
+    const char *r = put(&t, "r.tsv", "a\tb\nc\td");
+    ck_assert_int_eq(ps_tablein_open_ex(&in, r, PS_TABLEIN_OPEN_END, &err), 0);
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 1);
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 1);
+    ck_assert_str_eq(in.fld[1], "d");
+    ck_assert_int_eq(ps_tablein_next(&in, &err), 0);
+    ps_tablein_close(&in);
     mt_done(&t);
 }
 END_TEST
@@ -496,6 +713,8 @@ static const refusal_t refusals[] = {
     {"FASTA given", ">chr1\nACGT\n", NULL, "a.tsv: line 1", "not a probescan table"},
     {"bad by-record header", "record\tname\tsequence\n", NULL, "a.tsv: line 1", "by-record"},
     {"duplicate sample column", "name\tsequence\ts1\ts1\np1\tAC\t1\t1\n", NULL, "a.tsv: line 1", "'s1'"},
+    {"first repeated sample named", "name\tsequence\ts1\ts2\ts2\ts1\np1\tAC\t1\t1\t1\t1\n", NULL,
+     "'s2' appears twice", "columns 4 and 5"},
     {"empty sample column", "name\tsequence\t\np1\tAC\t1\n", NULL, "a.tsv: line 1", "empty name"},
 };
 
@@ -577,10 +796,17 @@ Suite *suite_merge(void)
     tcase_add_test(tc, by_record_split_record_interleaved);
     tcase_add_test(tc, by_record_split_order_from_probes);
     tcase_add_test(tc, by_record_empty_tables);
+    tcase_add_test(tc, by_record_edge_records);
     tcase_add_test(tc, probes_checked);
     tcase_add_test(tc, output_over_input);
     tcase_add_test(tc, stdin_and_option_forms);
     tcase_add_test(tc, help_and_no_arguments);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("reading");
+    tcase_add_test(tc, cut_gzip_refused);
+    tcase_add_test(tc, bgzf_without_eof_block_refused);
+    tcase_add_test(tc, crlf_tables_read);
+    tcase_add_test(tc, tablein_sheet_flags);
     suite_add_tcase(s, tc);
     tc = tcase_create("refusals");
     tcase_add_loop_test(tc, refused, 0, (int)(sizeof refusals / sizeof refusals[0]));
