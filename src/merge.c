@@ -849,7 +849,7 @@ static int parse_args(int argc, char **argv, FILE *out, const char **output, con
         return ps_fail(err, PS_E_USAGE, "standard input ('-') can be read only once");
     if (*n_inputs == 0) return ps_fail(err, PS_E_USAGE, "no tables to merge (see probescan merge --help)");
     /* A re-run would then merge its own result in: counts doubled. */
-    return ps_check_outputs(*output, NULL, (const char *const *)*inputs, *n_inputs, *probes, err);
+    return ps_check_outputs(*output, NULL, (const char *const *)*inputs, *n_inputs, *probes, NULL, err);
 }
 
 /* The same table twice is summed twice, as asked; but it is more often a
