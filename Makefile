@@ -171,9 +171,10 @@ $(BUILD)/kernels/%.o: kernels/%.cu $(BUILD)/cuda.stamp | need-build
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -Isrc -MMD -MP -c -o $@ $<
 
+# TU_SRCDIR: where the tests find the data that ships in fasta/, from any directory.
 $(BUILD)/tests/%.o: tests/%.c $(BUILD)/config.stamp | need-test
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PS_CFLAGS) $(HTS_CFLAGS) $(CHECK_CFLAGS) -Isrc -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(PS_CFLAGS) $(HTS_CFLAGS) $(CHECK_CFLAGS) -Isrc -DTU_SRCDIR='"$(CURDIR)"' -MMD -MP -c -o $@ $<
 
 $(TESTBIN): $(TEST_OBJ) $(CORE_OBJ) $(BUILD)/config.stamp
 	$(CC) $(PS_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(CHECK_LIBS) $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
