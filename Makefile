@@ -225,6 +225,7 @@ check-asan: deps
 	  CFLAGS="$(ASAN_CFLAGS)" $(ASAN_DIR)/probescan $(ASAN_DIR)/check_probescan
 	ASAN_OPTIONS=detect_leaks=1 CK_FORK=no ./$(ASAN_DIR)/check_probescan
 	PROBESCAN=./$(ASAN_DIR)/probescan bash tests/cli.sh
+	bash tests/firstrun.sh ./$(ASAN_DIR)/probescan ./$(ASAN_DIR)/check_probescan
 	bash tests/merge.sh ./$(ASAN_DIR)/probescan
 	bash tests/summary.sh ./$(ASAN_DIR)/probescan
 	bash tests/kmerset.sh ./$(ASAN_DIR)/probescan

@@ -89,6 +89,7 @@ part() {
 part "unit tests ($check)" "$check"
 part "tests/cli.sh" env PROBESCAN="$bin" bash "$here/cli.sh"
 part "tests/manpage.sh" bash "$here/manpage.sh" "$bin"
+part "tests/firstrun.sh" bash "$here/firstrun.sh" "$bin" "$check"
 part "tests/merge.sh" bash "$here/merge.sh" "$bin"
 part "tests/summary.sh" bash "$here/summary.sh" "$bin"
 part "tests/kmerset.sh" bash "$here/kmerset.sh" "$bin"
