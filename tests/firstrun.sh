@@ -98,13 +98,16 @@ else
         ok
     fi
     # The examples on the bundled data, as pasted, with the built probescan on
-    # the PATH as Set up puts it, from the top of the source tree.
+    # the PATH as Set up puts it, in a folder that has the tree's fasta/ (so
+    # that what they write stays out of the tree).
+    mkdir ex
+    ln -s "$top/fasta" ex/fasta
     n=0
     while IFS= read -r line; do
         n=$((n + 1))
         cmd=${line#"${line%%[! ]*}"}
         cmd=${cmd%%>*}
-        if ! (cd "$top" && PATH=$(dirname "$bin"):$PATH && eval "$cmd") > ex.out 2> ex.err; then
+        if ! (cd ex && PATH=$(dirname "$bin"):$PATH && eval "$cmd") > ex.out 2> ex.err; then
             bad "README.md example fails as pasted: $cmd: $(head -2 ex.err)"
         elif [ ! -s ex.out ]; then
             bad "README.md example wrote nothing: $cmd"
