@@ -1,6 +1,7 @@
 # probescan - count probes, degenerate primers and PROSITE patterns in FASTA/FASTQ, on the GPU or all CPU cores.
 #   make            build ./probescan (with the CUDA engine when nvcc is found); installs
-#                   nothing, and names what is missing
+#                   nothing, and names what is missing. `make NO_CUDA=1` builds the
+#                   CPU-only tool (seconds; the CUDA kernels take minutes)
 #   make deps       install the build and test dependencies (apt, as root)
 #   make demo       install what is missing, build, and count bundled probes in the bundled
 #                   E. coli genome
@@ -8,6 +9,7 @@
 #                   integration tests; ends with one line of what passed, failed and was
 #                   skipped, and why (GPU and real-data checks are skipped, saying so,
 #                   where there is no GPU or no data)
+#                   demo, test and the checks build on every CPU unless -j is given
 #   make check-gpu  only the GPU tests; fails where no GPU is usable
 #   make check-asan the same tests built with AddressSanitizer and UBSan
 #   make check-deb  build, lint, install and run the Debian package (root)
@@ -43,7 +45,10 @@ endif
 CUDA_ARCH ?= 80 86 89 90 100 120
 CUDA_PTX  := $(lastword $(shell printf '%s\n' $(CUDA_ARCH) | sort -n))
 NVCCFLAGS ?= -O3 -lineinfo
-NVCCFLAGS += -std=c++17 -Xcompiler -Wall,-Wextra \
+# nvcc compiles the architectures of one file on this many threads (0: one per CPU)
+# rather than one after another, which took minutes.
+NVCC_THREADS ?= 0
+NVCCFLAGS += -std=c++17 -Xcompiler -Wall,-Wextra --threads $(NVCC_THREADS) \
              $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
              -gencode arch=compute_$(CUDA_PTX),code=compute_$(CUDA_PTX) \
              -DPS_VERSION='"$(VERSION)"' -DPS_CUDA_ARCHS='"$(PS_CUDA_ARCHS)"'
@@ -103,12 +108,17 @@ TEST_OBJ := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRC))
 .PHONY: all deps need-build need-test demo test check-gpu check-asan check-valgrind check-deb check-bioconda workflow-test \
         bench bench-gpu install clean cuda-note FORCE
 
-# Rebuild everything when the compiler set-up changes (CUDA on or off, architectures,
-# sanitizer flags).
-CONFIG := $(NVCC) $(NVCCFLAGS) $(GPU_LIBS) | $(CC) $(PS_CFLAGS) $(ISAL_CFLAGS)
+# Rebuild when the compiler set-up changes (CUDA on or off, architectures, sanitizer
+# flags, ISA-L found): the C code on config.stamp, the kernels on cuda.stamp alone, so
+# that what only the C code sees (ISA-L, CFLAGS) never recompiles the kernels.
+CONFIG      := $(NVCC) $(GPU_LIBS) | $(CC) $(PS_CFLAGS) $(ISAL_CFLAGS)
+CUDA_CONFIG := $(NVCC) $(NVCCFLAGS)
 $(BUILD)/config.stamp: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(CONFIG)' | cmp -s - $@ || echo '$(CONFIG)' > $@
+$(BUILD)/cuda.stamp: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(CUDA_CONFIG)' | cmp -s - $@ || echo '$(CUDA_CONFIG)' > $@
 all: cuda-note $(BIN)
 
 cuda-note:
@@ -157,13 +167,14 @@ $(BUILD)/src/%.o: src/%.c $(BUILD)/config.stamp | need-build
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PS_CFLAGS) $(HTS_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/kernels/%.o: kernels/%.cu $(BUILD)/config.stamp | need-build
+$(BUILD)/kernels/%.o: kernels/%.cu $(BUILD)/cuda.stamp | need-build
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -Isrc -MMD -MP -c -o $@ $<
 
+# TU_SRCDIR: where the tests find the data that ships in fasta/, from any directory.
 $(BUILD)/tests/%.o: tests/%.c $(BUILD)/config.stamp | need-test
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PS_CFLAGS) $(HTS_CFLAGS) $(CHECK_CFLAGS) -Isrc -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(PS_CFLAGS) $(HTS_CFLAGS) $(CHECK_CFLAGS) -Isrc -DTU_SRCDIR='"$(CURDIR)"' -MMD -MP -c -o $@ $<
 
 $(TESTBIN): $(TEST_OBJ) $(CORE_OBJ) $(BUILD)/config.stamp
 	$(CC) $(PS_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(CHECK_LIBS) $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
@@ -172,13 +183,22 @@ $(TESTBIN): $(TEST_OBJ) $(CORE_OBJ) $(BUILD)/config.stamp
 PS_DATA ?= $(abspath ../shared/data)
 export PS_DATA
 
+# demo, test and the checks first install what is missing (deps), then build in a fresh
+# make: that one looks for ISA-L and the libraries after deps has installed them, so it
+# builds what every later make keeps (no rebuild). It runs a job per CPU unless -j was
+# given (MAKEFLAGS shows -j only inside recipes).
+NPROC   := $(shell nproc 2>/dev/null || echo 1)
+SUBMAKE  = $(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+
 # Every part runs even when one fails; tests/run.sh prints each part's output and ends
 # with one line: "make test: N passed, N failed, N skipped (gpu: ...; data: ...)".
-test: deps all $(TESTBIN)
+test: deps
+	@$(SUBMAKE) all $(TESTBIN)
 	@bash tests/run.sh ./$(BIN) ./$(TESTBIN)
 
 # Only the GPU suites (check_main.c); fails, saying why, where no GPU is usable.
-check-gpu: deps all $(TESTBIN)
+check-gpu: deps
+	@$(SUBMAKE) all $(TESTBIN)
 	./$(TESTBIN) --gpu
 
 # The Debian package: built, linted, installed and run (needs root).
@@ -190,7 +210,8 @@ check-bioconda:
 	bash tests/bioconda.sh
 
 # The Snakemake example, run for real on the data in PS_DATA (needs snakemake).
-workflow-test: deps all
+workflow-test: deps
+	@$(SUBMAKE) all
 	bash workflows/snakemake/run-example.sh
 	bash workflows/nextflow/validate.sh
 
@@ -200,24 +221,27 @@ workflow-test: deps all
 ASAN_DIR := build/asan
 ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check-asan: deps
-	$(MAKE) NO_CUDA=1 BUILD=$(ASAN_DIR) BIN=$(ASAN_DIR)/probescan TESTBIN=$(ASAN_DIR)/check_probescan \
+	$(SUBMAKE) NO_CUDA=1 BUILD=$(ASAN_DIR) BIN=$(ASAN_DIR)/probescan TESTBIN=$(ASAN_DIR)/check_probescan \
 	  CFLAGS="$(ASAN_CFLAGS)" $(ASAN_DIR)/probescan $(ASAN_DIR)/check_probescan
 	ASAN_OPTIONS=detect_leaks=1 CK_FORK=no ./$(ASAN_DIR)/check_probescan
 	PROBESCAN=./$(ASAN_DIR)/probescan bash tests/cli.sh
+	bash tests/firstrun.sh ./$(ASAN_DIR)/probescan ./$(ASAN_DIR)/check_probescan
 	bash tests/merge.sh ./$(ASAN_DIR)/probescan
 	bash tests/summary.sh ./$(ASAN_DIR)/probescan
 	bash tests/kmerset.sh ./$(ASAN_DIR)/probescan
 	bash tests/locate.sh ./$(ASAN_DIR)/probescan
-	$(MAKE) NO_CUDA=1 NO_ISAL=1 BUILD=$(ASAN_DIR)-zlib BIN=$(ASAN_DIR)-zlib/probescan CFLAGS="$(ASAN_CFLAGS)" \
+	$(SUBMAKE) NO_CUDA=1 NO_ISAL=1 BUILD=$(ASAN_DIR)-zlib BIN=$(ASAN_DIR)-zlib/probescan CFLAGS="$(ASAN_CFLAGS)" \
 	  $(ASAN_DIR)-zlib/probescan
 	PROBESCAN=./$(ASAN_DIR)-zlib/probescan bash tests/cli.sh
 
 # The command line under valgrind's memcheck.
-check-valgrind: deps all
+check-valgrind: deps
+	@$(SUBMAKE) all
 	bash tests/valgrind.sh ./$(BIN)
 
-demo: deps all
-	@bash fasta/demo.sh ./probescan
+demo: deps
+	@$(SUBMAKE) all
+	@bash fasta/demo.sh ./$(BIN)
 
 bench: all
 	@bash bench/bench_cpu.sh ./probescan

@@ -16,3 +16,9 @@ awk -F'\t' -v secs="$(echo "$end - $start" | bc -l 2>/dev/null || echo 0)" '
     NR > 1 { n++; if ($3 > 0) found++; total += $3 }
     END { printf "Summary: %d probes, %d found at least once, %d absent, %d occurrences in total (%.2f s)\n",
                  n, found, n - found, total, secs }' "$out"
+# The README's examples call probescan by name.
+if [ "$(command -v probescan 2>/dev/null)" != "$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" ]; then
+    echo
+    echo "To run the README's examples, put this probescan on the PATH:"
+    echo "  export PATH=\"$(cd "$(dirname "$bin")" && pwd):\$PATH\"    (or: make install)"
+fi

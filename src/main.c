@@ -1,6 +1,10 @@
 /* probescan - find many probes in sequence files, on the GPU or all CPU
  * cores. This file only dispatches to the subcommands, each of which owns
- * its options (count.c, locate.c, merge.c, summary.c), and prints the one error line. */
+ * its options (count.c, locate.c, merge.c, summary.c), and prints the one error line.
+ * Whatever a command printed on standard output (a table, --help, the
+ * version) is flushed here before exit 0: a write that failed there (a full
+ * disk, /dev/full) is an error, exit 1 with one line, never a silent success. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +43,20 @@ static void usage(FILE *f)
             PS_VERSION);
 }
 
+/* 0 when everything written to stdout has reached it; else one error line
+ * and 1. fflush, not fclose: a closed stdout that was never written to is
+ * not an error. */
+static int finish_stdout(void)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    int e = errno;
+    if (ferror(stdout)) bad = 1;
+    if (!bad) return 0;
+    fprintf(stderr, "probescan: error writing standard output: %s\n", e ? strerror(e) : "write failed");
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     ps_err_t err = {0, ""};
@@ -47,11 +65,11 @@ int main(int argc, char **argv)
     hts_set_log_level(HTS_LOG_OFF);
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         usage(stdout);
-        return 0;
+        return finish_stdout();
     }
     if (!strcmp(argv[1], "--version")) {
         puts(PS_VERSION);
-        return 0;
+        return finish_stdout();
     }
     if (!strcmp(argv[1], "version")) {
         /* What a bug report needs; --version stays the bare number. */
@@ -59,7 +77,7 @@ int main(int argc, char **argv)
         ps_gpu_versions(cuda, sizeof cuda);
         printf("probescan %s\nhtslib %s\nCUDA %s\nGPU architectures built: %s\n", PS_VERSION, hts_version(), cuda,
                PS_CUDA_ARCHS[0] ? PS_CUDA_ARCHS : "none");
-        return 0;
+        return finish_stdout();
     }
     /* First, before any thread: every thread then has the stop signals
      * blocked and one watcher removes temporary outputs when one comes. */
@@ -78,5 +96,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "probescan: %s\n", err.msg);
         return 1;
     }
-    return 0;
+    return finish_stdout();
 }

@@ -1,17 +1,22 @@
 /* check_main.c - runs the Check suites linked into the test binary.
  *
  *   check_probescan         every suite that can run on this machine; each
- *                           one that cannot is reported in one line,
- *                           "suite NAME: N skipped (gpu|data: reason)", and
- *                           its checks are neither run nor counted as passed
+ *                           one that cannot, or the tests of a real-data
+ *                           suite whose files are missing, are reported in
+ *                           one line, "suite NAME: N skipped (gpu|data:
+ *                           reason)", and neither run nor counted as passed
  *   check_probescan --gpu   only the suites that need a GPU; fails, saying
  *                           why, when any of them cannot run
  *
  * Check's own CK_RUN_SUITE / CK_RUN_CASE narrow either further.
  *
  * Suites are optional (weak), so a build without one of the test files
- * still runs the rest. Suites that need real data or a usable GPU are built
- * with a count of their checks (TU_ADD_TEST in testutil.h). Whether a GPU is
+ * still runs the rest. Suites that need a usable GPU are built with a count
+ * of their checks (TU_ADD_TEST in testutil.h); real-data suites add only the
+ * tests whose files are found and count the others (TU_ADD_DATA_TEST), so
+ * that a PS_DATA holding some of the files runs what it can. htslib's own
+ * log is off, as in the program (main.c): tests that feed it damaged input
+ * check our messages, and its lines would only be noise. Whether a GPU is
  * usable is asked once, in a child process: Check forks each test and a CUDA
  * context does not survive a fork, so this process never starts CUDA. */
 #include <check.h>
@@ -22,22 +27,28 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <htslib/hts.h>
+
 #include "engine_gpu.h"
 #include "testutil.h"
 
 enum { NEED_DATA = 1, NEED_GPU = 2 };
+enum { WHY_LEN = 1024 }; /* a skip reason, as tu_data_plan_t holds it */
 
 /* Suites that run everywhere. */
 #define PLAIN_SUITES(X) \
     X(pack) X(automaton) X(probes) X(output) X(outfile) X(seqio) X(random) X(scan) X(host) X(gpu_plan) X(mixed) X(merge) X(pattern)
-/* Suites that need real data ($PS_DATA) or a usable GPU, and which. */
-#define NEEDY_SUITES(X) \
-    X(data, NEED_DATA) X(gpu, NEED_GPU) X(gpu_data, NEED_GPU | NEED_DATA)
+/* Suites that need a usable GPU. */
+#define NEEDY_SUITES(X) X(gpu, NEED_GPU)
+/* Suites over real data ($PS_DATA), and whether they need a GPU too. */
+#define DATA_SUITES(X) X(data, NEED_DATA) X(gpu_data, NEED_GPU | NEED_DATA)
 
 #define DECL_PLAIN(n) Suite *suite_##n(void) __attribute__((weak));
 #define DECL_NEEDY(n, needs) Suite *suite_##n(int *n_checks) __attribute__((weak));
+#define DECL_DATA(n, needs) Suite *suite_##n(tu_data_plan_t *plan) __attribute__((weak));
 PLAIN_SUITES(DECL_PLAIN)
 NEEDY_SUITES(DECL_NEEDY)
+DATA_SUITES(DECL_DATA)
 
 /* ps_gpu_usable(0) asked in a child process; the answer comes back through
  * a pipe as one byte ('1' usable, '0' not) and the reason. */
@@ -89,6 +100,17 @@ static int gpu_usable(char *why, size_t why_len)
     return msg[0] == '1';
 }
 
+/* Reports n checks of suite name skipped, for a reason of kind what; s (if
+ * not NULL) goes to the runner that is never run, which frees it. */
+static void skip_suite(SRunner *unrun, Suite *s, const char *name, int n, const char *what, const char *why,
+                       int *n_skipped, char first_why[WHY_LEN])
+{
+    if (s) srunner_add_suite(unrun, s);
+    printf("suite %s: %d skipped (%s: %s)\n", name, n, what, why);
+    *n_skipped += n;
+    if (!*first_why) snprintf(first_why, WHY_LEN, "%s", why);
+}
+
 static int usage(FILE *f)
 {
     fprintf(f, "usage: check_probescan [--gpu]\n"
@@ -105,16 +127,16 @@ int main(int argc, char **argv)
         else return usage(stderr);
     }
 
-    char gpu_why[512], data_why[512];
+    hts_set_log_level(HTS_LOG_OFF);
+    char gpu_why[512];
     int have_gpu = gpu_usable(gpu_why, sizeof gpu_why);
-    int have_data = tu_data_dir(data_why, sizeof data_why) != NULL;
     if (have_gpu) printf("gpu: %s\n", gpu_why);
 
     /* Suites that cannot run are still built, to count their checks, and
      * handed to a runner that is never run, which frees them. */
     SRunner *sr = srunner_create(NULL), *unrun = srunner_create(NULL);
     int n_run = 0, n_skipped = 0;
-    const char *first_why = NULL;
+    char first_why[WHY_LEN] = "";
 #define ADD_PLAIN(n) \
     if (suite_##n && !gpu_only) { \
         srunner_add_suite(sr, suite_##n()); \
@@ -124,21 +146,30 @@ int main(int argc, char **argv)
     if (suite_##n && (!gpu_only || ((needs) & NEED_GPU))) { \
         int checks = 0; \
         Suite *s = suite_##n(&checks); \
-        const char *what = NULL, *why = NULL; \
-        if (((needs) & NEED_GPU) && !have_gpu) what = "gpu", why = gpu_why; \
-        else if (((needs) & NEED_DATA) && !have_data) what = "data", why = data_why; \
-        if (what) { \
-            srunner_add_suite(unrun, s); \
-            printf("suite %s: %d skipped (%s: %s)\n", #n, checks, what, why); \
-            n_skipped += checks; \
-            if (!first_why) first_why = why; \
-        } else { \
+        if (((needs) & NEED_GPU) && !have_gpu) skip_suite(unrun, s, #n, checks, "gpu", gpu_why, &n_skipped, first_why); \
+        else { \
             srunner_add_suite(sr, s); \
             n_run++; \
         } \
     }
+/* A real-data suite runs the tests whose files it found and reports the
+ * others skipped; without a GPU, gpu_data skips them all. */
+#define ADD_DATA(n, needs) \
+    if (suite_##n && (!gpu_only || ((needs) & NEED_GPU))) { \
+        tu_data_plan_t plan = {0, 0, ""}; \
+        Suite *s = suite_##n(&plan); \
+        if (((needs) & NEED_GPU) && !have_gpu) \
+            skip_suite(unrun, s, #n, plan.n_checks + plan.n_skipped, "gpu", gpu_why, &n_skipped, first_why); \
+        else { \
+            if (plan.n_skipped) \
+                skip_suite(NULL, NULL, #n, plan.n_skipped, "data", plan.why, &n_skipped, first_why); \
+            srunner_add_suite(plan.n_checks ? sr : unrun, s); \
+            n_run += plan.n_checks > 0; \
+        } \
+    }
     PLAIN_SUITES(ADD_PLAIN)
     NEEDY_SUITES(ADD_NEEDY)
+    DATA_SUITES(ADD_DATA)
     fflush(stdout);
 
     int failed = 0;

@@ -2,7 +2,8 @@
 # kmerset.sh - the k-mer set index (--index kmer-set) against the automaton
 # on random DNA (every table shape, both strand modes, thread counts), the
 # automatic choice between them, its refusals, and its counts against
-# jellyfish on a real genome (PS_DATA; jellyfish on the PATH).
+# jellyfish on a real genome (PS_DATA's E. coli, else the copy in fasta/;
+# jellyfish on the PATH).
 #
 #   bash tests/kmerset.sh ./probescan      (PS_SEED=N repeats a run)
 #
@@ -14,6 +15,7 @@ case $bin in /*) ;; *) bin=$PWD/$bin ;; esac
 [ -x "$bin" ] || { echo "kmerset.sh: $bin is not an executable (build it with make)" >&2; exit 2; }
 DATA=${PS_DATA:-}
 case $DATA in "" | /*) ;; *) DATA=$PWD/$DATA ;; esac
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/probescan-kmerset.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 2
@@ -176,9 +178,10 @@ refuse "a bad --index" "--index must be auto, automaton or kmer-set, not 'hash'"
 # Against jellyfish on a real genome: 31-mers taken from it and random ones.
 # Both strands summed is jellyfish's canonical count (-C); k is odd, so no
 # 31-mer is its own reverse complement.
+# The genome ships in fasta/; PS_DATA's copy is taken where it has one.
 ecoli=$DATA/ecoli_K12_MG1655.fa.gz
+[ -n "$DATA" ] && [ -f "$ecoli" ] || ecoli=$here/../fasta/ecoli_K12_MG1655.fa.gz
 if ! command -v jellyfish > /dev/null 2>&1; then skip 1 peer "jellyfish is not installed: k-mer set against jellyfish"
-elif [ -z "$DATA" ] || [ ! -f "$ecoli" ]; then skip 1 data "PS_DATA has no ecoli_K12_MG1655.fa.gz: k-mer set against jellyfish"
 else
     gzip -dc "$ecoli" > ecoli.fa
     # The genome as one line: awk then takes it whole, with no string grown

@@ -37,7 +37,12 @@ seed=${PS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "peers.sh: seed $seed"
 
 N_PROSITE=40 N_PROSITE_MM=6 N_IUPAC=6 N_VARDNA=4
-have_data() { [ -n "$DATA" ] && for f in "$@"; do [ -f "$DATA/$f" ] || return 1; done; }
+# have_data FILE...: 0 when PS_DATA holds them all; else 1, the missing ones in $missing.
+have_data() {
+    missing=
+    for f in "$@"; do [ -n "$DATA" ] && [ -f "$DATA/$f" ] || missing="$missing${missing:+, }$f"; done
+    [ -z "$missing" ]
+}
 
 # distinct STARTS: from EMBOSS excel output, "record start strand mismatch"
 # per distinct start at its smallest mismatch; prints "d count" lines.
@@ -47,11 +52,15 @@ by_distance() {
                 END { for (k in best) n[best[k]]++; for (d in n) print d, n[d] }' "$1" | sort -n
 }
 
+# Each part runs where its files are, and otherwise skips naming them.
+emboss=1
 if ! command -v fuzzpro >/dev/null || ! command -v fuzznuc >/dev/null; then
     skip $((N_PROSITE + N_PROSITE_MM + N_IUPAC + N_VARDNA)) peer "fuzzpro or fuzznuc not installed (Debian: emboss)"
-elif ! have_data prosite_r14.dat uniprot_20k.fa.gz yeast_S288C_R64-1-1.bgzf.fa.gz; then
-    skip $((N_PROSITE + N_PROSITE_MM + N_IUPAC + N_VARDNA)) data "PS_DATA lacks prosite_r14.dat, uniprot_20k.fa.gz or the yeast genome"
-else
+    emboss=0
+fi
+if [ $emboss = 1 ] && ! have_data prosite_r14.dat uniprot_20k.fa.gz; then
+    skip $((N_PROSITE + N_PROSITE_MM)) data "PS_DATA${DATA:+=$DATA} has no $missing: PROSITE patterns against fuzzpro"
+elif [ $emboss = 1 ]; then
     gzip -dc "$DATA/uniprot_20k.fa.gz" | head -4000 > prot.fa
     # The PATTERN entries as accession<TAB>pattern, a seeded sample of them.
     awk '/^ID/ { pat = ($0 ~ /; PATTERN\./); pa = "" } /^AC/ { ac = $2; sub(/;$/, "", ac) }
@@ -75,8 +84,12 @@ else
         got=$(awk -F'\t' -v a="$ac" '$1 == a { print $4, $5 }' ps1.tsv)
         if [ "$got" = "$want" ]; then ok; else bad "$ac $pa -m 1: probescan mm0 mm1 $got, fuzzpro $want"; fi
     done < mm.tsv
+fi
 
-    # IUPAC probes: 20-mers of the genome with a few positions made degenerate.
+# IUPAC probes: 20-mers of the genome with a few positions made degenerate.
+if [ $emboss = 1 ] && ! have_data yeast_S288C_R64-1-1.bgzf.fa.gz; then
+    skip $((N_IUPAC + N_VARDNA)) data "PS_DATA${DATA:+=$DATA} has no $missing: IUPAC and variable DNA patterns against fuzznuc"
+elif [ $emboss = 1 ]; then
     gzip -dc "$DATA/yeast_S288C_R64-1-1.bgzf.fa.gz" > yeast.fa
     python3 "$here/../bench/sample_probes.py" yeast.fa $N_IUPAC 20 --seed "$seed" |
         awk -v s="$seed" 'BEGIN { srand(s); split("RYSWKMBDHVN", code, "") } /^>/ { next } {

@@ -6,16 +6,15 @@
  *
  * Suite "data" checks the CPU engine; suite "gpu_data" runs the same cases
  * and, for every scan, every GPU kernel and the default (mixed) engine too,
- * which must give the CPU engine's counts exactly. The runner (check_main.c)
- * adds them only where $PS_DATA holds the data (and, for gpu_data, a GPU is
- * usable), and otherwise reports their checks skipped. */
+ * which must give the CPU engine's counts exactly. Each test is added only
+ * where its file is found ($PS_DATA, or the E. coli genome fasta/ ships),
+ * and otherwise reported skipped, naming the file; gpu_data runs only where
+ * a GPU is usable (check_main.c). */
 #include <check.h>
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "automaton.h"
 #include "engine.h"
@@ -29,17 +28,21 @@
 
 static const char protein_syms[] = "ACDEFGHIKLMNPQRSTVWYBZXUOJ*";
 
-/* Path of a data file in $PS_DATA (malloc'd); the runner has checked that
- * it is there (tu_data_dir). */
+/* Path of a data file (malloc'd); the suite added the test only where it
+ * was found (TU_ADD_DATA_TEST). */
 static char *data_file(const char *name)
 {
-    const char *dir = getenv("PS_DATA");
-    ck_assert_msg(dir && *dir, "PS_DATA is not set");
-    char *path = tu_path(dir, name);
-    struct stat st;
-    ck_assert_msg(stat(path, &st) == 0, "%s: %s", path, strerror(errno));
+    char why[1024];
+    char *path = tu_data_file(name, why, sizeof why);
+    ck_assert_msg(path != NULL, "%s", why);
     return path;
 }
+
+#define ECOLI "ecoli_K12_MG1655.fa.gz"
+#define YEAST "yeast_S288C_R64-1-1.bgzf.fa.gz"
+#define ILLUMINA "illumina_hiseqX_10k.fq.gz"
+#define ONT "ont_cDNA_5k.fq.gz"
+#define UNIPROT "uniprot_20k.fa.gz"
 
 /* ---- the data, decompressed and split into records here ---- */
 
@@ -424,7 +427,7 @@ static void compare(const char *what, char *const *probes, uint32_t n, const sca
 
 static void ecoli(int gpu)
 {
-    char *path = data_file("ecoli_K12_MG1655.fa.gz");
+    char *path = data_file(ECOLI);
     records_t r = load_records(path);
     ck_assert_uint_eq(r.n, 1);
     const uint32_t sampled = 1000, n = 1100;
@@ -470,7 +473,7 @@ END_TEST
  * some match. */
 static void ecoli_short_probes(int gpu)
 {
-    char *path = data_file("ecoli_K12_MG1655.fa.gz");
+    char *path = data_file(ECOLI);
     records_t r = load_records(path);
     const uint32_t n = 64;
     const int k = 5;
@@ -504,7 +507,7 @@ END_TEST
 
 static void yeast_bgzf_threads(int gpu)
 {
-    char *path = data_file("yeast_S288C_R64-1-1.bgzf.fa.gz");
+    char *path = data_file(YEAST);
     records_t r = load_records(path);
     ck_assert_uint_eq(r.n, 17);
     const uint32_t sampled = 1000;
@@ -580,8 +583,8 @@ static void fastq_case(int gpu, const char *name, int k, uint32_t n, uint64_t se
     free(path);
 }
 
-static void illumina(int gpu) { fastq_case(gpu, "illumina_hiseqX_10k.fq.gz", 31, 500, 31337, 10000); }
-static void ont(int gpu) { fastq_case(gpu, "ont_cDNA_5k.fq.gz", 17, 500, 4242, 5000); }
+static void illumina(int gpu) { fastq_case(gpu, ILLUMINA, 31, 500, 31337, 10000); }
+static void ont(int gpu) { fastq_case(gpu, ONT, 17, 500, 4242, 5000); }
 
 START_TEST(test_illumina) { illumina(0); }
 END_TEST
@@ -597,7 +600,7 @@ END_TEST
 
 static void uniprot(int gpu)
 {
-    char *path = data_file("uniprot_20k.fa.gz");
+    char *path = data_file(UNIPROT);
     records_t r = load_records(path);
     ck_assert_uint_eq(r.n, 20000);
     const int k = 8;
@@ -652,32 +655,32 @@ END_TEST
 START_TEST(test_gpu_uniprot) { uniprot(1); }
 END_TEST
 
-Suite *suite_data(int *n_checks)
+Suite *suite_data(tu_data_plan_t *plan)
 {
     Suite *s = suite_create("data");
     TCase *tc = tcase_create("data");
     tcase_set_timeout(tc, 300);
-    TU_ADD_TEST(tc, test_ecoli, n_checks);
-    TU_ADD_TEST(tc, test_ecoli_short_probes, n_checks);
-    TU_ADD_TEST(tc, test_yeast_bgzf_threads, n_checks);
-    TU_ADD_TEST(tc, test_illumina, n_checks);
-    TU_ADD_TEST(tc, test_ont, n_checks);
-    TU_ADD_TEST(tc, test_uniprot, n_checks);
+    TU_ADD_DATA_TEST(tc, test_ecoli, plan, ECOLI);
+    TU_ADD_DATA_TEST(tc, test_ecoli_short_probes, plan, ECOLI);
+    TU_ADD_DATA_TEST(tc, test_yeast_bgzf_threads, plan, YEAST);
+    TU_ADD_DATA_TEST(tc, test_illumina, plan, ILLUMINA);
+    TU_ADD_DATA_TEST(tc, test_ont, plan, ONT);
+    TU_ADD_DATA_TEST(tc, test_uniprot, plan, UNIPROT);
     suite_add_tcase(s, tc);
     return s;
 }
 
-Suite *suite_gpu_data(int *n_checks)
+Suite *suite_gpu_data(tu_data_plan_t *plan)
 {
     Suite *s = suite_create("gpu_data");
     TCase *tc = tcase_create("gpu_data");
     tcase_set_timeout(tc, 600);
-    TU_ADD_TEST(tc, test_gpu_ecoli, n_checks);
-    TU_ADD_TEST(tc, test_gpu_ecoli_short_probes, n_checks);
-    TU_ADD_TEST(tc, test_gpu_yeast_bgzf_threads, n_checks);
-    TU_ADD_TEST(tc, test_gpu_illumina, n_checks);
-    TU_ADD_TEST(tc, test_gpu_ont, n_checks);
-    TU_ADD_TEST(tc, test_gpu_uniprot, n_checks);
+    TU_ADD_DATA_TEST(tc, test_gpu_ecoli, plan, ECOLI);
+    TU_ADD_DATA_TEST(tc, test_gpu_ecoli_short_probes, plan, ECOLI);
+    TU_ADD_DATA_TEST(tc, test_gpu_yeast_bgzf_threads, plan, YEAST);
+    TU_ADD_DATA_TEST(tc, test_gpu_illumina, plan, ILLUMINA);
+    TU_ADD_DATA_TEST(tc, test_gpu_ont, plan, ONT);
+    TU_ADD_DATA_TEST(tc, test_gpu_uniprot, plan, UNIPROT);
     suite_add_tcase(s, tc);
     return s;
 }

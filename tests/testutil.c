@@ -205,26 +205,52 @@ int tu_msg_has_number(const char *msg, unsigned long n)
     return 0;
 }
 
-const char *tu_data_dir(char *why, size_t why_len)
+/* The source tree, where fasta/ is: the Makefile passes it, so that the
+ * tests find it from any working directory. */
+#ifndef TU_SRCDIR
+#define TU_SRCDIR "."
+#endif
+
+/* dir "/" name malloc'd when that is a regular file; else NULL. */
+static char *file_in(const char *dir, const char *name)
 {
-    static const char *const files[] = {"ecoli_K12_MG1655.fa.gz", "yeast_S288C_R64-1-1.bgzf.fa.gz",
-                                        "illumina_hiseqX_10k.fq.gz", "ont_cDNA_5k.fq.gz",
-                                        "uniprot_20k.fa.gz", NULL};
+    size_t len = strlen(dir) + 1 + strlen(name) + 1;
+    char *path = malloc(len);
+    if (!path) return NULL;
+    snprintf(path, len, "%s/%s", dir, name);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) return path;
+    free(path);
+    return NULL;
+}
+
+char *tu_data_file(const char *name, char *why, size_t why_len)
+{
     const char *dir = getenv("PS_DATA");
-    if (!dir || !*dir) {
-        snprintf(why, why_len, "PS_DATA is not set");
-        return NULL;
+    char *path = dir && *dir ? file_in(dir, name) : NULL;
+    if (!path) path = file_in(TU_SRCDIR "/fasta", name);
+    if (!path) {
+        if (dir && *dir) snprintf(why, why_len, "PS_DATA=%s has no %s", dir, name);
+        else snprintf(why, why_len, "PS_DATA is not set: no %s", name);
     }
-    for (const char *const *f = files; *f; f++) {
-        char path[4096];
-        struct stat st;
-        int n = snprintf(path, sizeof path, "%s/%s", dir, *f);
-        if (n < 0 || (size_t)n >= sizeof path || stat(path, &st) != 0) {
-            snprintf(why, why_len, "PS_DATA=%s has no %s", dir, *f);
-            return NULL;
-        }
+    return path;
+}
+
+int tu_data_wanted(tu_data_plan_t *plan, const char *name)
+{
+    char why[1024];
+    char *path = tu_data_file(name, why, sizeof why);
+    if (path) {
+        free(path);
+        plan->n_checks++;
+        return 1;
     }
-    return dir;
+    plan->n_skipped++;
+    /* The first reason whole, then each further missing file once. */
+    size_t used = strlen(plan->why);
+    if (!used) snprintf(plan->why, sizeof plan->why, "%s", why);
+    else if (!strstr(plan->why, name)) snprintf(plan->why + used, sizeof plan->why - used, ", %s", name);
+    return 0;
 }
 
 int tu_dir_entries(const char *dir)

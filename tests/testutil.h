@@ -51,10 +51,31 @@ void tu_assert_file(const char *path, const char *want);
  * part of a longer run of digits). */
 int tu_msg_has_number(const char *msg, unsigned long n);
 
-/* The real-data directory: $PS_DATA when it holds every file the real-data
- * tests read; else NULL and the reason in why. Uses no Check assertion, so
- * that the runner can ask before any test runs. */
-const char *tu_data_dir(char *why, size_t why_len);
+/* A real-data file: $PS_DATA/name where it is there, else the copy this
+ * source tree ships in fasta/ (the E. coli genome), else NULL with the
+ * reason in why. malloc'd. Uses no Check assertion, so that suites can ask
+ * while they are built, before any test runs. */
+char *tu_data_file(const char *name, char *why, size_t why_len);
+
+/* What a real-data suite holds: the checks it added (their files found)
+ * and those it left out for want of a file, which why names. */
+typedef struct {
+    int n_checks, n_skipped;
+    char why[1024];
+} tu_data_plan_t;
+
+/* 1 when name is found (tu_data_file), counted in plan->n_checks; else 0,
+ * counted in plan->n_skipped and named in plan->why. */
+int tu_data_wanted(tu_data_plan_t *plan, const char *name);
+
+/* Real-data suites are built as `Suite *suite_NAME(tu_data_plan_t *plan)`
+ * and add each test through TU_ADD_DATA_TEST, naming the file it reads: a
+ * test whose file is missing is left out and reported skipped, the others
+ * run (check_main.c). */
+#define TU_ADD_DATA_TEST(tc, tf, plan, name) \
+    do { \
+        if (tu_data_wanted((plan), (name))) tcase_add_test((tc), tf); \
+    } while (0)
 
 /* Suites that need what a machine may lack (real data, a usable GPU) are
  * built as `Suite *suite_NAME(int *n_checks)` and add each test through
