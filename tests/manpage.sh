@@ -56,7 +56,7 @@ for cmd in count locate merge summary; do
         fail=$((fail + 1))
     fi
     for o in $listed; do
-        if printf '%s\n' "$documented" | grep -qxF -- "$o"; then
+        if grep -qxF -- "$o" <<<"$documented"; then
             pass=$((pass + 1))
         else
             echo "manpage.sh: $cmd option $o (in '$cmd --help') is not in $page under $sec" >&2
@@ -64,7 +64,7 @@ for cmd in count locate merge summary; do
         fi
     done
     for o in $documented; do
-        if printf '%s\n' "$listed" | grep -qxF -- "$o"; then
+        if grep -qxF -- "$o" <<<"$listed"; then
             pass=$((pass + 1))
         else
             echo "manpage.sh: $page documents $cmd option $o under $sec, which '$cmd --help' does not list" >&2
