@@ -792,7 +792,7 @@ static int usage(FILE *f, ps_err_t *err)
           "  probescan merge chunk1.tsv chunk2.tsv chunk3.tsv -o counts.tsv\n"
           "  probescan merge --split-records -p probes.fa chr1.part*.tsv -o chr1.tsv\n",
           f);
-    if (ferror(f) || fflush(f) == EOF) return ps_fail(err, PS_E_IO, "cannot write the help: %s", strerror(errno));
+    if (ferror(f) || fflush(f) == EOF) return ps_fail(err, PS_E_IO, "error writing standard output: %s", strerror(errno));
     return 1;
 }
 
@@ -831,7 +831,7 @@ static int parse_args(int argc, char **argv, FILE *out, const char **output, con
         case 'h': return usage(out, err);
         case OPT_VERSION:
             if (fprintf(out, "%s\n", PS_VERSION) < 0 || fflush(out) == EOF)
-                return ps_fail(err, PS_E_IO, "cannot write the version: %s", strerror(errno));
+                return ps_fail(err, PS_E_IO, "error writing standard output: %s", strerror(errno));
             return 1;
         case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value", argv[optind - 1]);
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan merge --help)", argv[optind - 1]);

@@ -495,7 +495,7 @@ static void usage(FILE *f)
 static int stdout_done(ps_err_t *err)
 {
     if (fflush(stdout) != 0 || ferror(stdout))
-        return ps_fail(err, PS_E_IO, "standard output: write error: %s", strerror(errno));
+        return ps_fail(err, PS_E_IO, "error writing standard output: %s", strerror(errno));
     return 1;
 }
 

@@ -230,7 +230,7 @@ else bad "-o under a file: $(cat err)"; fi
 if ! "$bin" summary -o '' brain.tsv 2> err && grep -q "empty folder name" err; then ok "-o '': refused"
 else bad "-o '': $(cat err)"; fi
 if [ -w /dev/full ]; then
-    if ! "$bin" summary --help > /dev/full 2> err && grep -q "write error" err; then ok "summary --help to a full disk: an error"
+    if ! "$bin" summary --help > /dev/full 2> err && grep -q "error writing standard output" err; then ok "summary --help to a full disk: an error"
     else bad "summary --help > /dev/full: exit 0 or '$(cat err)'"; fi
 else
     skipped=$((skipped + 1))
