@@ -789,5 +789,24 @@ else
     skip 1 tool "/usr/bin/time is not installed, or a sanitizer build (its memory is its own)"
 fi
 
+# Aligned CRAM without its reference: the message says so and how to give it.
+if command -v samtools >/dev/null; then
+    mkdir -p cram/empty
+    awk 'BEGIN { srand(5); print ">chr1"; for (i = 0; i < 400; i++) printf "%s", substr("ACGT", 1 + int(rand() * 4), 1); print "" }' >cram/ref.fa
+    seq=$(sed -n 2p cram/ref.fa)
+    printf '@HD\tVN:1.6\tSO:coordinate\n@SQ\tSN:chr1\tLN:400\nr1\t0\tchr1\t11\t60\t30M\t*\t0\t0\t%s\t*\n' "${seq:10:30}" >cram/a.sam
+    printf 'p\t%s\n' "${seq:12:10}" >cram/p.tsv
+    if samtools view -C -T cram/ref.fa -o cram/a.cram cram/a.sam 2>/dev/null; then
+        mv cram/ref.fa cram/gone.fa && rm -f cram/ref.fa.fai
+        REF_PATH="$PWD/cram/empty/%s" REF_CACHE="$PWD/cram/empty/%s" run count -p cram/p.tsv cram/a.cram
+        if [ "$rc" -ne 0 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "needs the reference.*REF_PATH" err.txt; then ok; else
+            bad "aligned CRAM without its reference: status $rc: $(head -2 err.txt)"; fi
+    else
+        skip 1 tool "samtools could not write CRAM"
+    fi
+else
+    skip 1 tool "samtools is not installed (Debian: samtools)"
+fi
+
 echo "cli.sh: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
