@@ -191,6 +191,36 @@ static inline __attribute__((always_inline)) void step_back(const ps_patset_t *p
     }
 }
 
+/* The sites found by the step just taken at a record's edge, position p:
+ * strings that end there, and at the record's start (at_start) those whose
+ * first element may stand for it ([<M]). */
+static void edge_hits(const ps_patset_t *ps, worker_t *w, int at_start, uint64_t p, int mode)
+{
+    const uint32_t nw = ps->n_words;
+    const int top = ps->max_mm;
+    const uint64_t *D = w->D, *Dt = D + (size_t)top * nw;
+    uint64_t carry_s = 0;
+    for (uint32_t i = 0; i < nw; i++) {
+        uint64_t L = ps->last[i] | (at_start ? ps->last_start[i] : 0);
+        uint64_t S = at_start ? ps->skip_start[i] & Dt[i] : 0;
+        uint64_t acc = (Dt[i] & L) | S << 1 | carry_s;
+        carry_s = S >> 63;
+        while (acc) {
+            int bb = __builtin_ctzll(acc);
+            acc &= acc - 1;
+            uint64_t g = (uint64_t)i * 64u + (uint64_t)bb;
+            int d = 0;
+            for (; d < top; d++) {
+                const uint64_t *Dd = D + (size_t)d * nw;
+                if ((bit_at(Dd, g) && (L >> bb & 1)) ||
+                    (at_start && g && bit_at(ps->skip_start, g - 1) && bit_at(Dd, g - 1)))
+                    break;
+            }
+            hit(ps, w, (uint32_t)g, d, mode, p);
+        }
+    }
+}
+
 /* The general layout (patset.h): the segment [a, b) read backward, a site
  * counted at its start. starts_rec / ends_rec: the segment begins at its
  * record's first letter / ends at its last; closed: it ends at b (else it
@@ -219,27 +249,7 @@ static void scan_segment_back(const ps_patset_t *ps, worker_t *w, const ps_chunk
         if (at_end) advance_back(ps, D, ps_chunk_sym(c, p), top, 1, 1);
         else advance_back(ps, D, ps_chunk_sym(c, p), top, 1, 0);
         if (!closed && p + reach >= c->n) continue; /* the next chunk counts it */
-        const uint64_t *Dt = D + (size_t)top * nw;
-        uint64_t carry_s = 0;
-        for (uint32_t i = 0; i < nw; i++) {
-            uint64_t L = ps->last[i] | (at_start ? ps->last_start[i] : 0);
-            uint64_t S = at_start ? ps->skip_start[i] & Dt[i] : 0;
-            uint64_t acc = (Dt[i] & L) | S << 1 | carry_s;
-            carry_s = S >> 63;
-            while (acc) {
-                int bb = __builtin_ctzll(acc);
-                acc &= acc - 1;
-                uint64_t g = (uint64_t)i * 64u + (uint64_t)bb;
-                int d = 0;
-                for (; d < top; d++) {
-                    const uint64_t *Dd = D + (size_t)d * nw;
-                    if ((bit_at(Dd, g) && (L >> bb & 1)) ||
-                        (at_start && g && bit_at(ps->skip_start, g - 1) && bit_at(Dd, g - 1)))
-                        break;
-                }
-                hit(ps, w, (uint32_t)g, d, mode, p);
-            }
-        }
+        edge_hits(ps, w, at_start, p, mode);
     }
 }
 
@@ -268,27 +278,7 @@ static void scan_segment_fwdc(const ps_patset_t *ps, worker_t *w, const ps_chunk
         }
         advance_back(ps, D, sym, top, 1, at_end);
         if (p < c->n_ctx) continue;
-        const uint64_t *Dt = D + (size_t)top * nw;
-        uint64_t carry_s = 0;
-        for (uint32_t i = 0; i < nw; i++) {
-            uint64_t L = ps->last[i] | (at_start ? ps->last_start[i] : 0);
-            uint64_t S = at_start ? ps->skip_start[i] & Dt[i] : 0;
-            uint64_t acc = (Dt[i] & L) | S << 1 | carry_s;
-            carry_s = S >> 63;
-            while (acc) {
-                int bb = __builtin_ctzll(acc);
-                acc &= acc - 1;
-                uint64_t g = (uint64_t)i * 64u + (uint64_t)bb;
-                int d = 0;
-                for (; d < top; d++) {
-                    const uint64_t *Dd = D + (size_t)d * nw;
-                    if ((bit_at(Dd, g) && (L >> bb & 1)) ||
-                        (at_start && g && bit_at(ps->skip_start, g - 1) && bit_at(Dd, g - 1)))
-                        break;
-                }
-                hit(ps, w, (uint32_t)g, d, mode, p);
-            }
-        }
+        edge_hits(ps, w, at_start, p, mode);
     }
 }
 
