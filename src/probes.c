@@ -366,50 +366,38 @@ typedef struct {
     part_t *part;
 } parse_job_t;
 
-/* 1 when a line-format probe file's first probe line is a header row (primer
- * sheets usually have one): its sequence column, the second field or the
- * whole line, reads as a column title once case and punctuation are set
- * aside ("sequence", "Seq", "Probe", "primer_seq", "5'-3' sequence"). No
- * probe is spelt so: as protein most of these are valid peptides, which
- * would turn every probe into protein. */
-/* s[0..len) as a lower-case word of its letters alone, into w (cap bytes); its length. */
-static size_t letters_of(const char *s, size_t len, char *w, size_t cap)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len && n + 1 < cap; i++)
-        if ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z')) w[n++] = (char)(s[i] | 0x20);
-    w[n] = '\0';
-    return n;
-}
-
-static int has_title(const char *w, int anywhere, const char *const *titles, size_t n_titles)
-{
-    for (size_t i = 0; i < n_titles; i++) {
-        const char *at = strstr(w, titles[i]);
-        if (at && (anywhere || at == w)) return 1;
-    }
-    return 0;
-}
-
+/* 1 when a line-format probe file's first probe line is a header row
+ * (primer sheets usually have one): its sequence column (the second field,
+ * or the whole line) holds, as a word of its own, a column title:
+ * "sequence", "Seq", "primer_seq", "Forward primer (5'-3')". Words are
+ * split at anything but letters, so a probe is never one: SEQVLK is one
+ * word that is no title, S-E-Q three that are none. Read as a probe, such
+ * a title is a valid peptide, which would turn every probe into protein. */
 static int header_row(const char *s, size_t len)
 {
-    static const char *const seq_titles[] = {"seq", "probe", "primer", "pattern", "motif", "guide", "spacer",
-                                             "oligo", "target", "kmer", "grna", "protospacer"};
-    static const char *const name_titles[] = {"name", "id", "probe", "primer", "oligo", "guide", "target", "gene",
-                                              "label", "accession", "pattern", "motif"};
-    const size_t n_seq = sizeof seq_titles / sizeof *seq_titles, n_name = sizeof name_titles / sizeof *name_titles;
+    static const char *const titles[] = {"sequence", "seq", "probe", "primer", "pattern", "motif", "guide",
+                                         "spacer", "oligo", "oligonucleotide", "target", "kmer", "grna", "sgrna",
+                                         "protospacer"};
     const char *tab = memchr(s, '\t', len);
-    const char *f2 = tab ? tab + 1 : s;
-    size_t l2 = tab ? len - (size_t)(f2 - s) : len;
-    const char *end = memchr(f2, '\t', l2);
-    if (end) l2 = (size_t)(end - f2);
-    char w2[64], w1[64];
-    if (l2 > 60 || !letters_of(f2, l2, w2, sizeof w2)) return 0;
-    /* "sequence", "Seq", "primer_seq": the title first; "Forward primer"
-     * or "5'-3' target sequence" beside a name column's title. */
-    if (has_title(w2, 0, seq_titles, n_seq)) return 1;
-    return tab && (size_t)(tab - s) <= 60 && letters_of(s, (size_t)(tab - s), w1, sizeof w1) &&
-           has_title(w1, 0, name_titles, n_name) && has_title(w2, 1, seq_titles, n_seq);
+    const char *f = tab ? tab + 1 : s;
+    size_t n = tab ? len - (size_t)(f - s) : len;
+    const char *end = memchr(f, '\t', n);
+    if (end) n = (size_t)(end - f);
+    for (size_t i = 0; i < n;) {
+        char w[24];
+        size_t wl = 0;
+        while (i < n && !isalpha((unsigned char)f[i])) i++;
+        while (i < n && isalpha((unsigned char)f[i])) {
+            if (wl + 1 < sizeof w) w[wl] = (char)tolower((unsigned char)f[i]);
+            wl++, i++;
+        }
+        if (wl < 3 || wl + 1 >= sizeof w) continue;
+        if (w[wl - 1] == 's') wl--; /* plurals */
+        w[wl] = '\0';
+        for (size_t t = 0; t < sizeof titles / sizeof *titles; t++)
+            if (!strcmp(w, titles[t])) return 1;
+    }
+    return 0;
 }
 
 static void parse_part(void *ctx, int part, int parts)
