@@ -734,6 +734,10 @@ for hdr in 'name\tsequence' 'Name\tSequence' 'id\tseq' 'primer\tForward primer (
     if [ "$rc" -eq 0 ] && cmp -s out.txt primers_want.tsv && ! [ -s err.txt ]; then ok; else
         bad "header row '$hdr' in a primer sheet: status $rc, $(head -2 err.txt; head -3 out.txt)"; fi
 done
+# ... but a first probe that merely starts like a title is a probe.
+printf 'pep1\tSEQVLK\npep2\tS-E-Q\n' >peps.tsv
+run count -a protein -p peps.tsv prot.fa
+if [ "$rc" -eq 0 ] && [ "$(wc -l <out.txt)" -eq 3 ]; then ok; else bad "SEQVLK as a first probe: status $rc, $(cat out.txt)"; fi
 
 # One file under two spellings is read twice: refused (count, locate, --samples).
 expect_usage "count a.fa ./a.fa" count -p probes.tsv genome.fa ./genome.fa
