@@ -577,9 +577,13 @@ static int run_count(const opts_t *o, ps_err_t *err)
         pset->leaves.mm_columns = o->mm_set;
         lv = &pset->leaves;
         tm.build = ps_now() - t;
-        if (o->verbose)
-            fprintf(stderr, "probescan: pattern set: %u strings, %u bit words, up to %d mismatches, built in %.3f s\n",
-                    pset->n_strings, pset->n_words, o->mismatches, tm.build);
+        if (o->verbose) {
+            const ps_patset_t *f = pset->fwd;
+            fprintf(stderr, "probescan: pattern set: %u strings, %u bit words%s, up to %d mismatches, built in %.3f s\n",
+                    pset->n_strings + (f ? f->n_strings : 0), pset->n_words + (f ? f->n_words : 0),
+                    f ? " (the minus strand of patterns that are no window matched forward)" : "", o->mismatches,
+                    tm.build);
+        }
         rc = 0;
     } else if ((rc = choose_index(o, p, both, why, sizeof why, err)) < 0) {
         goto done;
