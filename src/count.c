@@ -41,6 +41,7 @@
 #include "probes.h"
 #include "progress.h"
 #include "samples.h"
+#include "table.h"
 #include "scan.h"
 #include "seqio.h"
 
@@ -239,6 +240,11 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
                                "%s: input '%s' has a tab or line break in its name, which the table cannot "
                                "hold; rename it",
                                o->by_file ? "--by-file" : "--by-record", o->inputs[i]);
+            if (o->by_file && ps_table_reserved_column(a))
+                return ps_fail(err, PS_E_USAGE,
+                               "--by-file: input '%s' would name a column '%s', a column of the table itself, which "
+                               "merge and summary would then misread; rename it",
+                               o->inputs[i], a);
             for (int j = 0; j < i; j++) {
                 if (!strcmp(a, o->names[j]))
                     return ps_fail(err, PS_E_USAGE,

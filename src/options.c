@@ -85,13 +85,20 @@ int ps_check_outputs(const char *output, const char *stats, const char *const *i
                        output && !*output ? "-o" : "--stats");
     /* Standard input can be read once. */
     int std_in = probes && !strcmp(probes, "-");
+    if (sheet && !strcmp(sheet, "-")) {
+        if (std_in)
+            return ps_fail(err, PS_E_USAGE, "the probes (-p -) and the --samples sheet both read standard input "
+                                            "('-'), which can be read once; give one of them as a file");
+        std_in = 3;
+    }
     for (int i = 0; i < n_inputs; i++) {
         if (strcmp(inputs[i], "-")) continue;
         if (std_in)
             return ps_fail(err, PS_E_USAGE, "%s read standard input ('-'), which can be read once; give one of "
                                             "them as a file",
-                           std_in == 1 ? "the probes (-p -) and an input both"
-                                                                         : "two inputs both");
+                           std_in == 1   ? "the probes (-p -) and an input both"
+                           : std_in == 3 ? "the --samples sheet and one of its files both"
+                                         : "two inputs both");
         std_in = 2;
     }
     /* Writing over an input (or one output over the other) would lose data
@@ -141,8 +148,11 @@ int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int t
 void ps_opt_check_protein_input(const ps_probes_t *p, ps_alpha_req_t req, const char *const *inputs, int n)
 {
     if (req != PS_ALPHA_AUTO || p->alpha != PS_PROTEIN) return;
+    /* Only a regular file can be read twice: a pipe, a FIFO or <(...)
+     * would lose what the sample read. */
     int i = 0;
-    while (i < n && !strcmp(inputs[i], "-")) i++;
+    struct stat st_in;
+    while (i < n && (stat(inputs[i], &st_in) != 0 || !S_ISREG(st_in.st_mode))) i++;
     if (i == n) return;
     ps_reader_t *r = NULL;
     ps_chunk_t c;

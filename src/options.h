@@ -46,8 +46,8 @@ int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int t
                   const char *done, int *both_out, ps_err_t *err);
 
 /* Before a run: where -a auto read the probes as protein, the first input
- * that is a file (not standard input) is sampled (its first stretch, read
- * as DNA); one warning on stderr when its letters are nearly all A, C, G,
+ * that is a regular file (never standard input, a pipe or a FIFO, which the
+ * run could not read again) is sampled (its first stretch, read as DNA); one warning on stderr when its letters are nearly all A, C, G,
  * T, U or N: DNA patterns that needed -a dna. Nothing is consumed; an input
  * that cannot be read is left for the run to report. */
 void ps_opt_check_protein_input(const ps_probes_t *p, ps_alpha_req_t req, const char *const *inputs, int n);

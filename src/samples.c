@@ -11,6 +11,7 @@
 #include <htslib/kstring.h>
 
 #include "seqio.h"
+#include "table.h"
 
 void ps_samples_free(ps_samples_t *s)
 {
@@ -122,6 +123,13 @@ int ps_samples_load(ps_samples_t **out, const char *path, ps_err_t *err)
         if (!*name || !*file || strpbrk(name, "\r\n")) {
             rc = ps_fail(err, PS_E_FORMAT, "%s: line %lu: %s", path, lineno,
                          !*name ? "empty sample name" : !*file ? "empty file name" : "a sample name holds a line break");
+            break;
+        }
+        if (ps_table_reserved_column(name)) {
+            rc = ps_fail(err, PS_E_FORMAT,
+                         "%s: line %lu: sample '%s' is named as a column of the table itself, which merge and "
+                         "summary would then misread; rename it",
+                         path, lineno, name);
             break;
         }
         long k = sample_index(s, &ix, &cap_names, name);

@@ -6,8 +6,9 @@
  * lines and lines starting with '#' are skipped, as is a first line
  * `sample<TAB>file` (any case). Paths are used as written (relative ones
  * from the current directory). A sample's name is the table's column name,
- * as given, never derived from a path: it must be non-empty and hold no tab,
- * CR or line break (refused with file and line). One file listed twice,
+ * as given, never derived from a path: it must be non-empty, hold no tab,
+ * CR or line break and be none of the table's own column titles
+ * (ps_table_reserved_column; refused with file and line). One file listed twice,
  * however spelt, is refused by the caller (options.h:
  * ps_check_inputs_distinct). Samples are numbered in order of first
  * appearance; loading is linear in the sheet's size. */

@@ -13,6 +13,17 @@ const char *const ps_table_count_names[PS_TABLE_MAX_COUNTS] = {"count", "forward
 
 static const char *const key_names[] = {"input", "record", "name", "sequence"};
 
+int ps_table_reserved_column(const char *s)
+{
+    static const char *const words[] = {"name", "sequence", "id", "input", "record", "count", "forward", "reverse"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (!strcmp(s, words[i])) return 1;
+    if (strncmp(s, "mm", 2) != 0 || !s[2]) return 0;
+    for (const char *c = s + 2; *c; c++)
+        if (*c < '0' || *c > '9') return 0;
+    return 1;
+}
+
 const char *ps_table_shape_name(ps_table_shape_t s)
 {
     switch (s) {

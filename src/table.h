@@ -31,6 +31,12 @@ typedef enum { PS_TABLE_TOTALS = 1, PS_TABLE_BYFILE, PS_TABLE_BYRECORD } ps_tabl
 #define PS_TABLE_MAX_COUNTS 3
 extern const char *const ps_table_count_names[PS_TABLE_MAX_COUNTS];
 
+/* 1 when s is a column title of the tables themselves (name, sequence, id,
+ * input, record, count, forward, reverse, mm0, mm1 ...): a sample column of
+ * that name would make a matrix read back as another shape, so sample
+ * sheets and --by-file refuse it. */
+int ps_table_reserved_column(const char *s);
+
 /* "totals", "by-file" or "by-record". */
 const char *ps_table_shape_name(ps_table_shape_t s);
 

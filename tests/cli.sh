@@ -812,5 +812,20 @@ else
     skip 1 tool "samtools is not installed (Debian: samtools)"
 fi
 
+# The input sample behind the alphabet warning never reads a pipe the run
+# then reads: <(...) gives the same counts as the file.
+run count -p motifs.tsv <(cat prot.fa)
+if [ "$rc" -eq 0 ] && cmp -s out.txt motifs_want.tsv; then ok; else bad "PROSITE motifs over <(cat prot.fa): status $rc, $(head -3 out.txt)"; fi
+
+# Sample and --by-file columns may not take the tables' own titles.
+printf 'count\tgenome.fa\n' >reserved.tsv
+expect_usage "--samples with a sample called count" count --samples reserved.tsv -p probes.tsv
+cp genome.fa forward.fa
+expect_usage "--by-file over forward.fa" count --by-file -p probes.tsv forward.fa genome.fa
+# --samples - reads standard input: nothing else may.
+expect_usage "--samples - with -p -" count --samples - -p - <keep.tsv
+printf 'A\t-\n' >stdin_sheet.tsv
+expect_usage "--samples - naming -" count --samples - -p probes.tsv <stdin_sheet.tsv
+
 echo "cli.sh: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
