@@ -232,14 +232,11 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
             return ps_fail(err, PS_E_NOMEM, "out of memory");
         char name[PS_SAMPLE_NAME_MAX];
         for (int i = 0; i < o->n_inputs; i++) {
-            ps_sample_name(o->inputs[i], name, sizeof name);
+            int rc_name = ps_opt_input_name(o->inputs[i], o->by_file ? "--by-file" : "--by-record", name, sizeof name,
+                                            err);
+            if (rc_name < 0) return rc_name;
             if (!(o->names[i] = strdup(name))) return ps_fail(err, PS_E_NOMEM, "out of memory");
             const char *a = o->names[i];
-            if (strpbrk(a, "\t\n\r"))
-                return ps_fail(err, PS_E_USAGE,
-                               "%s: input '%s' has a tab or line break in its name, which the table cannot "
-                               "hold; rename it",
-                               o->by_file ? "--by-file" : "--by-record", o->inputs[i]);
             if (o->by_file && ps_table_reserved_column(a))
                 return ps_fail(err, PS_E_USAGE,
                                "--by-file: input '%s' would name a column '%s', a column of the table itself, which "

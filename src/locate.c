@@ -178,14 +178,8 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
     /* The TSV's input column holds each input's name: refused before
      * anything is read or written, as count refuses it for its tables. */
     char name[PS_SAMPLE_NAME_MAX];
-    for (int i = 0; o->format == PS_SITES_TSV && i < o->n_inputs; i++) {
-        ps_sample_name(o->inputs[i], name, sizeof name);
-        if (strpbrk(name, "\t\n\r"))
-            return ps_fail(err, PS_E_USAGE,
-                           "--format tsv: input '%s' has a tab or line break in its name, which the rows cannot "
-                           "hold; rename it",
-                           o->inputs[i]);
-    }
+    for (int i = 0; o->format == PS_SITES_TSV && i < o->n_inputs; i++)
+        if ((rc_in = ps_opt_input_name(o->inputs[i], "--format tsv", name, sizeof name, err)) < 0) return rc_in;
     return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes, NULL, err);
 }
 

@@ -9,6 +9,7 @@
 
 #include "host.h"
 #include "patset.h"
+#include "samples.h"
 #include "seqio.h"
 
 int ps_opt_uint(const char *s, uint64_t max, uint64_t *out)
@@ -83,23 +84,19 @@ int ps_check_outputs(const char *output, const char *stats, const char *const *i
     if ((output && !*output) || (stats && !*stats))
         return ps_fail(err, PS_E_USAGE, "%s takes a file name, not an empty one ('-' is standard output)",
                        output && !*output ? "-o" : "--stats");
+    /* Every file the run reads, with what it is to the user: reader i is the
+     * probe file, the sheet, then the inputs. */
+    const int n = n_inputs + 2;
+#define READER(i) ((i) == 0 ? probes : (i) == 1 ? sheet : inputs[(i) - 2])
+#define ROLE(i) ((i) == 0 ? "the probe file" : (i) == 1 ? "the --samples sheet" : "the input")
     /* Standard input can be read once. */
-    int std_in = probes && !strcmp(probes, "-");
-    if (sheet && !strcmp(sheet, "-")) {
-        if (std_in)
-            return ps_fail(err, PS_E_USAGE, "the probes (-p -) and the --samples sheet both read standard input "
-                                            "('-'), which can be read once; give one of them as a file");
-        std_in = 3;
-    }
-    for (int i = 0; i < n_inputs; i++) {
-        if (strcmp(inputs[i], "-")) continue;
-        if (std_in)
-            return ps_fail(err, PS_E_USAGE, "%s read standard input ('-'), which can be read once; give one of "
-                                            "them as a file",
-                           std_in == 1   ? "the probes (-p -) and an input both"
-                           : std_in == 3 ? "the --samples sheet and one of its files both"
-                                         : "two inputs both");
-        std_in = 2;
+    for (int i = 0, first = -1; i < n; i++) {
+        if (!READER(i) || strcmp(READER(i), "-")) continue;
+        if (first >= 0)
+            return ps_fail(err, PS_E_USAGE, "%s and %s both read standard input ('-'), which can be read once; "
+                                            "give one of them as a file",
+                           ROLE(first), first >= 2 ? "another input" : ROLE(i));
+        first = i;
     }
     /* Writing over an input (or one output over the other) would lose data
      * before the run could even fail. */
@@ -107,19 +104,15 @@ int ps_check_outputs(const char *output, const char *stats, const char *const *i
     for (int w = 0; w < 2; w++) {
         struct stat so, si;
         if (!outs[w] || !strcmp(outs[w], "-") || stat(outs[w], &so) != 0 || !S_ISREG(so.st_mode)) continue;
-        for (int i = 0; i < n_inputs + 3; i++) {
-            const char *in = i < n_inputs ? inputs[i] : i == n_inputs ? probes : i == n_inputs + 1 ? sheet : outs[1 - w];
-            if (in && strcmp(in, "-") && stat(in, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino &&
-                !(i == n_inputs + 2 && w == 1))
+        for (int i = 0; i <= n; i++) {
+            const char *in = i < n ? READER(i) : w == 0 ? stats : NULL;
+            if (in && strcmp(in, "-") && stat(in, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
                 return ps_fail(err, PS_E_USAGE, "%s '%s' is %s '%s'; it would be overwritten", w ? "--stats" : "-o",
-                               outs[w],
-                               i < n_inputs        ? "the input"
-                               : i == n_inputs     ? "the probe file"
-                               : i == n_inputs + 1 ? "the --samples sheet"
-                                                   : "--stats file",
-                               in);
+                               outs[w], i < n ? ROLE(i) : "--stats file", in);
         }
     }
+#undef READER
+#undef ROLE
     if (output && stats && strcmp(output, "-") && !strcmp(output, stats))
         return ps_fail(err, PS_E_USAGE, "-o and --stats both name '%s'", output);
     if (stats && !strcmp(stats, "-") && (!output || !strcmp(output, "-")))
@@ -197,6 +190,16 @@ void ps_opt_check_dna_input(const ps_probes_t *p, const char *const *inputs, int
             "probescan: warning: %s%s: %.1f%% of the %" PRIu64 " letters are not A, C, G, T, U or N, yet the "
             "probes were counted as DNA (windows with such letters match nothing): is it protein? give -a protein\n",
             inputs[first], more, 100.0 * (double)st[first].in.foreign / (double)letters, letters);
+}
+
+int ps_opt_input_name(const char *path, const char *what, char *name, size_t n, ps_err_t *err)
+{
+    ps_sample_name(path, name, n);
+    if (strpbrk(name, "\t\n\r"))
+        return ps_fail(err, PS_E_USAGE, "%s: input '%s' has a tab or line break in its name, which no row can hold; "
+                                        "rename it",
+                       what, path);
+    return PS_OK;
 }
 
 typedef struct {

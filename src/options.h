@@ -56,6 +56,12 @@ void ps_opt_check_protein_input(const ps_probes_t *p, ps_alpha_req_t req, const 
  * proteins counted as DNA. */
 void ps_opt_check_dna_input(const ps_probes_t *p, const char *const *inputs, int n, const ps_scan_stats_t *st);
 
+/* An input's name in the output (ps_sample_name: a --by-file column, the
+ * input column of --by-record and locate's TSV) into name[0..n); a tab or
+ * line break in it, which no row can hold, is refused before anything is
+ * read, naming `what` (the option that writes it). */
+int ps_opt_input_name(const char *path, const char *what, char *name, size_t n, ps_err_t *err);
+
 /* Refuses one file given twice among the inputs, however spelt (a.fa,
  * ./a.fa, a full path, a link): compared by device and inode, so its counts
  * cannot be added twice. Inputs that cannot be looked at ("-", a missing

@@ -1,13 +1,13 @@
 #include "samples.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include <htslib/bgzf.h>
+#include <htslib/khash.h>
 #include <htslib/kstring.h>
 
 #include "seqio.h"
@@ -38,44 +38,23 @@ static int push(char ***v, size_t *n, size_t *cap, char *item)
     return 0;
 }
 
-/* Sample names to their index: open addressing over a power of two. */
-typedef struct {
-    size_t *slot; /* index + 1; 0 empty */
-    size_t mask;
-} names_t;
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
+/* Sample names to their index (keys are the names s->name holds). */
+KHASH_MAP_INIT_STR(sample, size_t)
 
 /* The index of name among s's samples, adding it when new; -1 when out of memory. */
-static long sample_index(ps_samples_t *s, names_t *ix, size_t *cap_names, const char *name)
+static long sample_index(ps_samples_t *s, khash_t(sample) *ix, size_t *cap_names, const char *name)
 {
-    if (2 * (s->n_samples + 1) > ix->mask + 1 || !ix->slot) {
-        size_t n = ix->slot ? 2 * (ix->mask + 1) : 64;
-        size_t *nt = calloc(n, sizeof *nt);
-        if (!nt) return -1;
-        for (size_t i = 0; i < s->n_samples; i++) {
-            size_t h = (size_t)hash_str(s->name[i]) & (n - 1);
-            while (nt[h]) h = (h + 1) & (n - 1);
-            nt[h] = i + 1;
-        }
-        free(ix->slot);
-        ix->slot = nt;
-        ix->mask = n - 1;
-    }
-    size_t h = (size_t)hash_str(name) & ix->mask;
-    for (; ix->slot[h]; h = (h + 1) & ix->mask)
-        if (!strcmp(s->name[ix->slot[h] - 1], name)) return (long)(ix->slot[h] - 1);
+    khint_t k = kh_get(sample, ix, name);
+    if (k != kh_end(ix)) return (long)kh_val(ix, k);
     char *nm = strdup(name);
+    int absent;
     if (!nm || push(&s->name, &s->n_samples, cap_names, nm) < 0) {
         free(nm);
         return -1;
     }
-    ix->slot[h] = s->n_samples;
+    k = kh_put(sample, ix, nm, &absent);
+    if (absent < 0) return -1; /* nm is s's now, freed with it */
+    kh_val(ix, k) = s->n_samples - 1;
     return (long)(s->n_samples - 1);
 }
 
@@ -86,11 +65,11 @@ int ps_samples_load(ps_samples_t **out, const char *path, ps_err_t *err)
     BGZF *f = bgzf_open(path, "r");
     if (!f) return ps_fail(err, PS_E_IO, "%s: cannot open the sample sheet: %s", path, strerror(errno ? errno : EIO));
     ps_samples_t *s = calloc(1, sizeof *s);
-    names_t ix = {NULL, 0};
+    khash_t(sample) *ix = kh_init(sample);
     size_t cap_names = 0, cap_files = 0, cap_idx = 0;
     kstring_t ks = {0, 0, NULL};
     unsigned long lineno = 0;
-    int rc = s ? PS_OK : ps_fail(err, PS_E_NOMEM, "out of memory");
+    int rc = s && ix ? PS_OK : ps_fail(err, PS_E_NOMEM, "out of memory");
     int got;
     while (rc == PS_OK && (got = bgzf_getline(f, '\n', &ks)) >= 0) {
         lineno++;
@@ -132,7 +111,7 @@ int ps_samples_load(ps_samples_t **out, const char *path, ps_err_t *err)
                          path, lineno, name);
             break;
         }
-        long k = sample_index(s, &ix, &cap_names, name);
+        long k = sample_index(s, ix, &cap_names, name);
         char *fl = k >= 0 ? strdup(file) : NULL;
         if (!fl || push(&s->file, &s->n_files, &cap_files, fl) < 0) {
             free(fl);
@@ -155,7 +134,7 @@ int ps_samples_load(ps_samples_t **out, const char *path, ps_err_t *err)
     if (rc == PS_OK && got < -1) rc = ps_fail(err, PS_E_IO, "%s: read error (corrupt or truncated?)", path);
     if (rc == PS_OK && s->n_files == 0) rc = ps_fail(err, PS_E_FORMAT, "%s: no 'sample<TAB>file' lines", path);
     free(ks.s);
-    free(ix.slot);
+    if (ix) kh_destroy(sample, ix);
     bgzf_close(f);
     if (rc < 0) {
         ps_samples_free(s);

@@ -87,16 +87,23 @@ static int walk_bgzf(const char *path)
     return res;
 }
 
+/* The compressions probescan does not read, as htslib names them and by
+ * their magic bytes, with the command that decompresses each. */
+static const struct {
+    enum htsCompression compression;
+    const char *magic, *name, *tool;
+    size_t len;
+} unread[] = {{bzip2_compression, "BZh", "bzip2", "bzip2 -dc", 3},
+              {xz_compression, "\xfd" "7zXZ", "xz", "xz -dc", 5},
+              {zstd_compression, "\x28\xb5\x2f\xfd", "zstd", "zstd -dc", 4}};
+#define N_UNREAD (sizeof unread / sizeof *unread)
+
 const char *ps_unread_compression(const void *buf, size_t n, const char **tool)
 {
-    static const struct {
-        const char *magic, *name, *tool;
-        size_t len;
-    } known[] = {{"BZh", "bzip2", "bzip2 -dc", 3}, {"\xfd" "7zXZ", "xz", "xz -dc", 5}, {"\x28\xb5\x2f\xfd", "zstd", "zstd -dc", 4}};
-    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-        if (n >= known[i].len && !memcmp(buf, known[i].magic, known[i].len)) {
-            *tool = known[i].tool;
-            return known[i].name;
+    for (size_t i = 0; i < N_UNREAD; i++)
+        if (n >= unread[i].len && !memcmp(buf, unread[i].magic, unread[i].len)) {
+            *tool = unread[i].tool;
+            return unread[i].name;
         }
     return NULL;
 }
@@ -104,18 +111,12 @@ const char *ps_unread_compression(const void *buf, size_t n, const char **tool)
 /* Formats that htslib could name but that are no sequence text we read. */
 static int refuse_format(const char *path, const htsFormat *fmt, ps_err_t *err)
 {
-    const char *tool = NULL, *what = NULL;
-    switch (fmt->compression) {
-    case bzip2_compression: what = "bzip2"; tool = "bzip2 -dc"; break;
-    case xz_compression: what = "xz"; tool = "xz -dc"; break;
-    case zstd_compression: what = "zstd"; tool = "zstd -dc"; break;
-    default: break;
-    }
-    if (what)
-        return ps_fail(err, PS_E_FORMAT,
-                       "%s: %s-compressed input is not read directly; decompress it on the fly, "
-                       "e.g. `%s %s | probescan count ... -`",
-                       path, what, tool, path);
+    for (size_t i = 0; i < N_UNREAD; i++)
+        if (fmt->compression == unread[i].compression)
+            return ps_fail(err, PS_E_FORMAT,
+                           "%s: %s-compressed input is not read directly; decompress it on the fly, "
+                           "e.g. `%s %s | probescan count ... -`",
+                           path, unread[i].name, unread[i].tool, path);
     return PS_OK;
 }
 

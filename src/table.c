@@ -15,9 +15,11 @@ static const char *const key_names[] = {"input", "record", "name", "sequence"};
 
 int ps_table_reserved_column(const char *s)
 {
-    static const char *const words[] = {"name", "sequence", "id", "input", "record", "count", "forward", "reverse"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (!strcmp(s, words[i])) return 1;
+    for (size_t i = 0; i < sizeof key_names / sizeof *key_names; i++)
+        if (!strcmp(s, key_names[i])) return 1;
+    for (size_t i = 0; i < PS_TABLE_MAX_COUNTS; i++)
+        if (!strcmp(s, ps_table_count_names[i])) return 1;
+    if (!strcmp(s, "id")) return 1;
     if (strncmp(s, "mm", 2) != 0 || !s[2]) return 0;
     for (const char *c = s + 2; *c; c++)
         if (*c < '0' || *c > '9') return 0;

@@ -1052,32 +1052,24 @@ static void gp_run_chunks(tu_rng_t *r, ps_alpha_t al, uint32_t n_probes, uint64_
     uint64_t *want = calloc(nl + 1, sizeof *want), *got = calloc(nl + 1, sizeof *got);
     ck_assert(want && got);
     ps_err_t err;
-    if (gp_refused_fwd(ps, what)) {
-        free(want);
-        free(got);
-        ps_patset_free(ps);
-        ps_probes_free(p);
-        for (uint32_t i = 0; i < n_probes; i++) free(probes[i]);
-        free(probes);
-        for (int i = 0; i < NC; i++) ps_chunk_free(&ch[i], NULL);
-        return;
+    if (!gp_refused_fwd(ps, what)) {
+        ps_engine_t *ce = NULL, *ge = gp_engine(ps, 3, what);
+        ck_assert_int_eq(ps_pattern_engine_new(&ce, ps, 1, &err), PS_OK);
+        for (int i = 0; i < NC; i++) ck_assert_int_eq(ce->scan(ce, 0, &ch[i], &err), PS_OK);
+        ck_assert_int_eq(ce->collect(ce, want, &err), PS_OK);
+        for (uint32_t l = 0; l < nl; l++) want[l] *= 2;
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < NC; i++) {
+                int rc = ge->scan(ge, (i + pass) % 3, &ch[i], &err);
+                ck_assert_msg(rc == PS_OK, "%s: %s", what, err.msg);
+            }
+        ck_assert_int_eq(ge->collect(ge, got, &err), PS_OK);
+        gp_compare(ge, ps, got, want, what);
+        /* `locate`: the same sites, where they start. */
+        for (int i = 0; i < NC; i++) gp_compare_sites(ce, ge, i % 3, &ch[i], what);
+        ps_engine_destroy(ce);
+        ps_engine_destroy(ge);
     }
-    ps_engine_t *ce = NULL, *ge = gp_engine(ps, 3, what);
-    ck_assert_int_eq(ps_pattern_engine_new(&ce, ps, 1, &err), PS_OK);
-    for (int i = 0; i < NC; i++) ck_assert_int_eq(ce->scan(ce, 0, &ch[i], &err), PS_OK);
-    ck_assert_int_eq(ce->collect(ce, want, &err), PS_OK);
-    for (uint32_t l = 0; l < nl; l++) want[l] *= 2;
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < NC; i++) {
-            int rc = ge->scan(ge, (i + pass) % 3, &ch[i], &err);
-            ck_assert_msg(rc == PS_OK, "%s: %s", what, err.msg);
-        }
-    ck_assert_int_eq(ge->collect(ge, got, &err), PS_OK);
-    gp_compare(ge, ps, got, want, what);
-    /* `locate`: the same sites, where they start. */
-    for (int i = 0; i < NC; i++) gp_compare_sites(ce, ge, i % 3, &ch[i], what);
-    ps_engine_destroy(ce);
-    ps_engine_destroy(ge);
     free(want);
     free(got);
     ps_patset_free(ps);
