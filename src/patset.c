@@ -266,8 +266,10 @@ int ps_patset_gpu_worth(const ps_patset_t *ps, double bytes, int threads, char *
         snprintf(why, len, "input size unknown");
         return 1;
     }
-    double cpu_s = bytes * ps->n_words * (ps->max_mm + 1) * (ps->windows_only ? 2e-9 : 5e-9) / threads;
+    /* The forward part is a pass of its own over the same text. */
+    const uint32_t words = ps->n_words + (ps->fwd ? ps->fwd->n_words : 0);
+    double cpu_s = bytes * words * (ps->max_mm + 1) * (ps->windows_only ? 2e-9 : 5e-9) / threads;
     snprintf(why, len, "about %.0f MB of sequence x %u words x %d levels, %.2f s on %d CPU threads", bytes / 1e6,
-             ps->n_words, ps->max_mm + 1, cpu_s, threads);
+             words, ps->max_mm + 1, cpu_s, threads);
     return cpu_s > 1.0;
 }
