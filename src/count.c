@@ -43,6 +43,7 @@
 #include "samples.h"
 #include "table.h"
 #include "scan.h"
+#include "sites.h"
 #include "seqio.h"
 
 #ifndef PS_VERSION
@@ -58,6 +59,7 @@ typedef struct {
     int threads, verbose, quiet, gpu_id, by_file, by_record;
     int mismatches, mm_set;  /* -m: sites within this many substitutions; given at all */
     ps_engine_req_t engine;
+    ps_psopts_t pso;         /* ps_scan's rules (prosite.h) */
     index_req_t index;
     char **inputs;
     int n_inputs;
@@ -114,6 +116,8 @@ static void usage_count(FILE *f)
 "  -q, --quiet            no progress line\n"
 "  -h, --help             this help\n"
 "      --version          print the version and exit\n"
+PS_OPT_PSSCAN_HELP
+"                         (count counts the sites locate lists with the same options)\n"
 "\n"
 "Counting: case-insensitive; U counts as T; a window with N or any other letter\n"
 "outside the alphabet (in DNA also '.', '-', '*') matches nothing, not even a\n"
@@ -149,7 +153,7 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         {"gpu", required_argument, NULL, OPT_GPU}, {"kernel", required_argument, NULL, OPT_KERNEL},
         {"by-file", no_argument, NULL, OPT_BYFILE}, {"by-record", no_argument, NULL, OPT_BYRECORD}, {"stats", required_argument, NULL, OPT_STATS},
         {"samples", required_argument, NULL, OPT_SAMPLES}, {"index", required_argument, NULL, OPT_INDEX},
-        {"mismatches", required_argument, NULL, 'm'},
+        {"mismatches", required_argument, NULL, 'm'}, PS_OPT_PSSCAN_LONGOPTS,
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->alpha = PS_ALPHA_AUTO;
@@ -194,6 +198,9 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         case OPT_SAMPLES: o->samples_path = optarg; break;
         case OPT_STATS: o->stats = optarg; break;
         case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value (see probescan count --help)", argv[optind - 1]);
+        case PS_OPT_INCLUDED: case PS_OPT_SKIP_FREQUENT: case PS_OPT_MAX_X: case PS_OPT_NO_OVERLAPS: case PS_OPT_SHORTEST:
+            if ((rc = ps_opt_psscan(c, optarg, &o->pso, err)) > 0) rc = PS_OK;
+            break;
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan count --help)", argv[optind - 1]);
         }
     }
@@ -551,12 +558,14 @@ static int run_count(const opts_t *o, ps_err_t *err)
     ps_scanner_t *sc = NULL;
     ps_output_t *out = NULL;
     ps_record_writer_t *rw = NULL;
+    ps_site_writer_t *sw = NULL; /* ps_scan's rules: sites counted as locate lists them */
     uint64_t *counts = NULL;
     ps_scan_stats_t *st = calloc((size_t)o->n_inputs, sizeof *st);
     if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
 
     int both;
-    int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, "counted", &both, err);
+    int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, &o->pso,
+                           o->mismatches, "counted", &both, err);
     if (rc < 0) goto done;
     if (o->verbose)
         fprintf(stderr, "probescan: %u probes of length %d; alphabet %s%s; strands: %s\n", p->n, p->k,
@@ -627,7 +636,11 @@ static int run_count(const opts_t *o, ps_err_t *err)
     if (rc < 0) goto done;
     ps_engine_info(e, &info);
     ps_scan_opts_init(&so, &info, o->threads);
-    readers = parallel_readers(o, &info, lv);
+    /* Under ps_scan's rules a site counts by the sites before it in its
+     * record: sites are placed and pass the rules in input order, as
+     * locate's rows do, on one reading thread. */
+    const int rules = ps_opt_psscan_rules(p, o->mismatches);
+    readers = rules ? 1 : parallel_readers(o, &info, lv);
     if (readers > 1) {
         if (!(more = calloc((size_t)readers, sizeof *more))) {
             rc = ps_fail(err, PS_E_NOMEM, "out of memory");
@@ -664,6 +677,18 @@ static int run_count(const opts_t *o, ps_err_t *err)
         if (rc < 0) goto done;
         sink = (ps_record_sink_t){ps_record_writer_emit, rw, NULL, NULL, NULL, NULL};
     }
+    if (rules) {
+        uint32_t n_rules = 0;
+        if ((rc = ps_site_writer_new(&sw, NULL, p, lv, PS_SITES_BED, 0, err)) < 0 ||
+            (rc = ps_site_writer_rules(sw, &o->pso, &n_rules, err)) < 0 ||
+            (rc = ps_site_writer_counting(sw, rw, err)) < 0)
+            goto done;
+        sink = (ps_record_sink_t){NULL, sw, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
+                                  ps_site_writer_free_rows};
+        if (o->verbose)
+            fprintf(stderr, "probescan: %u PROSITE patterns counted by ps_scan's rules (their sites placed in order)\n",
+                    n_rules);
+    }
     ps_progress_t pg;
     ps_progress_init(&pg, !o->quiet, o->n_inputs);
     if (!(cols = calloc((size_t)o->n_inputs, sizeof *cols))) {
@@ -683,9 +708,13 @@ static int run_count(const opts_t *o, ps_err_t *err)
         if (readers == 1) {
             ps_progress_begin(&pg, o->inputs[i], i + 1);
             if (rw) ps_record_writer_input(rw, o->names[i]);
-            rc = ps_scanner_run(sc, o->inputs[i], counts + cols[i] * lv->n_leaves,
-                                rw ? &sink : NULL, &st[i], pg.enabled ? ps_progress_show : NULL, &pg, err);
+            if (sw) rc = ps_site_writer_input(sw, o->inputs[i], err);
+            if (rc == PS_OK)
+                rc = ps_scanner_run(sc, o->inputs[i], counts + cols[i] * lv->n_leaves, rw || sw ? &sink : NULL, &st[i],
+                                    pg.enabled ? ps_progress_show : NULL, &pg, err);
             ps_progress_end(&pg);
+            if (rc == PS_OK && sw && (rc = ps_site_writer_flush(sw, err)) == PS_OK)
+                ps_site_writer_take_counts(sw, counts + cols[i] * lv->n_leaves);
             if (rc == PS_OK && rw) rc = ps_record_writer_flush(rw, err);
             if (rc < 0) goto done;
         }
@@ -734,6 +763,7 @@ static int run_count(const opts_t *o, ps_err_t *err)
     }
 
 done:
+    ps_site_writer_free(sw);
     ps_record_writer_free(rw);
     ps_output_abort(out);
     free(counts);

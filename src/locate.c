@@ -50,6 +50,7 @@ typedef struct {
     ps_engine_req_t engine;
     int gpu_id;
     ps_sites_format_t format;
+    ps_psopts_t pso;
     uint64_t max_hits;
     char **inputs;
     int n_inputs;
@@ -79,8 +80,9 @@ static void usage_locate(FILE *f)
 "                         a name ending in .gz or .bgz is written compressed (BGZF)\n"
 "  -t, --threads N        threads that load probes, parse and scan (default: the %d CPUs\n"
 "                         this process may use; at most 4 a CPU are started)\n"
-"      --format STR       bed or tsv (default bed). tsv: a header, the input, and the\n"
-"                         probe and matched letters after the BED columns\n"
+"      --format STR       bed, tsv, pff, gff or psa (default bed). tsv: a header, the input,\n"
+"                         and the probe and matched letters after the BED columns; pff, gff,\n"
+"                         psa (protein): ps_scan's rows (1-based, inclusive)\n"
 "      --max-hits N       report at most N sites per probe over the run (default: all);\n"
 "                         stderr and --stats say how many were left out\n"
 "      --stats FILE       write run statistics as JSON to FILE\n"
@@ -93,18 +95,21 @@ static void usage_locate(FILE *f)
 "  -q, --quiet            no progress line\n"
 "  -h, --help             this help\n"
 "      --version          print the version and exit\n"
+PS_OPT_PSSCAN_HELP
 "\n"
 "Rows: record  start  end  name  score  strand. Coordinates are 0-based and\n"
 "half-open, counting every letter of the record (N included); score is the\n"
 "number of mismatches (0 for an exact site); strand '-' is the probe's reverse\n"
 "complement, placed on the record as written. A site is reported where count\n"
 "counts it: once, at its fewest mismatches; a pattern of variable length\n"
-"(e(n,m), anchors) ends where its shortest match at that distance ends.\n"
-"Summed per record and probe, the rows give count --by-record's table.\n"
+"(e(n,m), anchors) ends where its shortest match at that distance ends, except\n"
+"under ps_scan's rules (above). Summed per record and probe, the rows give\n"
+"count --by-record's table.\n"
 "\n"
 "Examples:\n"
 "  probescan locate -p guides.txt -m 3 genome.fa.gz > sites.bed\n"
-"  probescan locate -p probes.fa genome.fa | bedtools intersect -a - -b genes.bed\n",
+"  probescan locate -p probes.fa genome.fa | bedtools intersect -a - -b genes.bed\n"
+"  probescan locate -p prosite.dat --format pff uniprot_sprot.fasta.gz > motifs.pff\n",
             PS_MAX_MM, ps_host_cpus());
 }
 
@@ -120,7 +125,7 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
         {"version", no_argument, NULL, OPT_VERSION},    {"format", required_argument, NULL, OPT_FORMAT},
         {"max-hits", required_argument, NULL, OPT_MAX_HITS}, {"stats", required_argument, NULL, OPT_STATS},
         {"engine", required_argument, NULL, OPT_ENGINE}, {"gpu", required_argument, NULL, OPT_GPU},
-        {NULL, 0, NULL, 0}};
+        PS_OPT_PSSCAN_LONGOPTS, {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->alpha = PS_ALPHA_AUTO;
     o->both_strands = 1;
@@ -152,7 +157,10 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
         case OPT_FORMAT:
             if (!strcmp(optarg, "bed")) o->format = PS_SITES_BED;
             else if (!strcmp(optarg, "tsv")) o->format = PS_SITES_TSV;
-            else return ps_fail(err, PS_E_USAGE, "--format must be bed or tsv, not '%s'", optarg);
+            else if (!strcmp(optarg, "pff")) o->format = PS_SITES_PFF;
+            else if (!strcmp(optarg, "gff")) o->format = PS_SITES_GFF;
+            else if (!strcmp(optarg, "psa")) o->format = PS_SITES_PSA;
+            else return ps_fail(err, PS_E_USAGE, "--format must be bed, tsv, pff, gff or psa, not '%s'", optarg);
             break;
         case OPT_MAX_HITS:
             /* at most what --stats can hold as a JSON integer */
@@ -165,6 +173,9 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
         case OPT_ENGINE: rc = ps_opt_engine(optarg, &o->engine, err); break;
         case OPT_GPU: rc = ps_opt_gpu(optarg, &o->gpu_id, err); break;
         case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value (see probescan locate --help)", argv[optind - 1]);
+        case PS_OPT_INCLUDED: case PS_OPT_SKIP_FREQUENT: case PS_OPT_MAX_X: case PS_OPT_NO_OVERLAPS: case PS_OPT_SHORTEST:
+            if ((rc = ps_opt_psscan(c, optarg, &o->pso, err)) > 0) rc = PS_OK;
+            break;
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan locate --help)", argv[optind - 1]);
         }
     }
@@ -302,8 +313,14 @@ static int run_locate(const opts_t *o, ps_err_t *err)
     if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
 
     int both;
-    int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, "located", &both, err);
+    int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, &o->pso,
+                           o->mismatches, "located", &both, err);
     if (rc < 0) goto done;
+    if (o->format >= PS_SITES_PFF && p->alpha != PS_PROTEIN) {
+        rc = ps_fail(err, PS_E_USAGE, "--format %s is ps_scan's, for protein; DNA sites have strands: bed or tsv",
+                     o->format == PS_SITES_PFF ? "pff" : o->format == PS_SITES_GFF ? "gff" : "psa");
+        goto done;
+    }
     if ((rc = build_index(&ix, o, p, both, err)) < 0) goto done;
 
     ps_engine_info_t info = {.kind = PS_ENGINE_CPU};
@@ -316,6 +333,10 @@ static int run_locate(const opts_t *o, ps_err_t *err)
     if ((rc = ps_scanner_new(&sc, e, ix.lv, &so, err)) < 0) goto done;
     if ((rc = ps_output_open(&out, o->output, o->cleanup, err)) < 0) goto done;
     if ((rc = ps_site_writer_new(&w, ps_output_stream(out), p, ix.lv, o->format, o->max_hits, err)) < 0) goto done;
+    uint32_t n_rules = 0;
+    if (ps_opt_psscan_rules(p, o->mismatches) && (rc = ps_site_writer_rules(w, &o->pso, &n_rules, err)) < 0) goto done;
+    if (o->verbose && n_rules)
+        fprintf(stderr, "probescan: locate: %u PROSITE patterns reported by ps_scan's rules\n", n_rules);
     ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
                              ps_site_writer_free_rows};
     /* The progress line as count draws it; not where the rows themselves

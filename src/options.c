@@ -121,14 +121,55 @@ int ps_check_outputs(const char *output, const char *stats, const char *const *i
     return PS_OK;
 }
 
-int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int threads, int both, int strand_set,
-                  const char *done, int *both_out, ps_err_t *err)
+int ps_opt_psscan(int key, const char *arg, ps_psopts_t *o, ps_err_t *err)
 {
-    int rc = ps_probes_load(p, path, alpha, threads, err);
+    uint64_t v;
+    switch (key) {
+    case PS_OPT_INCLUDED: o->included = 1; return 1;
+    case PS_OPT_SKIP_FREQUENT: o->skip_frequent = 1; return 1;
+    case PS_OPT_NO_OVERLAPS: o->no_overlaps = 1; return 1;
+    case PS_OPT_SHORTEST: o->shortest = 1; return 1;
+    case PS_OPT_MAX_X:
+        if (ps_opt_uint(arg, PS_PATTERN_MAX, &v))
+            return ps_fail(err, PS_E_USAGE, "--max-x must be a number from 0 to %d, not '%s'", PS_PATTERN_MAX, arg);
+        o->max_x = (int)v;
+        return 1;
+    default: return 0;
+    }
+}
+
+int ps_opt_psscan_rules(const ps_probes_t *p, int mismatches)
+{
+    if (p->alpha != PS_PROTEIN || !p->patterns || mismatches > 0) return 0;
+    for (uint32_t i = 0; i < p->n; i++)
+        if (ps_pattern_is_prosite(p->seq[i], strlen(p->seq[i]))) return 1;
+    return 0;
+}
+
+int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int threads, int both, int strand_set,
+                  const ps_psopts_t *pso, int mismatches, const char *done, int *both_out, ps_err_t *err)
+{
+    int rc = ps_probes_load_flags(p, path, alpha, threads, pso->skip_frequent ? PS_LOAD_SKIP_FREQUENT : 0, err);
     if (rc < 0) return rc;
     *both_out = both && (*p)->alpha != PS_PROTEIN;
     if (both && (*p)->alpha == PS_PROTEIN && strand_set)
         return ps_fail(err, PS_E_USAGE, "--strand both applies to DNA only; protein probes are %s forward", done);
+    if (ps_psopts_given(pso) && !ps_opt_psscan_rules(*p, mismatches))
+        return ps_fail(err, PS_E_USAGE, "%s: --included, --skip-frequent, --max-x, --no-overlaps and --shortest are "
+                                        "ps_scan's rules for protein PROSITE patterns matched exactly%s",
+                       path, mismatches > 0 ? "; -m counts every start at its fewest mismatches" : "");
+    if (pso->skip_frequent && !(*p)->id)
+        return ps_fail(err, PS_E_USAGE, "--skip-frequent: %s is no PROSITE data file (its entries carry the flag)", path);
+    /* A match that takes an X where a residue is named may count (--max-x),
+     * or end a search (--no-overlaps): the engines then let X match every
+     * class, as ps_scan's expressions do; else such starts cannot count and
+     * are left out at once. */
+    if (ps_opt_psscan_rules(*p, mismatches) && (pso->max_x > 0 || pso->no_overlaps)) {
+        const ps_class_t x = (ps_class_t)1 << 22; /* 'X' in protein codes (alphabet.c) */
+        for (uint32_t i = 0; i < (*p)->n; i++)
+            if (ps_pattern_is_prosite((*p)->seq[i], strlen((*p)->seq[i])))
+                for (uint32_t j = 0; j < (*p)->len[i]; j++) (*p)->cls[(size_t)i * (size_t)(*p)->k + j] |= x;
+    }
     ps_probes_warn(*p, path);
     return PS_OK;
 }

@@ -15,6 +15,7 @@
 
 #include "error.h"
 #include "probes.h"
+#include "prosite.h"
 #include "scan.h"
 
 #ifdef __cplusplus
@@ -43,7 +44,30 @@ int ps_opt_gpu(const char *arg, int *out, ps_err_t *err);                 /* --g
  * that protein probes are `done` forward. *p is set whenever loading
  * succeeded (the caller frees it, also on a refusal). */
 int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int threads, int both, int strand_set,
-                  const char *done, int *both_out, ps_err_t *err);
+                  const ps_psopts_t *pso, int mismatches, const char *done, int *both_out, ps_err_t *err);
+
+/* ps_scan's options (prosite.h), the same in count and locate: their
+ * getopt keys, their lines of --help, and ps_opt_psscan, which reads the
+ * option of key into *o (1), or returns 0 for another key (or a PS_E_USAGE
+ * code). ps_opt_probes loads with --skip-frequent, refuses the options
+ * where no probe takes ps_scan's rules, and lets X match every class of a
+ * rule's pattern where --max-x or --no-overlaps needs it. */
+enum { PS_OPT_INCLUDED = 400, PS_OPT_SKIP_FREQUENT, PS_OPT_MAX_X, PS_OPT_NO_OVERLAPS, PS_OPT_SHORTEST };
+#define PS_OPT_PSSCAN_LONGOPTS                                                                              \
+    {"included", no_argument, NULL, PS_OPT_INCLUDED}, {"skip-frequent", no_argument, NULL, PS_OPT_SKIP_FREQUENT}, \
+        {"max-x", required_argument, NULL, PS_OPT_MAX_X}, {"no-overlaps", no_argument, NULL, PS_OPT_NO_OVERLAPS}, \
+        {"shortest", no_argument, NULL, PS_OPT_SHORTEST}
+#define PS_OPT_PSSCAN_HELP                                                                                  \
+    "  PROSITE patterns over proteins, matched exactly, are reported as ps_scan reports them:\n"           \
+    "      --included         every start, also a site that ends within the one before (ps_scan -i)\n"      \
+    "      --no-overlaps      look for the next site after the end of the last (ps_scan -v)\n"              \
+    "      --shortest         repeats e(n,m) as short as can be, not as long (ps_scan -g)\n"                \
+    "      --max-x N          a site may take N X residues where residues are named (ps_scan -x; 0)\n"      \
+    "      --skip-frequent    leave out entries flagged SKIP-FLAG=TRUE (ps_scan -s)\n"
+int ps_opt_psscan(int key, const char *arg, ps_psopts_t *o, ps_err_t *err);
+/* 1 when probes take ps_scan's rules: protein, exact (mismatches 0), a
+ * PROSITE pattern among them. */
+int ps_opt_psscan_rules(const ps_probes_t *p, int mismatches);
 
 /* Before a run: where -a auto read the probes as protein, the first input
  * that is a regular file (never standard input, a pipe or a FIFO, which the

@@ -438,32 +438,47 @@ int ps_record_writer_flush(ps_record_writer_t *w, ps_err_t *err)
     return write_error(w->out.f, err);
 }
 
+/* Makes record id (named name) the current one, writing the one before. */
+static int record_at(ps_record_writer_t *w, uint64_t id, const char *name, ps_err_t *err)
+{
+    if (w->have && id == w->id) return PS_OK;
+    int rc = ps_record_writer_flush(w, err);
+    if (rc < 0) return rc;
+    size_t len = strlen(name);
+    if (len + 1 > w->name_cap) {
+        char *nn = realloc(w->name, len + 1);
+        if (!nn) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        w->name = nn;
+        w->name_cap = len + 1;
+    }
+    memcpy(w->name, name, len + 1);
+    w->id = id;
+    w->have = 1;
+    return PS_OK;
+}
+
+static void add_hits(ps_record_writer_t *w, uint32_t l, uint64_t n)
+{
+    if (w->acc[l] == 0) w->touched[w->n_touched++] = l;
+    w->acc[l] += n;
+}
+
 int ps_record_writer_emit(void *ctx, const ps_chunk_t *c, const ps_rec_hits_t *h, ps_err_t *err)
 {
     ps_record_writer_t *w = ctx;
     for (uint32_t s = 0; s < h->n_span; s++) {
         const ps_rec_span_t *sp = &h->span[s];
-        uint64_t id = c->rec_id[sp->rec];
-        if (!w->have || id != w->id) {
-            int rc = ps_record_writer_flush(w, err);
-            if (rc < 0) return rc;
-            const char *name = c->rec_name + c->name_off[sp->rec];
-            size_t len = strlen(name);
-            if (len + 1 > w->name_cap) {
-                char *nn = realloc(w->name, len + 1);
-                if (!nn) return ps_fail(err, PS_E_NOMEM, "out of memory");
-                w->name = nn;
-                w->name_cap = len + 1;
-            }
-            memcpy(w->name, name, len + 1);
-            w->id = id;
-            w->have = 1;
-        }
-        for (uint32_t j = sp->first; j < sp->first + sp->n; j++) {
-            uint32_t l = h->leaf[j];
-            if (w->acc[l] == 0) w->touched[w->n_touched++] = l;
-            w->acc[l] += h->count[j];
-        }
+        int rc = record_at(w, c->rec_id[sp->rec], c->rec_name + c->name_off[sp->rec], err);
+        if (rc < 0) return rc;
+        for (uint32_t j = sp->first; j < sp->first + sp->n; j++) add_hits(w, h->leaf[j], h->count[j]);
     }
     return PS_OK;
+}
+
+int ps_record_writer_add(ps_record_writer_t *w, uint64_t rec, const char *name, uint32_t leaf, uint64_t n,
+                         ps_err_t *err)
+{
+    int rc = record_at(w, rec, name, err);
+    if (rc == PS_OK) add_hits(w, leaf, n);
+    return rc;
 }

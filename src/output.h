@@ -44,6 +44,10 @@ int ps_record_writer_new(ps_record_writer_t **out, FILE *f, const ps_probes_t *p
 void ps_record_writer_input(ps_record_writer_t *w, const char *input);
 /* A ps_record_sink_t emit function; ctx is the writer. */
 int ps_record_writer_emit(void *ctx, const ps_chunk_t *c, const ps_rec_hits_t *h, ps_err_t *err);
+/* Adds n to leaf's count in record rec (its ordinal in the input), named
+ * name; records come in input order (a new one writes the one before). */
+int ps_record_writer_add(ps_record_writer_t *w, uint64_t rec, const char *name, uint32_t leaf, uint64_t n,
+                         ps_err_t *err);
 /* Writes the pending record; call at the end of each input. */
 int ps_record_writer_flush(ps_record_writer_t *w, ps_err_t *err);
 void ps_record_writer_free(ps_record_writer_t *w);

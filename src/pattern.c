@@ -1,5 +1,7 @@
 #include "pattern.h"
 
+#include "prosite.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -138,10 +140,12 @@ static int parse_prosite(ps_alpha_t a, const char *s, size_t n, ps_pattern_t *ou
                 return -1;
             }
             i++;
+            if (a == PS_PROTEIN) c = ps_psscan_class(c, ch == '{');
             if (ch == '{') c = all_symbols(a) & ~c;
             if (!c) return fail(why, why_len, "the class at character %zu matches nothing", open);
         } else {
             if (!(c = letter_class(a, ch))) return why_letter(why, why_len, a, ch);
+            if (a == PS_PROTEIN) c = ps_psscan_class(c, 0);
             i++;
         }
         long lo = 1, hi = 1;

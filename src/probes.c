@@ -53,9 +53,11 @@ typedef struct {
     text_t names, seqs;
     /* A PROSITE file: each row's entry ID, and the entries skipped. */
     int prosite;
+    int skip_frequent;  /* --skip-frequent: entries flagged SKIP-FLAG=TRUE are left out */
     size_t *id_at;
+    uint32_t *psinfo;   /* per row: PS_PSINFO_* */
     text_t ids;
-    uint32_t skipped_matrix, skipped_rule;
+    uint32_t skipped_matrix, skipped_rule, skipped_frequent;
 } raw_t;
 
 static void raw_free(raw_t *r)
@@ -66,6 +68,7 @@ static void raw_free(raw_t *r)
     free(r->names.s);
     free(r->seqs.s);
     free(r->id_at);
+    free(r->psinfo);
     free(r->ids.s);
 }
 
@@ -91,8 +94,10 @@ static int raw_grow(raw_t *r)
     if (!na || !sa || !nl) return -1;
     if (r->prosite) {
         size_t *ia = realloc(r->id_at, cap * sizeof *ia);
-        if (!ia) return -1;
-        r->id_at = ia;
+        if (ia) r->id_at = ia;
+        uint32_t *pi = realloc(r->psinfo, cap * sizeof *pi);
+        if (pi) r->psinfo = pi;
+        if (!ia || !pi) return -1;
     }
     r->cap = cap;
     return 0;
@@ -291,6 +296,9 @@ typedef struct {
     char type[16];      /* PATTERN, MATRIX or RULE */
     uint64_t line;      /* of its ID line */
     int added;          /* its PA lines started a row */
+    int skip_flag;      /* CC   /SKIP-FLAG=TRUE */
+    int dr_true;        /* a DR line lists a true positive (", T;") */
+    uint32_t dr_false;  /* the false positives (", F;") its DR lines list */
 } entry_t;
 
 /* Copies the field of a PROSITE line s[5..len) up to the first ';' into d. */
@@ -310,9 +318,28 @@ static int prosite_line(raw_t *r, entry_t *e, const char *s, size_t len, uint64_
     if (len >= 2 && s[0] == '/' && s[1] == '/') {
         if (!strcmp(e->type, "MATRIX")) r->skipped_matrix++;
         else if (!strcmp(e->type, "RULE")) r->skipped_rule++;
+        if (e->added && e->skip_flag && r->skip_frequent) {
+            /* The entry's row is the last one added: taken back whole. */
+            r->n--;
+            r->names.len = r->name_at[r->n];
+            r->seqs.len = r->seq_at[r->n];
+            r->ids.len = r->id_at[r->n];
+            r->skipped_frequent++;
+        } else if (e->added) {
+            r->psinfo[r->n - 1] = (e->skip_flag ? PS_PSINFO_SKIP : 0u) |
+                                  (e->dr_true ? PS_PSINFO_FALSEPOS | (e->dr_false & PS_PSINFO_COUNT) : 0u);
+        }
         memset(e, 0, sizeof *e);
         return 0;
     }
+    /* What ps_scan reads of an entry besides its pattern: the flag of
+     * frequent matches, and the false positives its DR lines list. */
+    if (len >= 20 && !memcmp(s, "CC   /SKIP-FLAG=TRUE", 20)) e->skip_flag = 1;
+    if (len >= 2 && !memcmp(s, "DR", 2))
+        for (size_t i = 0; i + 4 <= len; i++) {
+            if (!memcmp(s + i, ", T;", 4)) e->dr_true = 1;
+            if (!memcmp(s + i, ", F;", 4)) e->dr_false++;
+        }
     if (len < 5 || memcmp(s + 2, "   ", 3) != 0) return 0;
     if (!memcmp(s, "ID", 2)) {
         memset(e, 0, sizeof *e);
@@ -331,6 +358,7 @@ static int prosite_line(raw_t *r, entry_t *e, const char *s, size_t len, uint64_
             const char *name = e->ac[0] ? e->ac : e->id;
             if (raw_add(r, name, strlen(name), e->line) || text_reserve(&r->ids, strlen(e->id) + 1)) return -1;
             r->id_at[r->n - 1] = text_put(&r->ids, e->id, strlen(e->id));
+            r->psinfo[r->n - 1] = 0;
             e->added = 1;
         }
         if (raw_append(r, s + 5, len - 5)) return -1;
@@ -608,6 +636,7 @@ static int read_raw(raw_t *r, const char *path, int threads, ps_err_t *err)
     parse_job_t job = {buf, path, fasta, part};
     for (int i = 0; i < parts; i++) {
         part[i].r.prosite = prosite;
+        part[i].r.skip_frequent = r->skip_frequent;
         part[i].from = i ? part_start(buf, at + (size_t)ps_parallel_share(len - at, i, parts), len, fasta) : at;
         if (i && part[i].from < part[i - 1].from) part[i].from = part[i - 1].from;
     }
@@ -1068,8 +1097,11 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
     if (r->prosite) {
         p->skipped_matrix = r->skipped_matrix;
         p->skipped_rule = r->skipped_rule;
+        p->skipped_frequent = r->skipped_frequent;
         p->id = (char **)(void *)r->id_at;
+        p->psinfo = r->psinfo;
         r->id_at = NULL;
+        r->psinfo = NULL;
     }
     r->name_at = r->seq_at = NULL;
     *out = p;
@@ -1078,7 +1110,14 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
 
 int ps_probes_load(ps_probes_t **out, const char *path, ps_alpha_req_t req, int threads, ps_err_t *err)
 {
+    return ps_probes_load_flags(out, path, req, threads, 0, err);
+}
+
+int ps_probes_load_flags(ps_probes_t **out, const char *path, ps_alpha_req_t req, int threads, int flags,
+                         ps_err_t *err)
+{
     raw_t r = {0};
+    r.skip_frequent = (flags & PS_LOAD_SKIP_FREQUENT) != 0;
     *out = NULL;
     int rc = read_raw(&r, path, threads, err);
     if (rc == PS_OK) rc = encode(out, &r, path, req, threads, err);
@@ -1115,6 +1154,7 @@ void ps_probes_free(ps_probes_t *p)
     free(p->opt);
     free(p->anchors);
     free(p->id);
+    free(p->psinfo);
     free(p->id_text);
     free(p);
 }
@@ -1125,4 +1165,7 @@ void ps_probes_warn(const ps_probes_t *p, const char *path)
     if (p->id && (p->skipped_matrix || p->skipped_rule))
         fprintf(stderr, "probescan: %s: %u PROSITE patterns; %u MATRIX and %u RULE entries skipped (not patterns)\n",
                 path, p->n, p->skipped_matrix, p->skipped_rule);
+    if (p->skipped_frequent)
+        fprintf(stderr, "probescan: %s: --skip-frequent: %u patterns flagged SKIP-FLAG=TRUE left out\n", path,
+                p->skipped_frequent);
 }

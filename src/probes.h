@@ -53,7 +53,9 @@ typedef struct {
     uint8_t *anchors;  /* patterns: n anchor sets (PS_ANCHOR_*) */
     char **id;         /* a PROSITE file: each row's entry ID (its name is the accession); else NULL */
     char *id_text;
+    uint32_t *psinfo;  /* a PROSITE file: each row's PS_PSINFO_* (what ps_scan's gff says of it); else NULL */
     uint32_t skipped_matrix, skipped_rule; /* a PROSITE file: entries that are no pattern */
+    uint32_t skipped_frequent; /* PS_LOAD_SKIP_FREQUENT: patterns flagged SKIP-FLAG=TRUE left out */
     char *name_text;   /* all names back to back, where name[i] points */
     char *seq_text;    /* all sequences back to back, where seq[i] points (ps_probes_free
                         * frees the two blocks; a name or sequence is never freed alone) */
@@ -67,6 +69,18 @@ typedef struct {
  * are coded on up to `threads` threads (parallel.h); errors name the first
  * bad probe in the file, whatever the threads. */
 int ps_probes_load(ps_probes_t **out, const char *path, ps_alpha_req_t req, int threads, ps_err_t *err);
+
+/* A PROSITE entry: flagged SKIP-FLAG=TRUE (frequent matches); its DR lines
+ * list true positives, and COUNT of them are false positives. */
+#define PS_PSINFO_SKIP 0x80000000u
+#define PS_PSINFO_FALSEPOS 0x40000000u
+#define PS_PSINFO_COUNT 0x3fffffffu
+
+/* The same with flags: PS_LOAD_SKIP_FREQUENT leaves out the PROSITE
+ * entries flagged SKIP-FLAG=TRUE (ps_scan -s). */
+#define PS_LOAD_SKIP_FREQUENT 1
+int ps_probes_load_flags(ps_probes_t **out, const char *path, ps_alpha_req_t req, int threads, int flags,
+                         ps_err_t *err);
 
 /* Builds a probe set from in-memory sequences (tests and tools); names may be
  * NULL, in which case each name is its sequence. */

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "parse.h"
+#include "prosite.h"
 
 
 /* One output row before it is written. */
@@ -14,7 +16,9 @@ typedef struct {
     uint32_t probe;
     uint8_t strand, dist, held; /* held: its name and letters are in the held rows' buffers */
     uint32_t name;            /* the record's name, in names */
-    uint64_t moff;            /* TSV: the matched letters, in text */
+    uint32_t n_x;             /* ps_scan's rules: the X's its match takes where residues are named */
+    uint32_t tlen;            /* the length of its text */
+    uint64_t moff;            /* its text, in text: TSV the matched letters; gff and psa ps_scan's text */
 } row_t;
 
 typedef struct {
@@ -52,6 +56,14 @@ struct ps_site_writer {
     ps_pattern_t **var;   /* per probe and strand (i * 2 + s): the pattern, where lengths vary */
     uint8_t *minus_at_end; /* per probe: its minus-strand sites come at their right end (no
                             * window, on both strands: patset.h's fwd) */
+    ps_psopts_t rules;    /* ps_scan's rules (prosite.h), for the probes with a rule */
+    ps_psrule_t **rule;   /* per probe: the rule, or NULL (not a protein PROSITE pattern, or none asked for) */
+    ps_psstate_t *state;  /* per probe: what the rules know of the sites before */
+    int counting;         /* count rows instead of writing them (ps_site_writer_counting) */
+    uint64_t *counted;    /* per probe: rows counted since ps_site_writer_take_counts */
+    ps_record_writer_t *by_record; /* counting: each row also counted for its record */
+    int rec_rc;           /* the first failure adding to it, and its message */
+    ps_err_t rec_err;
     int reorder;          /* some do: a chunk's rows are sorted by start before writing */
     uint64_t *hits;       /* per probe: rows written, or offered once max_hits is reached */
     uint32_t *pname_len;  /* per probe: its name's length */
@@ -66,6 +78,12 @@ struct ps_site_writer {
 };
 
 static int nomem(ps_err_t *err) { return ps_fail(err, PS_E_NOMEM, "out of memory for located sites"); }
+
+/* The format writes a text per row: the matched letters or ps_scan's. */
+static int has_text(const ps_site_writer_t *w)
+{
+    return w->format == PS_SITES_TSV || w->format == PS_SITES_GFF || w->format == PS_SITES_PSA;
+}
 
 /* Probe i's pattern on strand s, from the probe set's classes. */
 static void probe_pattern(const ps_probes_t *p, uint32_t i, int s, ps_pattern_t *out)
@@ -128,7 +146,11 @@ int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, co
         size_t most = w->pname_len[i] + strlen(p->seq[i]);
         if (most > w->row_most) w->row_most = most;
     }
-    w->row_most += PS_NAME_MAX + PS_MAX_K + 3 * 20 + 16;
+    w->row_most += PS_NAME_MAX + 3 * PS_MAX_K + 3 * 20 + 16;
+    for (uint32_t i = 0; p->id && i < p->n; i++) {
+        size_t most = strlen(p->id[i]) + w->pname_len[i] + 2 * PS_PATTERN_MAX + PS_NAME_MAX + 160;
+        if (most > w->row_most) w->row_most = most;
+    }
     w->input = "-";
     w->input_len = 1;
     if (!(w->out = malloc(OUT_BUF + w->row_most + w->input_len))) {
@@ -157,6 +179,49 @@ int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, co
     return PS_OK;
 }
 
+int ps_site_writer_rules(ps_site_writer_t *w, const ps_psopts_t *o, uint32_t *n_rules, ps_err_t *err)
+{
+    const ps_probes_t *p = w->p;
+    *n_rules = 0;
+    w->rules = *o;
+    if (p->alpha != PS_PROTEIN || !p->patterns || w->lv->levels != 1) return PS_OK;
+    if (!(w->rule = calloc((size_t)p->n + 1, sizeof *w->rule)) ||
+        !(w->state = calloc((size_t)p->n + 1, sizeof *w->state)))
+        return nomem(err);
+    for (uint32_t i = 0; i < p->n; i++) {
+        const char *s = p->seq[i];
+        if (!ps_pattern_is_prosite(s, strlen(s))) continue;
+        char why[160];
+        if (ps_psrule_compile(s, strlen(s), &w->rule[i], why, sizeof why) < 0)
+            return ps_fail(err, PS_E_INTERNAL, "probe '%s': %s", p->name[i], why);
+        /* Ends vary only where lengths do; a window's end is its length. */
+        if (ps_psrule_max_len(w->rule[i]) != (w->fixed_len[i] ? w->fixed_len[i] : ps_psrule_max_len(w->rule[i])))
+            return ps_fail(err, PS_E_INTERNAL, "probe '%s': its rule and its pattern differ in length", p->name[i]);
+        (*n_rules)++;
+    }
+    return PS_OK;
+}
+
+int ps_site_writer_counting(ps_site_writer_t *w, ps_record_writer_t *by_record, ps_err_t *err)
+{
+    w->counting = 1;
+    w->by_record = by_record;
+    if (!(w->counted = calloc((size_t)w->p->n + 1, sizeof *w->counted))) return nomem(err);
+    return PS_OK;
+}
+
+void ps_site_writer_take_counts(ps_site_writer_t *w, uint64_t *leaf_counts)
+{
+    /* A leaf's rows go to its first probe (duplicates share the leaf and
+     * have the same rows). */
+    for (uint32_t l = 0; l < w->lv->n_leaves; l++) {
+        if (w->entry_at[l] == w->entry_at[l + 1]) continue;
+        const entry_t *en = &w->entry[w->entry_at[l]];
+        leaf_counts[l] += w->counted[en->probe];
+    }
+    memset(w->counted, 0, (size_t)w->p->n * sizeof *w->counted);
+}
+
 int ps_site_writer_input(ps_site_writer_t *w, const char *input, ps_err_t *err)
 {
     const size_t len = strlen(input);
@@ -167,6 +232,8 @@ int ps_site_writer_input(ps_site_writer_t *w, const char *input, ps_err_t *err)
     }
     w->input = input;
     w->input_len = len;
+    /* Record ordinals start again with each input. */
+    if (w->state) memset(w->state, 0, (size_t)w->p->n * sizeof *w->state);
     return PS_OK;
 }
 
@@ -187,8 +254,89 @@ static inline char *fmt_u64(char *o, uint64_t v)
 
 static int write_error(const ps_site_writer_t *w, ps_err_t *err)
 {
-    if (ferror(w->f)) return ps_fail(err, PS_E_IO, "error writing the sites: %s", strerror(errno));
+    if (w->rec_rc < 0) {
+        *err = w->rec_err;
+        return w->rec_rc;
+    }
+    if (w->f && ferror(w->f)) return ps_fail(err, PS_E_IO, "error writing the sites: %s", strerror(errno));
     return PS_OK;
+}
+
+#define PUT_LIT(o, lit) put_lit(o, lit, sizeof lit - 1)
+
+static inline char *put_lit(char *o, const char *s, size_t n)
+{
+    memcpy(o, s, n);
+    return o + n;
+}
+
+/* A row as ps_scan writes it (pff, gff, psa): 1-based, inclusive. */
+static char *ps_scan_row(const ps_site_writer_t *w, char *o, const row_t *r, const char *name, uint64_t shift,
+                         const char *text)
+{
+    const char *ac = w->p->name[r->probe], *id = w->p->id ? w->p->id[r->probe] : ac;
+    const size_t ac_len = w->pname_len[r->probe], id_len = strlen(id);
+    const uint64_t from = r->start + shift + 1, to = r->end + shift;
+    if (w->format == PS_SITES_PSA) {
+        *o++ = '>';
+        memcpy(o, name, w->last_len);
+        o += w->last_len;
+        *o++ = '/';
+        o = fmt_u64(o, from);
+        *o++ = '-';
+        o = fmt_u64(o, to);
+        o = PUT_LIT(o, " : ");
+        memcpy(o, ac, ac_len);
+        o += ac_len;
+        *o++ = ' ';
+        memcpy(o, id, id_len);
+        o += id_len;
+        *o++ = ' ';
+        *o++ = '\n';
+        /* ps_scan's psa leaves out the padding (psa2msa puts it back). */
+        for (uint32_t i = 0; i < r->tlen; i++)
+            if (text[i] != '.') *o++ = text[i];
+        *o++ = '\n';
+        return o;
+    }
+    memcpy(o, name, w->last_len);
+    o += w->last_len;
+    *o++ = '\t';
+    if (w->format == PS_SITES_GFF) {
+        o = PUT_LIT(o, "probescan\t");
+        memcpy(o, ac, ac_len);
+        o += ac_len;
+        *o++ = '\t';
+    }
+    o = fmt_u64(o, from);
+    *o++ = '\t';
+    o = fmt_u64(o, to);
+    *o++ = '\t';
+    if (w->format == PS_SITES_PFF) {
+        /* ps_scan's pff ends a pattern's row with an empty field. */
+        memcpy(o, ac, ac_len);
+        o += ac_len;
+        *o++ = '\t';
+        *o++ = '\n';
+        return o;
+    }
+    o = PUT_LIT(o, ".\t.\t.\tName \"");
+    memcpy(o, id, id_len);
+    o += id_len;
+    o = PUT_LIT(o, "\" ; Sequence \"");
+    memcpy(o, text, r->tlen);
+    o += r->tlen;
+    *o++ = '"';
+    const uint32_t info = w->p->psinfo ? w->p->psinfo[r->probe] : 0;
+    if (info & PS_PSINFO_SKIP) {
+        o = PUT_LIT(o, " ; SkipFlag 1");
+    }
+    if (info & PS_PSINFO_FALSEPOS) {
+        o = PUT_LIT(o, " ; KnownFalsePos ");
+        o = fmt_u64(o, info & PS_PSINFO_COUNT);
+    }
+    *o++ = '\n';
+    return o;
 }
 
 /* Writes a row, unless its probe has reached max_hits: in record `name`,
@@ -196,8 +344,19 @@ static int write_error(const ps_site_writer_t *w, ps_err_t *err)
  * matched (TSV). The buffer holds OUT_BUF and the longest row after it,
  * so a row goes straight in and the buffer is written out once past
  * OUT_BUF: millions of rows are the whole cost of a dense run. */
-static void write_row(ps_site_writer_t *w, const row_t *r, const char *name, uint64_t shift, const char *matched)
+static void write_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const char *name, uint64_t shift,
+                      const char *matched)
 {
+    if (w->rule && w->rule[r->probe] &&
+        !ps_psscan_report(&w->rules, &w->state[r->probe], rec, r->start + shift, r->end + shift, r->n_x))
+        return;
+    if (w->counting) {
+        w->counted[r->probe]++;
+        if (w->by_record && w->rec_rc == PS_OK)
+            w->rec_rc = ps_record_writer_add(w->by_record, rec, name,
+                                             w->lv->probe_leaf[r->strand][r->probe] + r->dist, 1, &w->rec_err);
+        return;
+    }
     if (w->max_hits && w->hits[r->probe] >= w->max_hits) {
         if (w->hits[r->probe]++ == w->max_hits) w->st.probes_capped++;
         w->st.dropped++;
@@ -211,6 +370,15 @@ static void write_row(ps_site_writer_t *w, const row_t *r, const char *name, uin
     }
     const int tsv = w->format == PS_SITES_TSV;
     char *o = w->out + w->out_len;
+    if (w->format >= PS_SITES_PFF) {
+        o = ps_scan_row(w, o, r, name, shift, matched);
+        w->out_len = (size_t)(o - w->out);
+        if (w->out_len >= OUT_BUF) {
+            fwrite(w->out, 1, w->out_len, w->f);
+            w->out_len = 0;
+        }
+        return;
+    }
     if (tsv) {
         memcpy(o, w->input, w->input_len);
         o += w->input_len;
@@ -433,13 +601,39 @@ static int add_rows(const ps_site_writer_t *w, ps_site_rows_t *rs, const ps_chun
                                    (unsigned long long)off);
                 len = (uint64_t)m;
             }
-            row_t *r = new_row(rs);
-            if (!r) return nomem(err);
+            const ps_psrule_t *rule = w->rule ? w->rule[en->probe] : NULL;
+            ps_psmatch_t pm = {0};
+            uint8_t text[PS_PATTERN_MAX];
+            uint16_t took[PS_PATTERN_MAX + 1];
+            if (rule) {
+                /* ps_scan's match at this start: its end and its X's. */
+                const uint64_t seg_end = r < c->n_restart ? c->restart[r] : c->n;
+                const int at_rec_end = r < c->n_restart ? (c->edge[r] & PS_EDGE_REC_END) != 0
+                                                        : (c->tail_edge & PS_EDGE_REC_END) != 0;
+                const uint32_t most = ps_psrule_max_len(rule);
+                const uint32_t n = seg_end - spos < most ? (uint32_t)(seg_end - spos) : most;
+                for (uint32_t t = 0; t < n; t++) text[t] = (uint8_t)ps_chunk_sym(c, spos + t);
+                int ok = ps_psrule_match(rule, text, n, soff == 0 && !(block && j == c->n_rec),
+                                         at_rec_end && spos + n == seg_end, w->rules.shortest, &pm, took);
+                if (ok < 0) return nomem(err);
+                if (!ok)
+                    return ps_fail(err, PS_E_INTERNAL, "%s: no match of '%s' at %s:%llu to place", w->input,
+                                   w->p->seq[en->probe], j < c->n_rec ? c->rec_name + c->name_off[j] : "?",
+                                   (unsigned long long)soff);
+                len = pm.len;
+            }
+            row_t *row = new_row(rs);
+            if (!row) return nomem(err);
             uint64_t rec = j == c->n_rec ? 0 : block ? c->rec_id[j] + 1 : c->rec_id[j];
-            *r = (row_t){rec, soff, soff + len, en->probe, en->strand, en->dist, 0, name, 0};
-            if (w->format != PS_SITES_TSV) continue;
-            if (grow(&rs->text, &rs->text_cap, rs->text_len + len)) return nomem(err);
-            r->moff = rs->text_len;
+            *row = (row_t){rec, soff, soff + len, en->probe, en->strand, en->dist, 0, name, pm.n_x, (uint32_t)len, 0};
+            if (!has_text(w)) continue;
+            if (grow(&rs->text, &rs->text_cap, rs->text_len + 2 * len + 2 * PS_PATTERN_MAX + 1)) return nomem(err);
+            row->moff = rs->text_len;
+            if (rule && w->format != PS_SITES_TSV) {
+                row->tlen = (uint32_t)ps_psrule_text(rule, text, took, rs->text + rs->text_len);
+                rs->text_len += row->tlen;
+                continue;
+            }
             for (uint64_t t = 0; t < len; t++)
                 rs->text[rs->text_len++] = ps_alpha_letter(alpha, (int)ps_chunk_sym(c, spos + t));
         }
@@ -452,7 +646,7 @@ static int add_rows(const ps_site_writer_t *w, ps_site_rows_t *rs, const ps_chun
 /* A row's matched letters (TSV only). */
 static const char *letters(const ps_site_writer_t *w, const ps_site_rows_t *rs, const row_t *r)
 {
-    return w->format == PS_SITES_TSV ? rs->text + r->moff : "";
+    return has_text(w) ? rs->text + r->moff : "";
 }
 
 int ps_site_writer_emit_rows(void *ctx, const ps_chunk_t *c, void *rows, ps_err_t *err)
@@ -481,7 +675,7 @@ int ps_site_writer_emit_rows(void *ctx, const ps_chunk_t *c, void *rows, ps_err_
     for (size_t i = 0; i < keep; i++) {
         const row_t *r = &cur->row[i];
         const ps_site_rows_t *src = r->held ? held : cur;
-        write_row(w, r, src->names + r->name, 0, letters(w, src, r));
+        write_row(w, r, r->rec, src->names + r->name, 0, letters(w, src, r));
     }
     /* The rows that wait take their name and letters along. */
     rows_clear(next);
@@ -494,8 +688,8 @@ int ps_site_writer_emit_rows(void *ctx, const ps_chunk_t *c, void *rows, ps_err_
         *h = *r;
         h->held = 0;
         h->name = name;
-        if (w->format == PS_SITES_TSV) {
-            size_t len = (size_t)(r->end - r->start);
+        if (has_text(w)) {
+            size_t len = r->tlen;
             if (grow(&next->text, &next->text_cap, next->text_len + len)) return nomem(err);
             memcpy(next->text + next->text_len, src->text + r->moff, len);
             h->moff = next->text_len;
@@ -531,7 +725,8 @@ int ps_site_writer_emit_block(void *ctx, void *rows, const ps_block_place_t *at,
     for (size_t i = 0; i < rs->n; i++) {
         const row_t *r = &rs->row[i];
         const int cont = r->rec == 0;
-        write_row(w, r, cont ? at->cont_name : rs->names + r->name, cont ? at->cont_off : 0, letters(w, rs, r));
+        write_row(w, r, cont ? at->rec_base - 1 : at->rec_base + r->rec - 1, cont ? at->cont_name : rs->names + r->name,
+                  cont ? at->cont_off : 0, letters(w, rs, r));
     }
     rows_clear(rs);
     return write_error(w, err);
@@ -549,9 +744,10 @@ int ps_site_writer_flush(ps_site_writer_t *w, ps_err_t *err)
     w->last_name = NULL;
     for (size_t i = 0; i < w->held.n; i++) {
         const row_t *r = &w->held.row[i];
-        write_row(w, r, w->held.names + r->name, 0, letters(w, &w->held, r));
+        write_row(w, r, r->rec, w->held.names + r->name, 0, letters(w, &w->held, r));
     }
     rows_clear(&w->held);
+    if (!w->f) return write_error(w, err);
     if (w->out_len) fwrite(w->out, 1, w->out_len, w->f);
     w->out_len = 0;
     if (fflush(w->f) != 0) return ps_fail(err, PS_E_IO, "error writing the sites: %s", strerror(errno));
@@ -565,6 +761,10 @@ void ps_site_writer_free(ps_site_writer_t *w)
     if (!w) return;
     for (uint32_t i = 0; w->var && i < 2 * w->p->n; i++) free(w->var[i]);
     free(w->var);
+    for (uint32_t i = 0; w->rule && i < w->p->n; i++) ps_psrule_free(w->rule[i]);
+    free(w->rule);
+    free(w->state);
+    free(w->counted);
     free(w->entry_at);
     free(w->entry);
     free(w->fixed_len);

@@ -40,13 +40,16 @@
 #include "error.h"
 #include "leaves.h"
 #include "pack.h"
+#include "output.h"
 #include "probes.h"
+#include "prosite.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum { PS_SITES_BED, PS_SITES_TSV } ps_sites_format_t;
+/* pff, gff and psa (protein): as ps_scan writes them (README). */
+typedef enum { PS_SITES_BED, PS_SITES_TSV, PS_SITES_PFF, PS_SITES_GFF, PS_SITES_PSA } ps_sites_format_t;
 
 typedef struct ps_site_writer ps_site_writer_t;
 
@@ -60,6 +63,17 @@ typedef struct {
  * per probe at most (0: no limit). */
 int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, const ps_leaves_t *lv,
                        ps_sites_format_t format, uint64_t max_hits, ps_err_t *err);
+/* ps_scan's rules (prosite.h) for the protein PROSITE patterns of an
+ * exact run (no mismatches): each such site ends where ps_scan's match at
+ * its start ends, and rows pass the rules in order before max_hits. Call
+ * before any rows; *n_rules: the probes it applies to. */
+int ps_site_writer_rules(ps_site_writer_t *w, const ps_psopts_t *o, uint32_t *n_rules, ps_err_t *err);
+/* `count` by the rows `locate` would write (a set under ps_scan's rules):
+ * rows are counted, not written (f may be NULL); with by_record, each is
+ * also added to its record's row there. */
+int ps_site_writer_counting(ps_site_writer_t *w, ps_record_writer_t *by_record, ps_err_t *err);
+/* Adds the rows counted since the last call into leaf_counts (per leaf). */
+void ps_site_writer_take_counts(ps_site_writer_t *w, uint64_t *leaf_counts);
 /* Names the input whose chunks follow (the TSV's `input` column); the name
  * must outlive the writer's use of it. Between inputs only: the rows
  * written so far are flushed (ps_site_writer_flush). */

@@ -74,7 +74,8 @@ START_TEST(test_parse_prosite)
     int n = parse_ok(PS_PROTEIN, "C-x(2)-[DE]-{P}-H-x-X", c);
     ck_assert_int_eq(n, 8);
     ck_assert_uint_eq(c[1], (1u << PS_PROTEIN_SIGMA) - 1); /* x: every residue, rare ones too */
-    ck_assert_uint_eq(c[3], pbit('D') | pbit('E'));
+    /* As ps_scan reads them: D and E bring B and Z, the residues that may be either. */
+    ck_assert_uint_eq(c[3], pbit('D') | pbit('E') | pbit('B') | pbit('Z'));
     ck_assert_uint_eq(c[4], ((1u << PS_PROTEIN_SIGMA) - 1) & ~pbit('P'));
     ck_assert_uint_eq(c[7], (1u << PS_PROTEIN_SIGMA) - 1);
     ck_assert_int_eq(parse_ok(PS_PROTEIN, "[ST](3)", c), 3);
@@ -164,7 +165,22 @@ typedef struct {
     uint32_t chunk_restarts;
 } pcase_t;
 
-static ps_class_t random_class(tu_rng_t *r, ps_alpha_t a)
+/* A protein class as PROSITE syntax can spell it: B stands for N or D and
+ * goes with them, Z with Q and E (pattern.h), in [..] and {..} alike. */
+static ps_class_t bz_closed(ps_alpha_t a, ps_class_t c)
+{
+    if (a != PS_PROTEIN) return c;
+    const ps_class_t ndb = pbit('N') | pbit('D') | pbit('B'), qez = pbit('Q') | pbit('E') | pbit('Z');
+    if (c & ndb) c |= ndb;
+    if (c & qez) c |= qez;
+    return c;
+}
+
+static ps_class_t random_class_any(tu_rng_t *r, ps_alpha_t a);
+
+static ps_class_t random_class(tu_rng_t *r, ps_alpha_t a) { return bz_closed(a, random_class_any(r, a)); }
+
+static ps_class_t random_class_any(tu_rng_t *r, ps_alpha_t a)
 {
     int sigma = a == PS_DNA ? 4 : PS_PROTEIN_SIGMA;
     ps_class_t all = (ps_class_t)((1ull << sigma) - 1);
