@@ -489,6 +489,17 @@ static int make_pattern_engine(ps_engine_t **e, const opts_t *o, const ps_probes
         /* auto: no GPU after all, or none of the set for it (why): the CPU. */
     }
     say_cpu(o, ", patterns", why);
+    /* Windows apart from the rest, where the set has both; under ps_scan's
+     * rules windows are counted, not listed, unless an X may join a site
+     * (--max-x) or end a search (--no-overlaps). */
+    const int count_windows = !(ps_opt_psscan_rules(p, o->mismatches) && (o->pso.max_x > 0 || o->pso.no_overlaps));
+    int rc = ps_split_windows_new(e, p, ps, workers, count_windows, parts, err);
+    if (rc != 1) {
+        if (rc == PS_OK && o->verbose)
+            fprintf(stderr, "probescan: engine: patterns in two parts: windows read forward%s, the rest by starts\n",
+                    count_windows ? " (counted)" : "");
+        return rc;
+    }
     return make_cpu_engine(e, NULL, NULL, ps, workers, err);
 }
 
@@ -713,8 +724,12 @@ static int run_count(const opts_t *o, ps_err_t *err)
                 rc = ps_scanner_run(sc, o->inputs[i], counts + cols[i] * lv->n_leaves, rw || sw ? &sink : NULL, &st[i],
                                     pg.enabled ? ps_progress_show : NULL, &pg, err);
             ps_progress_end(&pg);
-            if (rc == PS_OK && sw && (rc = ps_site_writer_flush(sw, err)) == PS_OK)
+            if (rc == PS_OK && sw && (rc = ps_site_writer_flush(sw, err)) == PS_OK) {
+                /* The sites listed, and those an engine counted itself
+                 * (windows: ps_split_windows_new). */
                 ps_site_writer_take_counts(sw, counts + cols[i] * lv->n_leaves);
+                rc = e->collect(e, counts + cols[i] * lv->n_leaves, err);
+            }
             if (rc == PS_OK && rw) rc = ps_record_writer_flush(rw, err);
             if (rc < 0) goto done;
         }

@@ -13,6 +13,7 @@ typedef struct {
     uint32_t *map[2];
     uint32_t n[2];
     uint64_t *tmp; /* the larger part's leaf counts, for collect */
+    int count_a;   /* scan_sites counts part a's sites (collect gives them) and lists part b's */
 } split_t;
 
 static int split_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err)
@@ -27,6 +28,12 @@ static int split_scan_sites(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_
 {
     split_t *sp = e->impl;
     ps_sites_t more = {0};
+    if (sp->count_a) {
+        int rc = sp->part[0]->scan(sp->part[0], worker, c, err);
+        if (rc == PS_OK) rc = sp->part[1]->scan_sites(sp->part[1], worker, c, out, err);
+        for (uint64_t i = 0; rc == PS_OK && i < out->n; i++) out->leaf[i] = sp->map[1][out->leaf[i]];
+        return rc;
+    }
     int rc = sp->part[0]->scan_sites(sp->part[0], worker, c, out, err);
     if (rc == PS_OK) rc = sp->part[1]->scan_sites(sp->part[1], worker, c, &more, err);
     if (rc == PS_OK) rc = ps_sites_reserve(out, more.n, err);
@@ -107,6 +114,67 @@ int ps_split_engine_new(ps_engine_t **out, ps_engine_t *a, uint32_t *map_a, uint
     e->chunk_alloc = a->chunk_alloc;
     *out = e;
     return PS_OK;
+}
+
+/* Parts a and b of p's set, as sel[0..n_a) and sel[n_a..p->n) say: their
+ * sets into parts[0] and parts[1], and their leaf maps. */
+static int build_parts(const ps_probes_t *p, const ps_patset_t *ps, const uint32_t *idx, uint32_t n_a,
+                       ps_patset_t *parts[2], uint32_t *map[2], uint32_t n_leaves[2], ps_err_t *err)
+{
+    const uint32_t strands = ps->leaves.both_strands ? 2u : 1u, levels = (uint32_t)ps->leaves.levels;
+    for (int k = 0; k < 2; k++) {
+        const uint32_t *sel = idx + (k ? n_a : 0), n_sel = k ? p->n - n_a : n_a;
+        int rc = ps_patset_build_part(&parts[k], p, sel, n_sel, ps->leaves.both_strands, ps->max_mm, err);
+        if (rc < 0) return rc;
+        n_leaves[k] = parts[k]->leaves.n_leaves;
+        if (!(map[k] = malloc((size_t)n_leaves[k] * sizeof *map[k]))) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        for (uint32_t j = 0; j < n_sel; j++)
+            for (uint32_t s = 0; s < strands; s++)
+                for (uint32_t d = 0; d < levels; d++)
+                    map[k][(j * strands + s) * levels + d] = (sel[j] * strands + s) * levels + d;
+    }
+    return PS_OK;
+}
+
+/* Probe i is a window: every match of one length, no anchor. */
+static int is_window(const ps_probes_t *p, uint32_t i)
+{
+    if (!p->patterns) return 1;
+    if (p->anchors[i]) return 0;
+    for (uint32_t j = 0; j < p->len[i]; j++)
+        if (p->opt[(size_t)i * (size_t)p->k + j]) return 0;
+    return 1;
+}
+
+int ps_split_windows_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps, int workers, int count_windows,
+                         ps_patset_t *parts[2], ps_err_t *err)
+{
+    if (ps->windows_only || ps->fwd) return 1;
+    uint32_t *idx = malloc(((size_t)p->n + 1) * sizeof *idx), n_win = 0;
+    if (!idx) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < p->n; i++) n_win += is_window(p, i);
+    if (!n_win || n_win == p->n) {
+        free(idx);
+        return 1;
+    }
+    /* Windows first, then the rest, each in probe order. */
+    uint32_t w = 0, g = n_win;
+    for (uint32_t i = 0; i < p->n; i++) idx[is_window(p, i) ? w++ : g++] = i;
+    uint32_t *map[2] = {NULL, NULL}, n_leaves[2];
+    ps_engine_t *part_e[2] = {NULL, NULL};
+    int rc = build_parts(p, ps, idx, n_win, parts, map, n_leaves, err);
+    free(idx);
+    for (int k = 0; k < 2 && rc == PS_OK; k++) rc = ps_pattern_engine_new(&part_e[k], parts[k], workers, err);
+    if (rc < 0) {
+        for (int k = 0; k < 2; k++) {
+            ps_engine_destroy(part_e[k]);
+            free(map[k]);
+        }
+        return rc;
+    }
+    rc = ps_split_engine_new(e, part_e[0], map[0], n_leaves[0], part_e[1], map[1], n_leaves[1], err);
+    if (rc == PS_OK) ((split_t *)(*e)->impl)->count_a = count_windows;
+    return rc;
 }
 
 /* Whether the GPU pattern engine takes probe i: a string of at most 64

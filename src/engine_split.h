@@ -35,6 +35,18 @@ int ps_split_engine_new(ps_engine_t **out, ps_engine_t *a, uint32_t *map_a, uint
 int ps_split_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,
                           ps_patset_t *parts[2], uint32_t *n_gpu, ps_err_t *err);
 
+/* The pattern set ps of probes p on CPU threads in two parts, where it has
+ * both kinds: its windows (strings of one length, no anchor), read forward
+ * at a few word operations a symbol, and the rest, read backward by starts
+ * (patset.h), which costs more a word; parts[0] and parts[1] as above.
+ * count_windows: scan_sites() counts the windows' sites (collect() gives
+ * them) and lists only the rest's: `count` under ps_scan's rules, where a
+ * window's site is never left out by the sites before it. Returns 1,
+ * nothing made, where the set is of one kind (or has a minus strand read
+ * forward). */
+int ps_split_windows_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, int workers, int count_windows,
+                         ps_patset_t *parts[2], ps_err_t *err);
+
 /* The pattern set on the GPU: whole, or split as above where some pattern
  * is too long for it; *n_gpu the probes the GPU takes. required (--engine
  * gpu): a GPU that is not usable or a set it cannot take is the run's

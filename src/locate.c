@@ -261,7 +261,10 @@ static int make_engine(ps_engine_t **e, const opts_t *o, index_t *ix, const ps_p
         fprintf(stderr, "probescan: locate: %s, %d CPU threads%s%s%s\n", ix->what, o->threads,
                 o->engine == PS_REQ_AUTO ? " (not the GPU: " : "", o->engine == PS_REQ_AUTO ? why : "",
                 o->engine == PS_REQ_AUTO ? ")" : "");
-    if (ix->ps) return ps_pattern_engine_new(e, ix->ps, workers, err);
+    if (ix->ps) {
+        int rc = ps_split_windows_new(e, p, ix->ps, workers, 0, ix->parts, err);
+        return rc == 1 ? ps_pattern_engine_new(e, ix->ps, workers, err) : rc;
+    }
     if (ix->ks) return ps_kmer_engine_new(e, ix->ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err);
     return ps_cpu_engine_new(e, ix->a, workers, err);
 }
