@@ -12,6 +12,7 @@ struct ps_blocks {
     unsigned char prev;      /* the byte before the next block */
     int in_header;           /* the next block starts inside a header line */
     int eof, cut_any;
+    int whole;               /* ps_blocks_whole_records */
     /* joining */
     uint8_t t[PS_MAX_K];     /* open tail before the next block */
     uint32_t t_len;
@@ -37,6 +38,39 @@ int ps_blocks_new(ps_blocks_t **out, ps_reader_t *r, int k, size_t cap, ps_err_t
     return PS_OK;
 }
 
+void ps_blocks_whole_records(ps_blocks_t *bl) { bl->whole = 1; }
+
+/* A whole-record block: b holds len bytes read; cut before the last header
+ * line that starts after b->buf[0], reading more (and growing b and the
+ * carry) while there is none and the input goes on. Returns the cut, or a
+ * negative code. */
+static long whole_cut(ps_blocks_t *bl, ps_block_t *b, ps_err_t *err)
+{
+    size_t from = b->len;
+    for (;;) {
+        for (size_t i = b->len; i-- > 1;) {
+            if (b->buf[i] == '>' && b->buf[i - 1] == '\n') return (long)i;
+            if (i < from && i + 1 < from) break; /* searched before */
+        }
+        if (bl->eof) return (long)b->len;
+        /* Part of one record: read on into a larger block. */
+        size_t want = b->alloc * 2;
+        unsigned char *nb = realloc(b->buf, want), *nc = nb ? realloc(bl->carry, want) : NULL;
+        if (nb) b->buf = nb;
+        if (nc) bl->carry = nc;
+        if (!nb || !nc)
+            return ps_fail(err, PS_E_NOMEM, "out of memory for a record of over %zu bytes", b->alloc);
+        b->alloc = bl->cap = want;
+        from = b->len;
+        while (b->len < b->alloc && !bl->eof) {
+            ssize_t got = ps_reader_read_raw(bl->r, b->buf + b->len, b->alloc - b->len, err);
+            if (got < 0) return (long)got;
+            if (got == 0) bl->eof = 1;
+            b->len += (size_t)got;
+        }
+    }
+}
+
 void ps_blocks_free(ps_blocks_t *bl)
 {
     if (!bl) return;
@@ -50,7 +84,16 @@ int ps_blocks_cut(ps_blocks_t *bl, ps_block_t *b, ps_err_t *err)
     b->first = !bl->cut_any;
     b->prev = bl->prev;
     b->in_header = bl->in_header;
-    if (b->cap > bl->cap) return ps_fail(err, PS_E_INTERNAL, "block larger than the cutter's");
+    b->whole = bl->whole;
+    if (!b->alloc) b->alloc = b->cap;
+    if (b->cap > bl->cap || b->cap > b->alloc) return ps_fail(err, PS_E_INTERNAL, "block larger than the cutter's");
+    if (bl->whole && b->alloc < bl->carry_len) {
+        /* A block that grew left more behind than this one holds. */
+        unsigned char *nb = realloc(b->buf, bl->cap);
+        if (!nb) return ps_fail(err, PS_E_NOMEM, "out of memory for a %zu-byte block", bl->cap);
+        b->buf = nb;
+        b->alloc = bl->cap;
+    }
     if (bl->eof && bl->carry_len == 0) return 0;
     memcpy(b->buf, bl->carry, bl->carry_len);
     b->len = bl->carry_len;
@@ -67,7 +110,11 @@ int ps_blocks_cut(ps_blocks_t *bl, ps_block_t *b, ps_err_t *err)
      * a whole block is cut, and the next block starts inside it. */
     size_t cut = b->len;
     bl->in_header = 0;
-    if (!bl->eof) {
+    if (bl->whole) {
+        long w = whole_cut(bl, b, err);
+        if (w < 0) return (int)w;
+        cut = (size_t)w;
+    } else if (!bl->eof) {
         const unsigned char *nl = memrchr(b->buf, '\n', b->len);
         if (nl) {
             size_t line = (size_t)(nl - b->buf) + 1;
@@ -96,6 +143,8 @@ int ps_block_parse(ps_parser_t *p, const ps_block_t *b, uint64_t line_base, cons
     do {
         if ((rc = ps_parser_chunk(p, c, err)) < 0) return rc;
         if ((rc = ps_parser_fill(p, c, err)) < 0) return rc;
+        /* A block of whole records ends where its last record does. */
+        if (rc == 0 && b->whole) ps_parser_end_chunk(p, c);
         if (ps_parser_chunk_has_syms(c)) {
             if (first) out->head_len = ps_chunk_head(c, k1, out->head);
             first = 0;

@@ -34,9 +34,11 @@ extern "C" {
 typedef struct {
     unsigned char *buf;
     size_t len, cap;     /* bytes in the block; its capacity (set by the caller) */
+    size_t alloc;        /* bytes allocated at buf (malloc'd; whole records may grow it) */
     unsigned char prev;  /* the byte before buf[0] */
     int first;           /* the first block: starts before the first record */
     int in_header;       /* starts inside a header line longer than a block */
+    int whole;           /* holds whole records only (ps_blocks_whole_records) */
 } ps_block_t;
 
 /* What a parsed block looked like at its ends, and what it held. */
@@ -58,6 +60,13 @@ typedef struct ps_blocks ps_blocks_t;
  * r then) for probes of length k, blocks of at most cap bytes. */
 int ps_blocks_new(ps_blocks_t **out, ps_reader_t *r, int k, size_t cap, ps_err_t *err);
 void ps_blocks_free(ps_blocks_t *bl);
+
+/* Whole records from now on: every block is cut before a header line, and
+ * one that holds part of a record only grows (b->buf is reallocated, up to
+ * the longest record) until it holds the record's end. Then no match
+ * straddles a cut, and every record's edges lie in its block: sets whose
+ * sites need record edges or vary in length read blocks too. */
+void ps_blocks_whole_records(ps_blocks_t *bl);
 
 /* Fills b (b->buf of b->cap <= cap bytes) with the next block. Returns 1, 0
  * at the end of the input, or a negative code (a read error). */

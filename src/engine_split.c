@@ -116,24 +116,30 @@ int ps_split_engine_new(ps_engine_t **out, ps_engine_t *a, uint32_t *map_a, uint
     return PS_OK;
 }
 
+/* The part of p's set of probes sel[0..n_sel): its set, and the map of
+ * its leaves to the whole set's. */
+static int build_part(const ps_probes_t *p, const ps_patset_t *ps, const uint32_t *sel, uint32_t n_sel,
+                      ps_patset_t **part, uint32_t **map, uint32_t *n_leaves, ps_err_t *err)
+{
+    const uint32_t strands = ps->leaves.both_strands ? 2u : 1u, levels = (uint32_t)ps->leaves.levels;
+    int rc = ps_patset_build_part(part, p, sel, n_sel, ps->leaves.both_strands, ps->max_mm, err);
+    if (rc < 0) return rc;
+    *n_leaves = (*part)->leaves.n_leaves;
+    if (!(*map = malloc((size_t)*n_leaves * sizeof **map))) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    for (uint32_t j = 0; j < n_sel; j++)
+        for (uint32_t s = 0; s < strands; s++)
+            for (uint32_t d = 0; d < levels; d++)
+                (*map)[(j * strands + s) * levels + d] = (sel[j] * strands + s) * levels + d;
+    return PS_OK;
+}
+
 /* Parts a and b of p's set, as sel[0..n_a) and sel[n_a..p->n) say: their
  * sets into parts[0] and parts[1], and their leaf maps. */
 static int build_parts(const ps_probes_t *p, const ps_patset_t *ps, const uint32_t *idx, uint32_t n_a,
                        ps_patset_t *parts[2], uint32_t *map[2], uint32_t n_leaves[2], ps_err_t *err)
 {
-    const uint32_t strands = ps->leaves.both_strands ? 2u : 1u, levels = (uint32_t)ps->leaves.levels;
-    for (int k = 0; k < 2; k++) {
-        const uint32_t *sel = idx + (k ? n_a : 0), n_sel = k ? p->n - n_a : n_a;
-        int rc = ps_patset_build_part(&parts[k], p, sel, n_sel, ps->leaves.both_strands, ps->max_mm, err);
-        if (rc < 0) return rc;
-        n_leaves[k] = parts[k]->leaves.n_leaves;
-        if (!(map[k] = malloc((size_t)n_leaves[k] * sizeof *map[k]))) return ps_fail(err, PS_E_NOMEM, "out of memory");
-        for (uint32_t j = 0; j < n_sel; j++)
-            for (uint32_t s = 0; s < strands; s++)
-                for (uint32_t d = 0; d < levels; d++)
-                    map[k][(j * strands + s) * levels + d] = (sel[j] * strands + s) * levels + d;
-    }
-    return PS_OK;
+    int rc = build_part(p, ps, idx, n_a, &parts[0], &map[0], &n_leaves[0], err);
+    return rc < 0 ? rc : build_part(p, ps, idx + n_a, p->n - n_a, &parts[1], &map[1], &n_leaves[1], err);
 }
 
 /* Probe i is a window: every match of one length, no anchor. */
@@ -173,6 +179,74 @@ int ps_split_windows_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset_
         return rc;
     }
     rc = ps_split_engine_new(e, part_e[0], map[0], n_leaves[0], part_e[1], map[1], n_leaves[1], err);
+    if (rc == PS_OK) ((split_t *)(*e)->impl)->count_a = count_windows;
+    return rc;
+}
+
+static int gpu_takes(const ps_probes_t *p, uint32_t i);
+
+int ps_gpu_split_windows_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,
+                             int count_windows, ps_patset_t *parts[3], uint32_t *n_gpu, ps_err_t *err)
+{
+    if (ps->windows_only || ps->fwd) return 1;
+    /* Kinds: 0 windows on the GPU, 1 the rest on the GPU, 2 too long for it. */
+    uint32_t *idx = malloc(((size_t)p->n + 1) * sizeof *idx), n[3] = {0, 0, 0};
+    uint8_t *kind = malloc((size_t)p->n + 1);
+    if (!idx || !kind) {
+        free(idx);
+        free(kind);
+        return ps_fail(err, PS_E_NOMEM, "out of memory");
+    }
+    for (uint32_t i = 0; i < p->n; i++) n[kind[i] = (uint8_t)(!gpu_takes(p, i) ? 2 : is_window(p, i) ? 0 : 1)]++;
+    if (!n[0] || n[0] == p->n) {
+        free(idx);
+        free(kind);
+        return 1;
+    }
+    uint32_t at[3] = {0, n[0], n[0] + n[1]};
+    for (uint32_t i = 0; i < p->n; i++) idx[at[kind[i]]++] = i;
+    free(kind);
+    uint32_t *map[3] = {NULL, NULL, NULL}, nl[3] = {0, 0, 0};
+    ps_engine_t *pe[3] = {NULL, NULL, NULL}, *rest = NULL;
+    int rc = PS_OK;
+    for (int k = 0, from = 0; k < 3 && rc == PS_OK; from += (int)n[k], k++) {
+        if (!n[k]) continue;
+        rc = build_part(p, ps, idx + from, n[k], &parts[k], &map[k], &nl[k], err);
+        if (rc == PS_OK)
+            rc = k < 2 ? ps_gpu_pattern_engine_new(&pe[k], parts[k], gpu_id, workers, err)
+                       : ps_pattern_engine_new(&pe[k], parts[k], workers, err);
+    }
+    free(idx);
+    /* The rest: one part, or the GPU's and the CPU's together, their leaves
+     * the whole set's (an identity map for the outer split). */
+    uint32_t *ident = NULL;
+    if (rc == PS_OK && n[1] && n[2]) {
+        rc = ps_split_engine_new(&rest, pe[1], map[1], nl[1], pe[2], map[2], nl[2], err);
+        pe[1] = pe[2] = NULL;
+        map[1] = map[2] = NULL; /* the split owns them now, also on failure */
+        const uint32_t all = ps->leaves.n_leaves;
+        if (rc == PS_OK && !(ident = malloc((size_t)all * sizeof *ident))) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        for (uint32_t l = 0; rc == PS_OK && l < all; l++) ident[l] = l;
+        nl[1] = all;
+    } else if (rc == PS_OK) {
+        const int k = n[1] ? 1 : 2;
+        rest = pe[k];
+        ident = map[k];
+        nl[1] = nl[k];
+        pe[k] = NULL;
+        map[k] = NULL;
+    }
+    if (rc < 0) {
+        for (int k = 0; k < 3; k++) {
+            ps_engine_destroy(pe[k]);
+            free(map[k]);
+        }
+        ps_engine_destroy(rest);
+        free(ident);
+        return rc;
+    }
+    *n_gpu = n[0] + n[1];
+    rc = ps_split_engine_new(e, pe[0], map[0], nl[0], rest, ident, nl[1], err);
     if (rc == PS_OK) ((split_t *)(*e)->impl)->count_a = count_windows;
     return rc;
 }

@@ -399,6 +399,7 @@ static int make_block_slots(ps_scanner_t *s, int lists, ps_err_t *err)
             slot_t *sl = &s->blocks[i];
             sl->s = s;
             if (!(sl->b.buf = malloc(bmax))) return ps_fail(err, PS_E_NOMEM, "out of memory for read blocks");
+            sl->b.alloc = bmax;
             sl->next = s->free_blocks;
             s->free_blocks = sl;
         }
@@ -531,6 +532,7 @@ static int read_blocks(ps_scanner_t *s, ps_reader_t *r, size_t block_bytes, ps_p
     if (rc < 0) return rc;
     size_t cap = s->o.block_bytes ? s->o.block_bytes : s->o.block_max;
     if ((rc = ps_blocks_new(&s->bl, r, s->lv->k, cap, err)) < 0) return rc;
+    if (s->lv->mixed_lengths || s->lv->sequential) ps_blocks_whole_records(s->bl);
     for (int i = 0; i < s->n_lanes; i++) ps_parser_init(&s->lanes[i].parser, ps_reader_path(r), s->lv->alpha, s->lv->k);
     ps_parser_init(&s->reparser, ps_reader_path(r), s->lv->alpha, s->lv->k);
     ps_chunk_clear(&s->junction);
@@ -577,7 +579,13 @@ int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, con
     int rc = ps_reader_open(&r, path, s->lv->alpha, s->lv->k, s->o.threads > 1 ? s->pool : NULL, err);
     if (rc < 0) return rc;
     int blocks = 0;
-    if ((!sink || sink->emit_block) && s->o.threads > 1 && !s->lv->mixed_lengths && !s->lv->sequential) {
+    /* Sets of several lengths or of sites owned by their starts take blocks
+     * of whole records (blocks.h), where their sites are listed (a sink's
+     * rows: no junction to count) and records are proteins (a genome's
+     * records would make blocks of chromosomes). */
+    const int whole = s->lv->mixed_lengths || s->lv->sequential;
+    if ((!sink || sink->emit_block) && s->o.threads > 1 &&
+        (!whole || (sink && sink->rows && s->lv->alpha == PS_PROTEIN))) {
         blocks = ps_reader_is_fasta(r, err);
         if (blocks < 0) {
             ps_reader_close(r);

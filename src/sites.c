@@ -578,7 +578,7 @@ static int add_rows(const ps_site_writer_t *w, ps_site_rows_t *rs, const ps_chun
             const entry_t *en = &w->entry[e];
             uint64_t len = w->fixed_len[en->probe], spos = pos, soff = off;
             if (!len && en->strand && w->minus_at_end[en->probe]) {
-                if (block)
+                if (block && j == c->n_rec)
                     return ps_fail(err, PS_E_INTERNAL, "a pattern of variable length in a block of FASTA");
                 int m = match_len_minus(c, w->var[en->probe * 2], pos, r, en->dist);
                 if (m <= 0 || (uint64_t)m > off + 1)
@@ -589,10 +589,10 @@ static int add_rows(const ps_site_writer_t *w, ps_site_rows_t *rs, const ps_chun
                 spos = pos + 1 - len;
                 soff = off + 1 - len;
             } else if (!len) {
-                /* Patterns of variable length make the set sequential:
-                 * never in blocks, whose first record's offsets are
-                 * relative (offset 0 would not be its start). */
-                if (block)
+                /* Patterns of variable length take blocks of whole
+                 * records only: a block's first record, whose offsets
+                 * would be relative (offset 0 not its start), starts in it. */
+                if (block && j == c->n_rec)
                     return ps_fail(err, PS_E_INTERNAL, "a pattern of variable length in a block of FASTA");
                 int m = match_len(c, w->var[en->probe * 2 + en->strand], pos, r, off, en->dist);
                 if (m <= 0)
@@ -719,9 +719,11 @@ int ps_site_writer_emit_block(void *ctx, void *rows, const ps_block_place_t *at,
     ps_site_rows_t *rs = rows;
     w->last_name = NULL;
     if (!rs) return PS_OK;
-    /* Each chunk's rows are sorted, and a block's chunks come in order with
-     * sites of one length (blocks serve probes of one length only), so the
-     * block's rows are in order already. */
+    /* Each chunk's rows are sorted, and a block's chunks come in order; with
+     * sites of one length the block's rows are in order already. A later
+     * chunk's rows may precede an earlier one's where lengths vary (blocks
+     * of whole records): sorted. */
+    if ((w->lv->mixed_lengths || w->reorder) && rs->n > 1) qsort(rs->row, rs->n, sizeof *rs->row, cmp_row);
     for (size_t i = 0; i < rs->n; i++) {
         const row_t *r = &rs->row[i];
         const int cont = r->rec == 0;
