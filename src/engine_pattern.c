@@ -91,16 +91,34 @@ WIDE static void scan_segment(const ps_patset_t *ps, worker_t *w, const ps_chunk
     const int top = ps->max_mm;
     uint64_t *D = w->D;
     memset(D, 0, (size_t)(top + 1) * nw * sizeof *D);
+    const uint64_t *first = ps->first, *last = ps->last;
+    const uint32_t nf = ps->free_words;
     for (uint64_t p = seg; p < to; p++) {
         const uint64_t *B = ps->B + (size_t)ps_chunk_sym(c, p) * nw;
-        /* Distances from the top down, so that D_{d-1} is still the old
-         * vector when D_d reads it. */
-        for (int d = top; d >= 0; d--) step_fwd(ps, D + (size_t)d * nw, d ? D + (size_t)(d - 1) * nw : NULL, B);
-        if (p < c->n_ctx) continue;
-        const uint64_t *Dt = D + (size_t)top * nw;
         uint64_t any = 0;
-        for (uint32_t i = 0; i < nw; i++) any |= Dt[i] & ps->last[i];
-        if (!any) continue;
+        if (top == 0) {
+            /* Exact: the step and the test for a last bit in one pass. */
+            for (uint32_t i = 0; i < nf; i++) {
+                const uint64_t v = (D[i] << 1 | first[i]) & B[i];
+                D[i] = v;
+                any |= v & last[i];
+            }
+            uint64_t carry = 0;
+            for (uint32_t i = nf; i < nw; i++) {
+                const uint64_t old = D[i], v = (old << 1 | carry | first[i]) & B[i];
+                carry = old >> 63;
+                D[i] = v;
+                any |= v & last[i];
+            }
+        } else {
+            /* Distances from the top down, so that D_{d-1} is still the
+             * old vector when D_d reads it. */
+            for (int d = top; d >= 0; d--) step_fwd(ps, D + (size_t)d * nw, d ? D + (size_t)(d - 1) * nw : NULL, B);
+            const uint64_t *Dt = D + (size_t)top * nw;
+            for (uint32_t i = 0; i < nw; i++) any |= Dt[i] & last[i];
+        }
+        if (p < c->n_ctx || !any) continue;
+        const uint64_t *Dt = D + (size_t)top * nw;
         for (uint32_t i = 0; i < nw; i++) {
             uint64_t acc = Dt[i] & ps->last[i];
             while (acc) {
