@@ -47,15 +47,6 @@ int ps_split_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_pats
 int ps_split_windows_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, int workers, int count_windows,
                          ps_patset_t *parts[2], ps_err_t *err);
 
-/* The same on the GPU, where the set has windows and more: the GPU's
- * kernel for windows reads them forward, its kernel for the rest reads
- * those by starts, and CPU threads take the patterns too long for it;
- * count_windows as above (the windows on the GPU counted). Their sets go to
- * parts[0..3), *n_gpu the probes the GPU takes. Returns 1, nothing made,
- * where the set is of one kind. */
-int ps_gpu_split_windows_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,
-                             int count_windows, ps_patset_t *parts[3], uint32_t *n_gpu, ps_err_t *err);
-
 /* The pattern set on the GPU: whole, or split as above where some pattern
  * is too long for it; *n_gpu the probes the GPU takes. required (--engine
  * gpu): a GPU that is not usable or a set it cannot take is the run's

@@ -201,7 +201,7 @@ typedef struct {
     ps_automaton_t *a;
     ps_kmerset_t *ks;
     ps_patset_t *ps;
-    ps_patset_t *parts[3]; /* split between the GPU's kernels and CPU threads: the parts */
+    ps_patset_t *parts[2]; /* split in two (GPU and CPU threads, or windows and the rest): the parts */
     const ps_leaves_t *lv;
     const char *what;
 } index_t;
@@ -243,20 +243,7 @@ static int make_engine(ps_engine_t **e, const opts_t *o, index_t *ix, const ps_p
             snprintf(why, sizeof why, "%s", work);
         }
         uint32_t n_gpu;
-        int rc = 1;
-        /* Windows and the rest apart, each with the GPU's kernel for it. */
-        if (want && (o->engine == PS_REQ_GPU || ps_gpu_usable(o->gpu_id, why, sizeof why))) {
-            rc = ps_gpu_split_windows_new(e, p, ix->ps, o->gpu_id, workers, 0, ix->parts, &n_gpu, err);
-            if (rc < 0 && o->engine == PS_REQ_GPU) return rc;
-            if (rc < 0) {
-                snprintf(why, sizeof why, "%s", err->msg);
-                err->code = 0;
-                err->msg[0] = '\0';
-                want = 0;
-            }
-        }
-        if (rc != PS_OK)
-            rc = want ? ps_gpu_patterns_new(e, p, ix->ps, o->gpu_id, workers, o->engine == PS_REQ_GPU, ix->parts,
+        int rc = want ? ps_gpu_patterns_new(e, p, ix->ps, o->gpu_id, workers, o->engine == PS_REQ_GPU, ix->parts,
                                             &n_gpu, why, sizeof why, err)
                       : 1;
         if (rc < 0) return rc;
@@ -402,7 +389,6 @@ done:
     ps_patset_free(ix.ps);
     ps_patset_free(ix.parts[0]);
     ps_patset_free(ix.parts[1]);
-    ps_patset_free(ix.parts[2]);
     ps_probes_free(p);
     free(st);
     return rc;
