@@ -95,6 +95,7 @@ part "tests/summary.sh" bash "$here/summary.sh" "$bin"
 part "tests/kmerset.sh" bash "$here/kmerset.sh" "$bin"
 part "tests/locate.sh" bash "$here/locate.sh" "$bin"
 part "tests/peers.sh" bash "$here/peers.sh" "$bin"
+part "tests/prosite.sh" bash "$here/prosite.sh" "$bin"
 
 reasons="gpu: ${why[gpu]:-none skipped}; data: ${why[data]:-none skipped}"
 for k in "${kinds[@]}"; do
