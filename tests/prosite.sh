@@ -20,7 +20,7 @@
 # rows are its gff rows' columns 1, 4, 5 and 3, and for -v -i they are -v's
 # (the same by its code), so one scan serves both: ps_scan is slow, about
 # 0.1 s a protein for all 1,282 patterns (more with X), and its 9 runs go two
-# at a time (PS_JOBS to change): about 3 minutes on two cores.
+# at a time (PS_JOBS to change): about a minute on two cores.
 #
 # Needs PS_DATA (prosite_r14.dat, uniprot_20k.fa.gz) and ps_scan.pl
 # (Debian: pftools).
@@ -49,7 +49,7 @@ finish() {
     exit
 }
 
-N_BZ=50 N_X=70 N_TOTAL=260   # records: with B or Z (all, up to N_BZ), with X, in all
+N_BZ=50 N_X=30 N_TOTAL=80   # records: with B or Z (all, up to N_BZ), with X, in all
 JOBS=${PS_JOBS:-2}
 
 # Cases: name | ps_scan options | probescan options | ps_scan format: gff
