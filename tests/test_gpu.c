@@ -31,6 +31,7 @@
 #include "patset.h"
 #include "probes.h"
 #include "scan.h"
+#include "options.h"
 #include "sites.h"
 #include "testutil.h"
 
@@ -928,12 +929,23 @@ static void gp_run_file(tu_rng_t *r, const gp_case_t *c, const char *dir, int id
      * CPU's, byte for byte. */
     char *rows[2] = {NULL, NULL};
     const int locate = tu_rng_chance(r, 30);
+    /* PROSITE patterns over proteins: ps_scan's rules, with options drawn
+     * at random, and ps_scan's rows half the time. */
+    ps_psopts_t pso = {.included = tu_rng_chance(r, 30), .no_overlaps = tu_rng_chance(r, 30),
+                       .shortest = tu_rng_chance(r, 30), .max_x = (int)tu_rng_below(r, 3)};
+    const int rules = ps_opt_psscan_rules(p, c->mm);
+    const ps_sites_format_t fmt = rules && tu_rng_chance(r, 50) ? PS_SITES_PFF : PS_SITES_TSV;
+    if (locate && rules)
+        snprintf(what + strlen(what), sizeof what - strlen(what), ", ps_scan's rules (-i %d -v %d -g %d -x %d)",
+                 pso.included, pso.no_overlaps, pso.shortest, pso.max_x);
     for (int g = 0; locate && g < 2; g++) {
         size_t len = 0;
         FILE *mem = open_memstream(&rows[g], &len);
         ck_assert(mem);
         ps_site_writer_t *w = NULL;
-        ck_assert(ps_site_writer_new(&w, mem, p, &ps->leaves, PS_SITES_TSV, 0, &err) == PS_OK);
+        ck_assert(ps_site_writer_new(&w, mem, p, &ps->leaves, fmt, 0, &err) == PS_OK);
+        uint32_t n_rules;
+        if (rules) ck_assert_msg(ps_site_writer_rules(w, &pso, &n_rules, &err) == PS_OK, "%s", err.msg);
         ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
                                  ps_site_writer_free_rows};
         ps_engine_t *le = NULL;
