@@ -257,5 +257,25 @@ else
     skip 2 peer "bedtools is not installed"
 fi
 
+# PROSITE patterns read FASTA in blocks of whole records on several
+# threads: a record longer than a block (3 MB of protein against blocks of
+# 1 MiB at most) grows its block, and the rows are those of one thread
+# reading in order, as are count's (ps_scan's rules: included sites left
+# out, greedy ends) and with an anchor at both ends of the long record.
+awk 'BEGIN { srand(7); a = "ACDEFGHIKLMNPQRSTVWYX"; for (r = 0; r < 40; r++) { printf ">p%d\n", r
+             n = r == 20 ? 3000000 : 50 + int(rand() * 400); s = ""
+             for (i = 0; i < n; i++) { s = s substr(a, 1 + int(rand() * 21), 1); if (length(s) == 60) { print s; s = "" } }
+             if (s != "") print s } }' > long_prot.fa
+printf 'p1\tC-x(2,4)-[DE]-x(0,3)-H\np2\t<x(0,3)-[ST]\np3\t[KR]-x(1,2)-[ST]-x>\np4\tG-x-G-x(2)-G\n' > pat.tsv
+for cmd in "locate --format pff" "count"; do
+    if "$bin" $cmd -q -t 1 -p pat.tsv long_prot.fa > one_t.out 2> err && "$bin" $cmd -q -t 4 -p pat.tsv long_prot.fa > four_t.out 2>> err &&
+        [ -s one_t.out ] && cmp -s one_t.out four_t.out; then
+        ok
+    else
+        bad "$cmd of PROSITE patterns over a 3 MB protein: 4 threads (blocks of whole records) differ from 1"
+        head -3 err
+    fi
+done
+
 echo "locate.sh: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
