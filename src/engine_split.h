@@ -1,6 +1,7 @@
 /* engine_split.h - one engine made of two, each counting a part of the
- * probes: the GPU taking the patterns it can, the CPU the rest, on the
- * same chunks.
+ * probes on the same chunks: the GPU taking the patterns it can and the CPU
+ * the rest, or on CPU threads the windows read forward and the rest read
+ * by starts.
  *
  * Each part has its own leaves, numbered from 0; map_a[l] (map_b[l]) is
  * the leaf of the whole set that part a's (b's) leaf l stands for, so that

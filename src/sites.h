@@ -19,6 +19,17 @@
  *   TSV   a header, then input  record  start  end  name  mismatches  strand
  *         probe  matched  (probe: as given; matched: the record's letters,
  *         upper case, U as T)
+ *   pff, gff, psa  ps_scan's rows (protein; 1-based, inclusive): pff
+ *         record  from  to  accession  and an empty field; gff ps_scan's
+ *         layout, source "probescan", attributes Name, Sequence (ps_scan's
+ *         text of the match), SkipFlag, KnownFalsePos; psa a FASTA entry
+ *         per site (README)
+ *
+ * With ps_scan's rules (ps_site_writer_rules, prosite.h), a protein
+ * PROSITE pattern's site ends where ps_scan's match at its start ends, and
+ * rows pass the rules that depend on the sites before them as they are
+ * written, in order; `count` takes the same rows counted instead
+ * (ps_site_writer_counting), so that it counts what `locate` lists.
  *
  * Two ways in, as the input is read (scan.h): chunks in order, whose rows
  * the writer writes as they come (ps_site_writer_emit_rows); or blocks of
