@@ -16,8 +16,8 @@
  *   - hand-written cases checked against ps_scan.pl's own output.
  * Classes follow the Perl text rules (B/Z/X), not ps_psscan_class.
  *
- * Where ps_scan.pl does something the program does not copy on purpose, the
- * case is built only with -DPS_TEST_PERL_QUIRKS:
+ * Two things ps_scan.pl does are not copied on purpose (README, counting
+ * rules; no PROSITE pattern has them), and the oracle follows the program:
  *   - '^' of an element [<M] is Perl's start of substr($sequence, $pos), so
  *     the edge also holds at every search position, not only at the
  *     sequence's first residue ([<M]-A on MAA: ps_scan reports 1-2 and 3-3);
@@ -460,28 +460,6 @@ START_TEST(test_rules)
 }
 END_TEST
 
-#ifdef PS_TEST_PERL_QUIRKS
-/* What ps_scan.pl does that the program does not (see the top). */
-START_TEST(test_perl_caret)
-{
-    /* '^' of [<M] holds at each search position: ps_scan reports 3-3 */
-    g_perl_caret = 1;
-    expect_sites("[<M]-A", "MAA", 0, 0, 0, 0, "1-2 3-3");
-    expect_sites("[<M]-A", "MAA", 0, 1, 0, 0, "1-2 3-3");
-    expect_sites("[<M]-A", "AMAMA", 0, 0, 0, 0, "1-1 2-3 4-5");
-}
-END_TEST
-
-START_TEST(test_perl_x_class)
-{
-    /* [CX] and {X} are "." and "[^.]" in Perl: any residue, not counted */
-    expect_sites("A-[CX]", "AD", 0, 0, 0, 0, "1-2");
-    expect_sites("A-{X}", "AX", 0, 0, 0, 0, "1-2");
-    expect_text("A-[CX]", "AD", 0, 0, 2, 0, "Ad");
-    expect_text("A-{X}", "AX", 0, 0, 2, 0, "Ax");
-}
-END_TEST
-#endif
 
 /* ---- random cases */
 
@@ -680,10 +658,6 @@ Suite *suite_prosite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_text);
     tcase_add_test(tc, test_rules);
-#ifdef PS_TEST_PERL_QUIRKS
-    tcase_add_test(tc, test_perl_caret);
-    tcase_add_test(tc, test_perl_x_class);
-#endif
     tcase_add_test(tc, test_random);
     suite_add_tcase(s, tc);
     return s;
