@@ -40,18 +40,29 @@ int ps_blocks_new(ps_blocks_t **out, ps_reader_t *r, int k, size_t cap, ps_err_t
 
 void ps_blocks_whole_records(ps_blocks_t *bl) { bl->whole = 1; }
 
+/* Reads raw input into b until it holds `upto` bytes or the input ends. */
+static int fill(ps_blocks_t *bl, ps_block_t *b, size_t upto, ps_err_t *err)
+{
+    while (b->len < upto && !bl->eof) {
+        ssize_t got = ps_reader_read_raw(bl->r, b->buf + b->len, upto - b->len, err);
+        if (got < 0) return (int)got;
+        if (got == 0) bl->eof = 1;
+        b->len += (size_t)got;
+    }
+    return PS_OK;
+}
+
 /* A whole-record block: b holds len bytes read; cut before the last header
  * line that starts after b->buf[0], reading more (and growing b and the
  * carry) while there is none and the input goes on. Returns the cut, or a
  * negative code. */
 static long whole_cut(ps_blocks_t *bl, ps_block_t *b, ps_err_t *err)
 {
-    size_t from = b->len;
-    for (;;) {
-        for (size_t i = b->len; i-- > 1;) {
+    for (size_t lo = 1;;) {
+        /* A '>' at i starts a header where buf[i - 1] ends a line; bytes
+         * below lo were searched before the block grew. */
+        for (size_t i = b->len; i-- > lo;)
             if (b->buf[i] == '>' && b->buf[i - 1] == '\n') return (long)i;
-            if (i < from && i + 1 < from) break; /* searched before */
-        }
         if (bl->eof) return (long)b->len;
         /* Part of one record: read on into a larger block. */
         size_t want = b->alloc * 2;
@@ -61,13 +72,9 @@ static long whole_cut(ps_blocks_t *bl, ps_block_t *b, ps_err_t *err)
         if (!nb || !nc)
             return ps_fail(err, PS_E_NOMEM, "out of memory for a record of over %zu bytes", b->alloc);
         b->alloc = bl->cap = want;
-        from = b->len;
-        while (b->len < b->alloc && !bl->eof) {
-            ssize_t got = ps_reader_read_raw(bl->r, b->buf + b->len, b->alloc - b->len, err);
-            if (got < 0) return (long)got;
-            if (got == 0) bl->eof = 1;
-            b->len += (size_t)got;
-        }
+        lo = b->len > 1 ? b->len : 1;
+        int rc = fill(bl, b, b->alloc, err);
+        if (rc < 0) return rc;
     }
 }
 
@@ -98,12 +105,8 @@ int ps_blocks_cut(ps_blocks_t *bl, ps_block_t *b, ps_err_t *err)
     memcpy(b->buf, bl->carry, bl->carry_len);
     b->len = bl->carry_len;
     bl->carry_len = 0;
-    while (b->len < b->cap && !bl->eof) {
-        ssize_t got = ps_reader_read_raw(bl->r, b->buf + b->len, b->cap - b->len, err);
-        if (got < 0) return (int)got;
-        if (got == 0) bl->eof = 1;
-        b->len += (size_t)got;
-    }
+    int rc = fill(bl, b, b->cap, err);
+    if (rc < 0) return rc;
     if (b->len == 0) return 0;
     /* Cut where a parser can start on its own: a header that starts in this
      * block and has not ended moves whole to the next block. One that fills

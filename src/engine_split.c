@@ -116,32 +116,6 @@ int ps_split_engine_new(ps_engine_t **out, ps_engine_t *a, uint32_t *map_a, uint
     return PS_OK;
 }
 
-/* The part of p's set of probes sel[0..n_sel): its set, and the map of
- * its leaves to the whole set's. */
-static int build_part(const ps_probes_t *p, const ps_patset_t *ps, const uint32_t *sel, uint32_t n_sel,
-                      ps_patset_t **part, uint32_t **map, uint32_t *n_leaves, ps_err_t *err)
-{
-    const uint32_t strands = ps->leaves.both_strands ? 2u : 1u, levels = (uint32_t)ps->leaves.levels;
-    int rc = ps_patset_build_part(part, p, sel, n_sel, ps->leaves.both_strands, ps->max_mm, err);
-    if (rc < 0) return rc;
-    *n_leaves = (*part)->leaves.n_leaves;
-    if (!(*map = malloc((size_t)*n_leaves * sizeof **map))) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    for (uint32_t j = 0; j < n_sel; j++)
-        for (uint32_t s = 0; s < strands; s++)
-            for (uint32_t d = 0; d < levels; d++)
-                (*map)[(j * strands + s) * levels + d] = (sel[j] * strands + s) * levels + d;
-    return PS_OK;
-}
-
-/* Parts a and b of p's set, as sel[0..n_a) and sel[n_a..p->n) say: their
- * sets into parts[0] and parts[1], and their leaf maps. */
-static int build_parts(const ps_probes_t *p, const ps_patset_t *ps, const uint32_t *idx, uint32_t n_a,
-                       ps_patset_t *parts[2], uint32_t *map[2], uint32_t n_leaves[2], ps_err_t *err)
-{
-    int rc = build_part(p, ps, idx, n_a, &parts[0], &map[0], &n_leaves[0], err);
-    return rc < 0 ? rc : build_part(p, ps, idx + n_a, p->n - n_a, &parts[1], &map[1], &n_leaves[1], err);
-}
-
 /* Probe i is a window: every match of one length, no anchor. */
 static int is_window(const ps_probes_t *p, uint32_t i)
 {
@@ -152,37 +126,6 @@ static int is_window(const ps_probes_t *p, uint32_t i)
     return 1;
 }
 
-int ps_split_windows_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps, int workers, int count_windows,
-                         ps_patset_t *parts[2], ps_err_t *err)
-{
-    if (ps->windows_only || ps->fwd) return 1;
-    uint32_t *idx = malloc(((size_t)p->n + 1) * sizeof *idx), n_win = 0;
-    if (!idx) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    for (uint32_t i = 0; i < p->n; i++) n_win += is_window(p, i);
-    if (!n_win || n_win == p->n) {
-        free(idx);
-        return 1;
-    }
-    /* Windows first, then the rest, each in probe order. */
-    uint32_t w = 0, g = n_win;
-    for (uint32_t i = 0; i < p->n; i++) idx[is_window(p, i) ? w++ : g++] = i;
-    uint32_t *map[2] = {NULL, NULL}, n_leaves[2];
-    ps_engine_t *part_e[2] = {NULL, NULL};
-    int rc = build_parts(p, ps, idx, n_win, parts, map, n_leaves, err);
-    free(idx);
-    for (int k = 0; k < 2 && rc == PS_OK; k++) rc = ps_pattern_engine_new(&part_e[k], parts[k], workers, err);
-    if (rc < 0) {
-        for (int k = 0; k < 2; k++) {
-            ps_engine_destroy(part_e[k]);
-            free(map[k]);
-        }
-        return rc;
-    }
-    rc = ps_split_engine_new(e, part_e[0], map[0], n_leaves[0], part_e[1], map[1], n_leaves[1], err);
-    if (rc == PS_OK) ((split_t *)(*e)->impl)->count_a = count_windows;
-    return rc;
-}
-
 /* Whether the GPU pattern engine takes probe i: a string of at most 64
  * positions (optional ones included). */
 static int gpu_takes(const ps_probes_t *p, uint32_t i)
@@ -190,26 +133,29 @@ static int gpu_takes(const ps_probes_t *p, uint32_t i)
     return (p->patterns ? p->len[i] : (uint32_t)p->k) <= PS_GPU_PATTERN_MAX_LEN;
 }
 
-int ps_split_patterns_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,
-                          ps_patset_t *parts[2], uint32_t *n_gpu_out, ps_err_t *err)
+/* p's set in two parts, each in probe order: part a the probes in_a says
+ * yes to, on the GPU gpu_id (or CPU threads where gpu_id < 0), part b the
+ * rest on CPU threads; their sets into parts[0] and parts[1]. Returns 1,
+ * nothing made, when a part would be empty; *n_a the probes of part a. */
+static int split_by(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps,
+                    int (*in_a)(const ps_probes_t *, uint32_t), int gpu_id, int workers, ps_patset_t *parts[2],
+                    uint32_t *n_a_out, ps_err_t *err)
 {
     const uint32_t strands = ps->leaves.both_strands ? 2u : 1u, levels = (uint32_t)ps->leaves.levels;
-    uint32_t *idx = malloc((size_t)p->n * sizeof *idx), n_gpu = 0, n_cpu = 0;
+    uint32_t *idx = malloc(((size_t)p->n + 1) * sizeof *idx), n_a = 0;
     if (!idx) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    for (uint32_t i = 0; i < p->n; i++) n_gpu += gpu_takes(p, i);
-    n_cpu = p->n - n_gpu;
-    if (!n_gpu || !n_cpu) {
+    for (uint32_t i = 0; i < p->n; i++) n_a += in_a(p, i) != 0;
+    if (!n_a || n_a == p->n) {
         free(idx);
-        return ps_fail(err, PS_E_USAGE, "the GPU takes %s of the patterns", n_gpu ? "all" : "none");
+        return 1;
     }
-    /* GPU part first, then the CPU part, each in probe order. */
-    uint32_t g = 0, c = n_gpu;
-    for (uint32_t i = 0; i < p->n; i++) idx[gpu_takes(p, i) ? g++ : c++] = i;
-    uint32_t *map[2] = {NULL, NULL}, n_leaves[2];
+    uint32_t a = 0, b = n_a;
+    for (uint32_t i = 0; i < p->n; i++) idx[in_a(p, i) ? a++ : b++] = i;
+    uint32_t *map[2] = {NULL, NULL}, n_leaves[2] = {0, 0};
     ps_engine_t *part_e[2] = {NULL, NULL};
     int rc = PS_OK;
     for (int k = 0; k < 2 && rc == PS_OK; k++) {
-        const uint32_t *sel = idx + (k ? n_gpu : 0), n_sel = k ? n_cpu : n_gpu;
+        const uint32_t *sel = idx + (k ? n_a : 0), n_sel = k ? p->n - n_a : n_a;
         if ((rc = ps_patset_build_part(&parts[k], p, sel, n_sel, ps->leaves.both_strands, ps->max_mm, err)) < 0) break;
         n_leaves[k] = parts[k]->leaves.n_leaves;
         if (!(map[k] = malloc((size_t)n_leaves[k] * sizeof *map[k]))) {
@@ -220,8 +166,8 @@ int ps_split_patterns_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset
             for (uint32_t s = 0; s < strands; s++)
                 for (uint32_t d = 0; d < levels; d++)
                     map[k][(j * strands + s) * levels + d] = (sel[j] * strands + s) * levels + d;
-        rc = k ? ps_pattern_engine_new(&part_e[k], parts[k], workers, err)
-               : ps_gpu_pattern_engine_new(&part_e[k], parts[k], gpu_id, workers, err);
+        rc = !k && gpu_id >= 0 ? ps_gpu_pattern_engine_new(&part_e[k], parts[k], gpu_id, workers, err)
+                               : ps_pattern_engine_new(&part_e[k], parts[k], workers, err);
     }
     free(idx);
     if (rc < 0) {
@@ -231,8 +177,28 @@ int ps_split_patterns_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset
         }
         return rc;
     }
-    *n_gpu_out = n_gpu;
+    *n_a_out = n_a;
     return ps_split_engine_new(e, part_e[0], map[0], n_leaves[0], part_e[1], map[1], n_leaves[1], err);
+}
+
+int ps_split_windows_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps, int workers, int count_windows,
+                         ps_patset_t *parts[2], ps_err_t *err)
+{
+    if (ps->windows_only || ps->fwd) return 1;
+    uint32_t n_win;
+    int rc = split_by(e, p, ps, is_window, -1, workers, parts, &n_win, err);
+    if (rc == PS_OK) ((split_t *)(*e)->impl)->count_a = count_windows;
+    return rc;
+}
+
+int ps_split_patterns_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,
+                          ps_patset_t *parts[2], uint32_t *n_gpu_out, ps_err_t *err)
+{
+    int rc = split_by(e, p, ps, gpu_takes, gpu_id, workers, parts, n_gpu_out, err);
+    if (rc != 1) return rc;
+    uint32_t n_gpu = 0;
+    for (uint32_t i = 0; i < p->n; i++) n_gpu += gpu_takes(p, i);
+    return ps_fail(err, PS_E_USAGE, "the GPU takes %s of the patterns", n_gpu ? "all" : "none");
 }
 
 int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,

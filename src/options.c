@@ -165,7 +165,9 @@ int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int t
      * class, as ps_scan's expressions do; else such starts cannot count and
      * are left out at once. */
     if (ps_opt_psscan_rules(*p, mismatches) && (pso->max_x > 0 || pso->no_overlaps)) {
-        const ps_class_t x = (ps_class_t)1 << 22; /* 'X' in protein codes (alphabet.c) */
+        uint8_t code[256];
+        ps_alpha_table(PS_PROTEIN, code);
+        const ps_class_t x = (ps_class_t)1 << code['X'];
         for (uint32_t i = 0; i < (*p)->n; i++)
             if (ps_pattern_is_prosite((*p)->seq[i], strlen((*p)->seq[i])))
                 for (uint32_t j = 0; j < (*p)->len[i]; j++) (*p)->cls[(size_t)i * (size_t)(*p)->k + j] |= x;

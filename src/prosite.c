@@ -23,6 +23,7 @@ typedef struct {
 struct ps_psrule {
     uint32_t n, max_len;
     uint8_t start, end; /* '<' and '>' */
+    uint8_t x;          /* the code of the residue X */
     el_t el[];
 };
 
@@ -68,6 +69,7 @@ int ps_psrule_compile(const char *s, size_t n, ps_psrule_t **out, char *why, siz
     }
     const uint32_t all = ((uint32_t)1 << PS_PROTEIN_SIGMA) - 1, X = BIT('X');
     size_t i = 0;
+    r->x = (uint8_t)code_of('X');
     if (i < n && s[i] == '<') r->start = 1, i++;
     while (i < n) {
         el_t *e = &r->el[r->n];
@@ -181,7 +183,7 @@ int ps_psrule_match(const ps_psrule_t *r, const uint8_t *text, uint32_t n, int r
         uint32_t t = 0, nx = 0;
         for (uint32_t i = 0; i < r->n; i++) {
             if (r->el[i].kind == EL_POS)
-                for (uint32_t j = 0; j < s.took[i]; j++) nx += text[t + j] == (uint8_t)code_of('X');
+                for (uint32_t j = 0; j < s.took[i]; j++) nx += text[t + j] == r->x;
             t += s.took[i];
         }
         m->len = t;
