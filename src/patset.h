@@ -90,7 +90,8 @@ void ps_patset_free(ps_patset_t *ps);
  * repays starting it: every symbol costs a few word operations per 64
  * positions of the set (its forward part a pass of its own) and per
  * mismatch level (about 2 ns a word on one
- * CPU thread for windows, measured; 5 ns read backward by starts), so yes
+ * CPU thread for windows, measured; 1 ns for other sets, whose windows
+ * the CPU engine reads apart), so yes
  * when the CPU alone would need over a second on `threads` threads, or
  * when the size is unknown (bytes 0). Fills why for -v. */
 int ps_patset_gpu_worth(const ps_patset_t *ps, double bytes, int threads, char *why, size_t len);
