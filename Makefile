@@ -230,6 +230,7 @@ check-asan: deps
 	bash tests/summary.sh ./$(ASAN_DIR)/probescan
 	bash tests/kmerset.sh ./$(ASAN_DIR)/probescan
 	bash tests/locate.sh ./$(ASAN_DIR)/probescan
+	bash tests/guides.sh ./$(ASAN_DIR)/probescan
 	$(SUBMAKE) NO_CUDA=1 NO_ISAL=1 BUILD=$(ASAN_DIR)-zlib BIN=$(ASAN_DIR)-zlib/probescan CFLAGS="$(ASAN_CFLAGS)" \
 	  $(ASAN_DIR)-zlib/probescan
 	PROBESCAN=./$(ASAN_DIR)-zlib/probescan bash tests/cli.sh

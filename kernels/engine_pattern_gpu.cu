@@ -51,6 +51,7 @@
 
 #include "engine_gpu.h"
 #include "engine_pattern_gpu.h"
+#include "guideset.h"
 #include "pack.h"
 
 namespace {
@@ -85,6 +86,14 @@ struct kparams {
     const uint64_t *B;   /* rows x n_gw */
     const uint64_t *mask; /* kMasks or kMasksWindows rows x n_gw */
     const uint32_t *leaf; /* 64 x n_gw */
+    const uint64_t *sub;  /* n_gw: where a mismatch may fall (kWindowsSub; patset.h: sub) */
+    /* A guide set (guideset.h), matched PAM first by guides_kernel. */
+    const ulonglong2 *gstr; /* per string: its code and care */
+    const uint32_t *gleaf;
+    const uint8_t *glim;
+    const uint64_t *gpam;   /* the two strands' PAM tables, gpam_words each */
+    uint64_t gfull, gpm;
+    uint32_t gm, gn_plus, gn, gsh0, gsh1, gpam_words, glane; /* glane: positions a lane ends windows at */
     unsigned long long *counts;
     uint2 *sites;         /* listed instead of counted: (position, leaf), site_cap at most */
     unsigned long long *n_sites; /* 64 bits: a dense chunk's count must not wrap */
@@ -101,15 +110,18 @@ struct kparams {
  * Above level 0, y_prev holds the first bits already (first & b is in
  * it), so those levels take (D << 1 & b) | y_prev, and the top level's
  * y, needed by no level above, is never formed. */
-template <int LV>
-__device__ __forceinline__ void step(uint64_t (&D)[LV], uint64_t b, uint64_t first)
+template <int LV, bool SUB>
+__device__ __forceinline__ void step(uint64_t (&D)[LV], uint64_t b, uint64_t first, uint64_t sub)
 {
     uint64_t y_prev = D[0] << 1 | first;
     D[0] = y_prev & b;
 #pragma unroll
     for (int d = 1; d < LV; d++) {
         const uint64_t s = D[d] << 1;
-        D[d] = (s & b) | y_prev;
+        /* With fixed positions (a PAM) a mismatch falls only where sub
+         * allows, and first & b is no longer sure to be in y_prev & sub. */
+        if constexpr (SUB) D[d] = ((s | first) & b) | (y_prev & sub);
+        else D[d] = (s & b) | y_prev;
         if (d + 1 < LV) y_prev = s | first;
     }
 }
@@ -178,11 +190,12 @@ __device__ __forceinline__ void count_hits(const uint64_t (&D)[LV], uint64_t las
 
 /* Symbols i0 .. i1-1 of packed word w, the first at position p, each
  * checked for hits, for the NW words of a unit. */
-template <int LV, int BITS, int NW>
+template <int LV, int BITS, int NW, bool SUB>
 __device__ __forceinline__ void steps_counted(uint64_t (&D)[NW][LV], uint32_t w, uint32_t i0, uint32_t i1,
                                               uint32_t p, const uint64_t *sB, uint32_t at, uint32_t row_bytes_shift,
                                               const uint64_t (&first)[NW], const uint64_t (&last)[NW],
-                                              uint32_t from, const uint32_t *leaf, const kparams &k)
+                                              const uint64_t (&sub)[NW], uint32_t from, const uint32_t *leaf,
+                                              const kparams &k)
 {
     constexpr uint32_t mask = (1u << BITS) - 1u;
     for (uint32_t i = i0; i < i1; i++, p++) {
@@ -190,7 +203,7 @@ __device__ __forceinline__ void steps_counted(uint64_t (&D)[NW][LV], uint32_t w,
         unit_rows<NW>(sB, (w >> (BITS * i) & mask) << row_bytes_shift | at, b);
 #pragma unroll
         for (int j = 0; j < NW; j++) {
-            step<LV>(D[j], b[j], first[j]);
+            step<LV, SUB>(D[j], b[j], first[j], sub[j]);
             count_hits<LV>(D[j], last[j], p, from, leaf + 64u * j, k);
         }
     }
@@ -230,7 +243,7 @@ __device__ __forceinline__ bool thread_share(const kparams &k, uint32_t *wi, uin
 }
 
 /* This thread's unit (NW words) over its slice. */
-template <int LV, int BITS, int NW>
+template <int LV, int BITS, int NW, bool SUB>
 __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k)
 {
     constexpr uint32_t PW = BITS == 2 ? 16u : 6u;
@@ -254,11 +267,12 @@ __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k
     uint32_t next = r < k.n_restart ? k.restart[r] : k.n;
 
     const uint32_t word = unit * NW;
-    uint64_t first[NW], last[NW], any_last = 0;
+    uint64_t first[NW], last[NW], sub[NW], any_last = 0;
 #pragma unroll
     for (int j = 0; j < NW; j++) {
         first[j] = k.mask[(size_t)kFirst * k.n_gw + word + j];
         last[j] = k.mask[(size_t)kLast * k.n_gw + word + j];
+        sub[j] = SUB ? k.sub[word + j] : ~0ull;
         any_last |= last[j];
     }
     const uint32_t *leaf = k.leaf + (size_t)word * 64u;
@@ -276,8 +290,8 @@ __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k
         /* The head, up to a word boundary. */
         const uint32_t head_end = (uint32_t)min((uint64_t)seg_end, ((uint64_t)p + PW - 1u) / PW * PW);
         if (p < head_end) {
-            steps_counted<LV, BITS, NW>(D, __ldg(k.text + p / PW), p % PW, p % PW + (head_end - p), p, sB, at, rbs,
-                                        first, last, from, leaf, k);
+            steps_counted<LV, BITS, NW, SUB>(D, __ldg(k.text + p / PW), p % PW, p % PW + (head_end - p), p, sB, at, rbs,
+                                        first, last, sub, from, leaf, k);
             p = head_end;
         }
         /* Whole words, the next one read while this one is matched. The
@@ -305,7 +319,7 @@ __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k
                     unit_rows<NW>(sB, ((uint32_t)(x >> (BITS * i)) & rows_mask) | at, b);
 #pragma unroll
                     for (int j = 0; j < NW; j++) {
-                        step<LV>(D[j], b[j], first[j]);
+                        step<LV, SUB>(D[j], b[j], first[j], sub[j]);
                         acc |= D[j][LV - 1];
                     }
                 }
@@ -314,7 +328,7 @@ __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k
                     for (int j = 0; j < NW; j++)
 #pragma unroll
                         for (int d = 0; d < LV; d++) D[j][d] = S[j][d];
-                    steps_counted<LV, BITS, NW>(D, cur, 0, PW, kw * PW, sB, at, rbs, first, last, from, leaf, k);
+                    steps_counted<LV, BITS, NW, SUB>(D, cur, 0, PW, kw * PW, sB, at, rbs, first, last, sub, from, leaf, k);
                 }
                 cur = nxt;
             }
@@ -322,8 +336,8 @@ __device__ __forceinline__ void match_slice(const uint64_t *sB, const kparams &k
         }
         /* The tail, within one word. */
         if (p < seg_end) {
-            steps_counted<LV, BITS, NW>(D, __ldg(k.text + p / PW), 0, seg_end - p, p, sB, at, rbs, first, last,
-                                        from, leaf, k);
+            steps_counted<LV, BITS, NW, SUB>(D, __ldg(k.text + p / PW), 0, seg_end - p, p, sB, at, rbs, first, last,
+                                             sub, from, leaf, k);
             p = seg_end;
         }
         if (p == next) {
@@ -492,18 +506,99 @@ __device__ __forceinline__ void match_slice_back(const uint64_t *sB, const kpara
 #undef PS_ROW
 }
 
+
+/* ---- guides, PAM first (guideset.h) -------------------------------------- */
+
+/* The strings [a, b) against window code x ending at p, spread over the
+ * warp's lanes: each compares every 32nd string. */
+__device__ __forceinline__ void guide_compare(const kparams &k, uint32_t a, uint32_t b, uint64_t x, uint32_t p,
+                                              uint32_t lane)
+{
+    for (uint32_t i = a + lane; i < b; i += 32) {
+        const ulonglong2 sc = __ldg(k.gstr + i);
+        const uint64_t y = (x ^ sc.x) & sc.y;
+        const uint32_t d = (uint32_t)__popcll((y | y >> 1) & 0x5555555555555555ull);
+        if (d <= __ldg(k.glim + i)) record(k, __ldg(k.gleaf + i) + d, p);
+    }
+}
+
+/* A warp's slice of the chunk: each lane the windows ending in its own
+ * glane positions, rolled in from m - 1 symbols before (or its segment's
+ * start). Lanes step together; a window whose PAM holds is a candidate,
+ * and the warp compares each candidate with all strings of its strand. */
+__global__ void __launch_bounds__(kBlock) guides_kernel(const kparams k)
+{
+    const uint32_t lane = threadIdx.x & 31u;
+    const uint64_t warp = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const uint64_t s0 = (warp * 32u + lane) * k.glane;
+    const uint32_t m = k.gm;
+    const bool mine = s0 < k.n;
+    const uint32_t end = mine ? (uint32_t)min((uint64_t)k.n, s0 + k.glane) : 0u;
+    /* Windows end at from or later: counted ones only (the context's were
+     * counted with the chunk before). */
+    const uint32_t from = mine ? max((uint32_t)s0, k.n_ctx) : 0u;
+    uint32_t p = from >= m - 1 ? from - (m - 1) : 0u;
+    if (!mine || from >= end) p = end; /* nothing to do, but keep stepping with the warp */
+    uint32_t lo = 0, hi = k.n_restart;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi) >> 1;
+        if (k.restart[mid] < p) lo = mid + 1;
+        else hi = mid;
+    }
+    uint32_t r = lo, next = r < k.n_restart ? k.restart[r] : k.n;
+    uint64_t x = 0;
+    uint32_t run = 0, cur = 0;
+    bool loaded = false;
+    const uint32_t steps = k.glane + m - 1;
+    for (uint32_t t = 0; t < steps; t++, p++) {
+        bool c0 = false, c1 = false;
+        if (p < end) {
+            if (p == next) {
+                run = 0;
+                x = 0;
+                r++;
+                next = r < k.n_restart ? k.restart[r] : k.n;
+            }
+            if (!loaded || (p & 15u) == 0) {
+                cur = __ldg(k.text + (p >> 4));
+                loaded = true;
+            }
+            x = (x << 2 | (cur >> (2u * (p & 15u)) & 3u)) & k.gfull;
+            run++;
+            if (run >= m && p >= from) {
+                c0 = k.gn_plus > 0 && (__ldg(k.gpam + ((x >> k.gsh0 & k.gpm) >> 6)) >> ((x >> k.gsh0 & k.gpm) & 63) & 1);
+                c1 = k.gn > k.gn_plus &&
+                     (__ldg(k.gpam + k.gpam_words + ((x >> k.gsh1 & k.gpm) >> 6)) >> ((x >> k.gsh1 & k.gpm) & 63) & 1);
+            }
+        }
+        uint32_t m0 = __ballot_sync(0xffffffffu, c0), m1 = __ballot_sync(0xffffffffu, c1);
+        while (m0) {
+            const uint32_t c = (uint32_t)__ffs(m0) - 1u;
+            m0 &= m0 - 1;
+            guide_compare(k, 0, k.gn_plus, __shfl_sync(0xffffffffu, x, c), __shfl_sync(0xffffffffu, p, c), lane);
+        }
+        while (m1) {
+            const uint32_t c = (uint32_t)__ffs(m1) - 1u;
+            m1 &= m1 - 1;
+            guide_compare(k, k.gn_plus, k.gn, __shfl_sync(0xffffffffu, x, c), __shfl_sync(0xffffffffu, p, c), lane);
+        }
+    }
+}
+
 /* The kernels' kinds: windows with units of one or two words, the general layout. */
-enum { kWindows1, kWindows2, kGeneral, kKinds };
+enum { kWindows1, kWindows2, kGeneral, kWindowsSub, kKinds };
 
 template <int LV, int BITS, int KIND>
 __global__ void __launch_bounds__(kBlock) pattern_kernel(const kparams k)
 {
     constexpr int NW = KIND == kWindows2 ? 2 : 1;
+    /* Fixed positions are a PAM's: DNA only. */
+    if constexpr (KIND == kWindowsSub && BITS != 2) return;
     __shared__ __align__(16) uint64_t sB[(1u << BITS) * 32 * NW];
     load_rows<BITS, NW>(sB, k);
     __syncthreads();
     if constexpr (KIND == kGeneral) match_slice_back<LV, BITS>(sB, k);
-    else match_slice<LV, BITS, NW>(sB, k);
+    else match_slice<LV, BITS, NW, KIND == kWindowsSub>(sB, k);
 }
 
 typedef void (*kernel_fn)(const kparams);
@@ -516,7 +611,8 @@ static_assert(kLevelsMax == 9, "one kernel per level count: extend the table");
      pattern_kernel<7, bits, kind>, pattern_kernel<8, bits, kind>, pattern_kernel<9, bits, kind>}
 const kernel_fn kKernels[kKinds][2][kLevelsMax] = {{PS_PK(2, kWindows1), PS_PK(5, kWindows1)},
                                                    {PS_PK(2, kWindows2), PS_PK(5, kWindows2)},
-                                                   {PS_PK(2, kGeneral), PS_PK(5, kGeneral)}};
+                                                   {PS_PK(2, kGeneral), PS_PK(5, kGeneral)},
+                                                   {PS_PK(2, kWindowsSub), PS_PK(5, kWindowsSub)}};
 #undef PS_PK
 
 int cuda_fail(ps_err_t *err, cudaError_t e, const char *what)
@@ -568,6 +664,7 @@ struct layout {
     uint32_t n_words; /* holding strings: n_gw less the empty one that evens a set of two-word units */
     uint32_t nw;      /* words per unit (a thread's share) */
     uint64_t *B, *mask; /* mask: n_masks rows of n_gw words (kFirst, ...) */
+    uint64_t *sub;      /* n_gw words: patset.h's sub; NULL without fixed positions */
     uint32_t *leaf;
 };
 
@@ -575,6 +672,7 @@ void layout_free(layout *l)
 {
     free(l->B);
     free(l->mask);
+    free(l->sub);
     free(l->leaf);
 }
 
@@ -660,7 +758,7 @@ int layout_build(layout *l, const ps_patset_t *ps, int bits, ps_err_t *err)
          * and row load, where there are two; an odd count gets an empty
          * word (no first or last bits: it never leaves the zero state). */
         l->n_words = n_gw;
-        l->nw = ps->windows_only && n_gw >= 2 ? 2 : 1;
+        l->nw = ps->windows_only && !ps->sub && n_gw >= 2 ? 2 : 1;
         n_gw = (n_gw + l->nw - 1) / l->nw * l->nw;
         l->n_gw = n_gw;
         l->rows = 1u << bits;
@@ -668,7 +766,8 @@ int layout_build(layout *l, const ps_patset_t *ps, int bits, ps_err_t *err)
         l->n_masks = ps->windows_only ? kMasksWindows : kMasks;
         l->mask = (uint64_t *)calloc((size_t)l->n_masks * (n_gw ? n_gw : 1), sizeof *l->mask);
         l->leaf = (uint32_t *)calloc((size_t)64 * (n_gw ? n_gw : 1), sizeof *l->leaf);
-        if (!l->B || !l->mask || !l->leaf) {
+        if (ps->sub) l->sub = (uint64_t *)calloc(n_gw ? n_gw : 1, sizeof *l->sub);
+        if (!l->B || !l->mask || !l->leaf || (ps->sub && !l->sub)) {
             rc = ps_fail(err, PS_E_NOMEM, "out of memory laying out %u patterns for the GPU", n);
             goto done;
         }
@@ -687,6 +786,7 @@ int layout_build(layout *l, const ps_patset_t *ps, int bits, ps_err_t *err)
                         l->B[(size_t)c * n_gw + w] |= 1ull << (at + j);
                 for (uint32_t k = 0; k < l->n_masks; k++)
                     if (from[k][src / 64] >> (src % 64) & 1) l->mask[(size_t)k * n_gw + w] |= 1ull << (at + j);
+                if (l->sub && (ps->sub[src / 64] >> (src % 64) & 1)) l->sub[w] |= 1ull << (at + j);
             }
         }
     }
@@ -707,8 +807,17 @@ struct ps_gpat {
     uint32_t n_gw, n_masks, wpw_shift, warm, n_leaves, reach;
     uint32_t n_words, n_unit; /* words holding strings; the threads' shares (kparams) */
     uint32_t resident; /* threads the device holds at once */
-    uint64_t *d_B, *d_mask;
+    uint64_t *d_B, *d_mask, *d_sub;
     uint32_t *d_leaf;
+    const uint8_t *drop; /* patset.h's leaf_drop (host), or NULL */
+    /* A guide set (guideset.h): its strings and PAM tables on the device. */
+    int guides;
+    ulonglong2 *d_gstr;
+    uint32_t *d_gleaf;
+    uint8_t *d_glim;
+    uint64_t *d_gpam;
+    uint64_t gfull, gpm;
+    uint32_t gm, gn_plus, gn, gsh0, gsh1, gpam_words;
     unsigned long long *d_counts;
     uint64_t *h_counts;
     kernel_fn kernel;
@@ -727,7 +836,8 @@ int take_counts(ps_gpat_t *g, uint64_t *leaf_counts, ps_err_t *err)
     if ((ce = cudaMemset(g->d_counts, 0, bytes)) != cudaSuccess) return cuda_fail(err, ce, "clearing GPU counts");
     /* The engine's streams do not wait for the default stream's memset. */
     if ((ce = cudaDeviceSynchronize()) != cudaSuccess) return cuda_fail(err, ce, "clearing GPU counts");
-    for (uint32_t i = 0; i < g->n_leaves; i++) leaf_counts[i] += g->h_counts[i];
+    for (uint32_t i = 0; i < g->n_leaves; i++)
+        if (!g->drop || !g->drop[i]) leaf_counts[i] += g->h_counts[i];
     return PS_OK;
 }
 
@@ -738,6 +848,44 @@ struct site_list {
     uint32_t cap;
 };
 
+/* A guide set's launch: a lane the windows ending in glane positions,
+ * glane chosen so that the device holds a few waves of warps. */
+cudaError_t guides_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32_t n_ctx, const uint32_t *d_restart,
+                          uint32_t n_restart, const site_list *list, cudaStream_t stream)
+{
+    kparams k;
+    memset(&k, 0, sizeof k);
+    k.text = d_text;
+    k.restart = d_restart;
+    k.counts = g->d_counts;
+    k.sites = list ? list->sites : NULL;
+    k.n_sites = list ? list->n : NULL;
+    k.site_cap = list ? list->cap : 0;
+    k.n = n;
+    k.n_ctx = n_ctx;
+    k.n_restart = n_restart;
+    k.gstr = g->d_gstr;
+    k.gleaf = g->d_gleaf;
+    k.glim = g->d_glim;
+    k.gpam = g->d_gpam;
+    k.gfull = g->gfull;
+    k.gpm = g->gpm;
+    k.gm = g->gm;
+    k.gn_plus = g->gn_plus;
+    k.gn = g->gn;
+    k.gsh0 = g->gsh0;
+    k.gsh1 = g->gsh1;
+    k.gpam_words = g->gpam_words;
+    uint64_t lane = (uint64_t)n / (4ull * g->resident);
+    lane = lane < 64 ? 64 : lane > 1024 ? 1024 : lane;
+    k.glane = (uint32_t)lane;
+    const uint64_t lanes = ((uint64_t)n + lane - 1) / lane;
+    const uint64_t blocks = (lanes + kBlock - 1) / kBlock;
+    if (blocks > 0x7fffffffull) return cudaErrorInvalidValue;
+    guides_kernel<<<(unsigned)blocks, kBlock, 0, stream>>>(k);
+    return cudaGetLastError();
+}
+
 cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32_t n_ctx, const uint32_t *d_restart,
                         uint32_t n_restart, const uint8_t *d_edge, uint8_t head_edge, uint8_t tail_edge,
                         const site_list *list, cudaStream_t stream)
@@ -745,6 +893,7 @@ cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32
     /* Windows ending in the context were counted before; starts there
      * were left to this chunk. */
     if (n == 0 || (!g->general && n <= n_ctx) || g->n_gw == 0) return cudaSuccess;
+    if (g->guides) return guides_launch(g, d_text, n, n_ctx, d_restart, n_restart, list, stream);
     const uint32_t pw = g->bits == 2 ? 16u : 6u;
     const uint32_t wpw = 1u << g->wpw_shift, groups = (g->n_unit + wpw - 1) / wpw;
     const uint64_t text_words = (n + pw - 1) / pw;
@@ -765,6 +914,7 @@ cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32
     k.edge = d_edge;
     k.mask = g->d_mask;
     k.leaf = g->d_leaf;
+    k.sub = g->d_sub;
     k.counts = g->d_counts;
     k.sites = list ? list->sites : NULL;
     k.n_sites = list ? list->n : NULL;
@@ -800,9 +950,68 @@ extern "C" void ps_gpat_free(ps_gpat_t *g)
     cudaFree(g->d_B);
     cudaFree(g->d_mask);
     cudaFree(g->d_leaf);
+    cudaFree(g->d_sub);
+    cudaFree(g->d_gstr);
+    cudaFree(g->d_gleaf);
+    cudaFree(g->d_glim);
+    cudaFree(g->d_gpam);
     cudaFree(g->d_counts);
     free(g->h_counts);
     free(g);
+}
+
+/* A guide set (guideset.h), where ps is one: its strings and PAM tables
+ * on the device, and the guide kernel instead of the pattern kernels. */
+static int upload_guides(ps_gpat_t *g, const ps_patset_t *ps, ps_err_t *err)
+{
+    ps_guideset_t *gs = NULL;
+    char why[160];
+    int rc = ps_guideset_build(&gs, ps, why, sizeof why, err);
+    if (rc == 1) return PS_OK;
+    if (rc < 0) return rc;
+    /* The kernel tests a PAM first; without one (or one that most windows
+     * pass) the bit-parallel kernels do as well. */
+    if (!gs->P || gs->pass > 0.25) {
+        ps_guideset_free(gs);
+        return PS_OK;
+    }
+    const size_t n = gs->n ? gs->n : 1, pw = (size_t)((gs->pam_mask + 1) / 64 + 1);
+    ulonglong2 *str = (ulonglong2 *)malloc(n * sizeof *str);
+    uint64_t *pam = (uint64_t *)malloc(2 * pw * sizeof *pam);
+    cudaError_t ce = cudaSuccess;
+    if (!str || !pam) {
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory for the GPU guide set");
+        goto done;
+    }
+    for (uint32_t i = 0; i < gs->n; i++) str[i] = make_ulonglong2(gs->code[i], gs->care[i]);
+    memcpy(pam, gs->pam_ok[0], pw * sizeof *pam);
+    memcpy(pam + pw, gs->pam_ok[1], pw * sizeof *pam);
+    if ((ce = cudaMalloc(&g->d_gstr, n * sizeof *str)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->d_gleaf, n * sizeof(uint32_t))) != cudaSuccess ||
+        (ce = cudaMalloc(&g->d_glim, n)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->d_gpam, 2 * pw * sizeof *pam)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->d_gstr, str, gs->n * sizeof *str, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->d_gleaf, gs->leaf, gs->n * sizeof(uint32_t), cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->d_glim, gs->lim, gs->n, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->d_gpam, pam, 2 * pw * sizeof *pam, cudaMemcpyHostToDevice)) != cudaSuccess) {
+        rc = cuda_fail(err, ce, "uploading the GPU guide set");
+        goto done;
+    }
+    g->guides = 1;
+    g->gm = gs->m;
+    g->gfull = gs->m == 32 ? ~0ull : (1ull << (2 * gs->m)) - 1;
+    g->gpm = gs->pam_mask;
+    g->gn_plus = gs->n_plus;
+    g->gn = gs->n;
+    g->gsh0 = gs->pam_shift[0];
+    g->gsh1 = gs->pam_shift[1];
+    g->gpam_words = (uint32_t)pw;
+    rc = PS_OK;
+done:
+    free(str);
+    free(pam);
+    ps_guideset_free(gs);
+    return rc;
 }
 
 extern "C" int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, ps_err_t *err)
@@ -828,7 +1037,15 @@ extern "C" int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, ps_err_t *err
     g->general = !ps->windows_only;
     g->n_masks = l.n_masks;
     g->reach = ps->leaves.k > 0 ? (uint32_t)ps->leaves.k - 1 : 0;
-    g->kernel = kKernels[g->general ? kGeneral : l.nw == 2 ? kWindows2 : kWindows1][bits == 5][g->levels - 1];
+    g->drop = ps->leaf_drop;
+    /* Fixed positions take units of one word (their own kernel). */
+    if (l.sub && l.nw != 1) {
+        layout_free(&l);
+        free(g);
+        return ps_fail(err, PS_E_INTERNAL, "GPU pattern layout: fixed positions in units of two words");
+    }
+    g->kernel = kKernels[g->general ? kGeneral : l.sub ? kWindowsSub : l.nw == 2 ? kWindows2 : kWindows1][bits == 5]
+                        [g->levels - 1];
     while (g->wpw_shift < 5 && (1u << g->wpw_shift) < g->n_unit) g->wpw_shift++;
     const size_t nw = l.n_gw ? l.n_gw : 1;
     cudaError_t ce;
@@ -856,6 +1073,8 @@ extern "C" int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, ps_err_t *err
         (ce = cudaMemcpy(g->d_mask, l.mask, l.n_masks * nw * sizeof(uint64_t), cudaMemcpyHostToDevice)) !=
             cudaSuccess ||
         (ce = cudaMemcpy(g->d_leaf, l.leaf, 64 * nw * sizeof(uint32_t), cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (l.sub && (ce = cudaMalloc(&g->d_sub, nw * sizeof(uint64_t))) != cudaSuccess) ||
+        (l.sub && (ce = cudaMemcpy(g->d_sub, l.sub, nw * sizeof(uint64_t), cudaMemcpyHostToDevice)) != cudaSuccess) ||
         (ce = cudaMemset(g->d_counts, 0, ((size_t)g->n_leaves + 1) * sizeof(uint64_t))) != cudaSuccess) {
         rc = cuda_fail(err, ce, "uploading the GPU pattern layout");
         goto fail;
@@ -866,8 +1085,12 @@ extern "C" int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, ps_err_t *err
         goto fail;
     }
     layout_free(&l);
+    if ((rc = upload_guides(g, ps, err)) < 0) goto fail2;
     *out = g;
     return PS_OK;
+fail2:
+    ps_gpat_free(g);
+    return rc;
 fail:
     layout_free(&l);
     ps_gpat_free(g);
@@ -1034,6 +1257,7 @@ int sites_on(pengine *pe, pstream *s, const ps_chunk_t *c, ps_sites_t *out, ps_e
     if ((rc = ps_sites_reserve(out, n, err)) < 0) return rc;
     for (uint32_t i = 0; i < n; i++) {
         const uint2 v = s->h_sites[i];
+        if (pe->g->drop && pe->g->drop[v.y]) continue; /* beyond its probe's own limit */
         /* Windows are listed at their end, the general layout at its start. */
         out->pos[out->n] = pe->g->general ? v.x : v.x + 1u - pe->leaf_len[v.y];
         out->leaf[out->n++] = v.y;
@@ -1102,7 +1326,8 @@ void pe_info(const ps_engine_t *e, ps_engine_info_t *out)
     out->gpu_sms = pe->prop.multiProcessorCount;
     out->gpu_mem_gib = pe->prop.totalGlobalMem / 1073741824.0;
     out->patterns = 1;
-    snprintf(out->kernel, sizeof out->kernel, "pattern");
+    snprintf(out->kernel, sizeof out->kernel, "%s", pe->g->guides ? "guides" : "pattern");
+    out->guides = pe->g->guides;
     out->chunks_gpu = __atomic_load_n(&pe->chunks, __ATOMIC_RELAXED);
     out->max_chunk_syms = PS_GPU_CHUNK_SYMS;
     out->max_chunk_restarts = PS_GPU_CHUNK_RESTARTS;

@@ -28,6 +28,7 @@
 
 #include "automaton.h"
 #include "engine_cpu.h"
+#include "engine_guides.h"
 #include "engine_gpu.h"
 #include "engine_kmer.h"
 #include "engine_pattern.h"
@@ -60,6 +61,9 @@ typedef struct {
     int mismatches, mm_set;  /* -m: sites within this many substitutions; given at all */
     ps_engine_req_t engine;
     ps_psopts_t pso;         /* ps_scan's rules (prosite.h) */
+    ps_guide_opts_t go;      /* --pam, --pam5 (guides.h) */
+    char **casoff_inputs;    /* the inputs a Cas-OFFinder file names, when none are given */
+    int n_casoff;
     index_req_t index;
     char **inputs;
     int n_inputs;
@@ -75,18 +79,23 @@ static void usage_count(FILE *f)
     ps_gpu_variant_list(kernels, sizeof kernels);
     fprintf(f,
 "Usage: probescan count [options] -p PROBES INPUT...\n"
+"       probescan count [options] -p CAS-OFFINDER-INPUT [INPUT...]\n"
 "\n"
 "Count exact, overlapping occurrences of every probe in FASTA/FASTQ inputs\n"
-"(plain, gzip or BGZF; '-' reads standard input) and in SAM, BAM or CRAM reads.\n"
+"(plain, gzip or BGZF; '-' reads standard input), in 2bit genomes and in SAM,\n"
+"BAM or CRAM reads.\n"
 "Probes are exact strings (up to %d letters) or patterns with classes, of any\n"
 "lengths. Output: TSV with a header, one row per probe in probe-file order.\n"
 "\n"
 "Options:\n"
 "  -p, --probes FILE      probes: FASTA, one sequence per line, or name<TAB>sequence;\n"
 "                         a probe may be a pattern: IUPAC codes (DNA) or PROSITE syntax;\n"
-"                         or a PROSITE data file (prosite.dat): a row per PATTERN entry\n"
+"                         or a PROSITE data file (prosite.dat): a row per PATTERN entry;\n"
+"                         or a Cas-OFFinder input file (its genome is the input if none is\n"
+"                         given); a third column name<TAB>sequence<TAB>D is the probe's own -m\n"
 "  -m, --mismatches D     also count sites within D substitutions (0 to %d); adds the\n"
 "                         columns mm0 ... mmD, sites at exactly that distance\n"
+PS_OPT_GUIDE_HELP
 "  -a, --alphabet STR     dna, protein or auto (default auto: protein if a probe is a PROSITE\n"
 "                         pattern, else dna if the probes' letters are bases or IUPAC codes,\n"
 "                         at least half ACGTUN)\n"
@@ -153,7 +162,7 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         {"gpu", required_argument, NULL, OPT_GPU}, {"kernel", required_argument, NULL, OPT_KERNEL},
         {"by-file", no_argument, NULL, OPT_BYFILE}, {"by-record", no_argument, NULL, OPT_BYRECORD}, {"stats", required_argument, NULL, OPT_STATS},
         {"samples", required_argument, NULL, OPT_SAMPLES}, {"index", required_argument, NULL, OPT_INDEX},
-        {"mismatches", required_argument, NULL, 'm'}, PS_OPT_PSSCAN_LONGOPTS,
+        {"mismatches", required_argument, NULL, 'm'}, PS_OPT_PSSCAN_LONGOPTS, PS_OPT_GUIDE_LONGOPTS,
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->alpha = PS_ALPHA_AUTO;
@@ -201,6 +210,9 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         case PS_OPT_INCLUDED: case PS_OPT_SKIP_FREQUENT: case PS_OPT_MAX_X: case PS_OPT_NO_OVERLAPS: case PS_OPT_SHORTEST:
             if ((rc = ps_opt_psscan(c, optarg, &o->pso, err)) > 0) rc = PS_OK;
             break;
+        case PS_OPT_PAM: case PS_OPT_PAM5:
+            if ((rc = ps_opt_guide(c, optarg, &o->go, err)) > 0) rc = PS_OK;
+            break;
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan count --help)", argv[optind - 1]);
         }
     }
@@ -217,6 +229,12 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         if (rc < 0) return rc;
         o->inputs = o->samples->file;
         o->n_inputs = (int)o->samples->n_files;
+    }
+    if (o->n_inputs < 1) {
+        int rc_c = ps_opt_casoff_inputs(o->probes, &o->casoff_inputs, &o->n_casoff, err);
+        if (rc_c < 0) return rc_c;
+        o->inputs = o->casoff_inputs;
+        o->n_inputs = o->n_casoff;
     }
     if (o->n_inputs < 1) return ps_fail(err, PS_E_USAGE, "no input files given (use '-' for standard input)");
     int rc_in = ps_check_inputs_distinct((const char *const *)o->inputs, o->n_inputs, o->samples_path, err);
@@ -446,7 +464,11 @@ static int check_memory_kmer(const opts_t *o, const ps_probes_t *p, int both, ps
 static int make_cpu_engine(ps_engine_t **e, const ps_automaton_t *a, const ps_kmerset_t *ks,
                            const ps_patset_t *ps, int workers, ps_err_t *err)
 {
-    if (ps) return ps_pattern_engine_new(e, ps, workers, err);
+    if (ps) {
+        char why[160];
+        int rc = ps_guide_engine_new(e, ps, workers, why, sizeof why, err);
+        return rc == 1 ? ps_pattern_engine_new(e, ps, workers, err) : rc;
+    }
     return ks ? ps_kmer_engine_new(e, ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err) : ps_cpu_engine_new(e, a, workers, err);
 }
 
@@ -502,7 +524,13 @@ static int make_pattern_engine(ps_engine_t **e, const opts_t *o, const ps_probes
                     count_windows ? " (counted)" : "");
         return rc;
     }
-    return make_cpu_engine(e, NULL, NULL, ps, workers, err);
+    rc = make_cpu_engine(e, NULL, NULL, ps, workers, err);
+    if (rc == PS_OK && o->verbose) {
+        ps_engine_info_t in;
+        ps_engine_info(*e, &in);
+        if (in.guides) fprintf(stderr, "probescan: engine: guides, a window's PAM tested first, then its piece keys\n");
+    }
+    return rc;
 }
 
 /* The one place engines are chosen, for `workers` worker ids. auto: where a
@@ -555,7 +583,7 @@ static int parallel_readers(const opts_t *o, const ps_engine_info_t *in, const p
     return r < 1 ? 1 : r;
 }
 
-static int run_count(const opts_t *o, ps_err_t *err)
+static int run_count(opts_t *o, ps_err_t *err)
 {
     timing_t tm = {0};
     double t0 = ps_now(), t;
@@ -577,9 +605,10 @@ static int run_count(const opts_t *o, ps_err_t *err)
     if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
 
     int both;
-    int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, &o->pso,
-                           o->mismatches, "counted", &both, err);
+    int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, &o->pso, &o->go,
+                           &o->mismatches, "counted", &both, err);
     if (rc < 0) goto done;
+    if (p->limit) o->mm_set = 1; /* probes of their own limits: a column per level */
     if (o->verbose)
         fprintf(stderr, "probescan: %u probes of length %d; alphabet %s%s; strands: %s\n", p->n, p->k,
                 ps_alpha_name(p->alpha),
@@ -809,6 +838,7 @@ int ps_count_main(int argc, char **argv, ps_cleanup_t *cl, ps_err_t *err)
         rc = run_count(&o, err);
     }
     ps_samples_free(o.samples);
+    ps_casoff_inputs_free(o.casoff_inputs, o.n_casoff);
     for (int i = 0; o.names && i < o.n_inputs; i++) free(o.names[i]);
     free(o.names);
     return rc;

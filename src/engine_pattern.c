@@ -36,6 +36,7 @@ typedef struct {
 static inline void hit(const ps_patset_t *ps, worker_t *w, uint32_t bit, int d, int mode, uint64_t start)
 {
     uint32_t leaf = ps->leaf_at[bit] + (uint32_t)d;
+    if (ps->leaf_drop && ps->leaf_drop[leaf]) return; /* beyond its probe's own limit */
     if (mode == SITES) {
         ps_sites_t *s = w->sites;
         ps_err_t ignored;
@@ -61,7 +62,29 @@ static inline void hit(const ps_patset_t *ps, worker_t *w, uint32_t bit, int d, 
 static inline void step_fwd(const ps_patset_t *ps, uint64_t *Dd, const uint64_t *Dl, const uint64_t *B)
 {
     const uint32_t nf = ps->free_words, nw = ps->n_words;
-    const uint64_t *first = ps->first;
+    const uint64_t *first = ps->first, *sub = ps->sub;
+    if (sub) {
+        /* Fixed positions (a PAM) take no mismatch. */
+        if (Dl) {
+            for (uint32_t i = 0; i < nf; i++)
+                Dd[i] = ((Dd[i] << 1 | first[i]) & B[i]) | ((Dl[i] << 1 | first[i]) & sub[i]);
+        } else {
+            for (uint32_t i = 0; i < nf; i++) Dd[i] = (Dd[i] << 1 | first[i]) & B[i];
+        }
+        uint64_t carry = 0, carry_l = 0;
+        for (uint32_t i = nf; i < nw; i++) {
+            const uint64_t old = Dd[i];
+            uint64_t v = (old << 1 | carry | first[i]) & B[i];
+            carry = old >> 63;
+            if (Dl) {
+                const uint64_t ol = Dl[i];
+                v |= (ol << 1 | carry_l | first[i]) & sub[i];
+                carry_l = ol >> 63;
+            }
+            Dd[i] = v;
+        }
+        return;
+    }
     if (Dl) {
         for (uint32_t i = 0; i < nf; i++)
             Dd[i] = ((Dd[i] << 1 | first[i]) & B[i]) | Dl[i] << 1 | first[i];

@@ -21,6 +21,7 @@
 
 #include "automaton.h"
 #include "engine_cpu.h"
+#include "engine_guides.h"
 #include "engine_gpu.h"
 #include "engine_kmer.h"
 #include "engine_pattern.h"
@@ -51,9 +52,12 @@ typedef struct {
     int gpu_id;
     ps_sites_format_t format;
     ps_psopts_t pso;
+    ps_guide_opts_t go;
     uint64_t max_hits;
     char **inputs;
     int n_inputs;
+    char **casoff_inputs; /* the inputs a Cas-OFFinder file names, when none are given */
+    int n_casoff;
     ps_cleanup_t *cleanup;
 } opts_t;
 
@@ -61,17 +65,22 @@ static void usage_locate(FILE *f)
 {
     fprintf(f,
 "Usage: probescan locate [options] -p PROBES INPUT...\n"
+"       probescan locate [options] -p CAS-OFFINDER-INPUT [INPUT...]\n"
 "\n"
 "Report where every probe lies in FASTA/FASTQ inputs (plain, gzip or BGZF; '-'\n"
-"reads standard input) and in SAM, BAM or CRAM reads: one BED6 row per site,\n"
-"ordered by input, record, start, then probe order, for bedtools and friends.\n"
+"reads standard input), in 2bit genomes and in SAM, BAM or CRAM reads: one BED6\n"
+"row per site, ordered by input, record, start, then probe order, for bedtools\n"
+"and friends.\n"
 "The probes, alphabets, strands and patterns are those of probescan count.\n"
 "\n"
 "Options:\n"
 "  -p, --probes FILE      probes: FASTA, one sequence per line, or name<TAB>sequence;\n"
 "                         a probe may be a pattern: IUPAC codes (DNA) or PROSITE syntax;\n"
-"                         or a PROSITE data file (prosite.dat): a row per PATTERN entry\n"
+"                         or a PROSITE data file (prosite.dat): a row per PATTERN entry;\n"
+"                         or a Cas-OFFinder input file (its genome is the input if none is\n"
+"                         given); a third column name<TAB>sequence<TAB>D is the probe's own -m\n"
 "  -m, --mismatches D     also report sites within D substitutions (0 to %d)\n"
+PS_OPT_GUIDE_HELP
 "  -a, --alphabet STR     dna, protein or auto (default auto: protein if a probe is a PROSITE\n"
 "                         pattern, else dna if the probes' letters are bases or IUPAC codes,\n"
 "                         at least half ACGTUN)\n"
@@ -80,9 +89,10 @@ static void usage_locate(FILE *f)
 "                         a name ending in .gz or .bgz is written compressed (BGZF)\n"
 "  -t, --threads N        threads that load probes, parse and scan (default: the %d CPUs\n"
 "                         this process may use; at most 4 a CPU are started)\n"
-"      --format STR       bed, tsv, pff, gff or psa (default bed). tsv: a header, the input,\n"
-"                         and the probe and matched letters after the BED columns; pff, gff,\n"
-"                         psa (protein): ps_scan's rows (1-based, inclusive)\n"
+"      --format STR       bed, tsv, pff, gff, psa or cas-offinder (default bed). tsv: a header,\n"
+"                         the input, and the probe and matched letters after the BED columns;\n"
+"                         pff, gff, psa (protein): ps_scan's rows (1-based, inclusive);\n"
+"                         cas-offinder (DNA): Cas-OFFinder's rows\n"
 "      --max-hits N       report at most N sites per probe over the run (default: all);\n"
 "                         stderr and --stats say how many were left out\n"
 "      --stats FILE       write run statistics as JSON to FILE\n"
@@ -108,6 +118,8 @@ PS_OPT_PSSCAN_HELP
 "\n"
 "Examples:\n"
 "  probescan locate -p guides.txt -m 3 genome.fa.gz > sites.bed\n"
+"  probescan locate -p spacers.txt --pam NGG -m 3 --format tsv genome.fa.gz > offtargets.tsv\n"
+"  probescan locate -p cas-offinder-input.txt --format cas-offinder -o out.txt\n"
 "  probescan locate -p probes.fa genome.fa | bedtools intersect -a - -b genes.bed\n"
 "  probescan locate -p prosite.dat --format pff uniprot_sprot.fasta.gz > motifs.pff\n",
             PS_MAX_MM, ps_host_cpus());
@@ -125,7 +137,7 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
         {"version", no_argument, NULL, OPT_VERSION},    {"format", required_argument, NULL, OPT_FORMAT},
         {"max-hits", required_argument, NULL, OPT_MAX_HITS}, {"stats", required_argument, NULL, OPT_STATS},
         {"engine", required_argument, NULL, OPT_ENGINE}, {"gpu", required_argument, NULL, OPT_GPU},
-        PS_OPT_PSSCAN_LONGOPTS, {NULL, 0, NULL, 0}};
+        PS_OPT_PSSCAN_LONGOPTS, PS_OPT_GUIDE_LONGOPTS, {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->alpha = PS_ALPHA_AUTO;
     o->both_strands = 1;
@@ -160,7 +172,9 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
             else if (!strcmp(optarg, "pff")) o->format = PS_SITES_PFF;
             else if (!strcmp(optarg, "gff")) o->format = PS_SITES_GFF;
             else if (!strcmp(optarg, "psa")) o->format = PS_SITES_PSA;
-            else return ps_fail(err, PS_E_USAGE, "--format must be bed, tsv, pff, gff or psa, not '%s'", optarg);
+            else if (!strcmp(optarg, "cas-offinder")) o->format = PS_SITES_CASOFF;
+            else return ps_fail(err, PS_E_USAGE, "--format must be bed, tsv, pff, gff, psa or cas-offinder, not '%s'",
+                                optarg);
             break;
         case OPT_MAX_HITS:
             /* at most what --stats can hold as a JSON integer */
@@ -176,6 +190,9 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
         case PS_OPT_INCLUDED: case PS_OPT_SKIP_FREQUENT: case PS_OPT_MAX_X: case PS_OPT_NO_OVERLAPS: case PS_OPT_SHORTEST:
             if ((rc = ps_opt_psscan(c, optarg, &o->pso, err)) > 0) rc = PS_OK;
             break;
+        case PS_OPT_PAM: case PS_OPT_PAM5:
+            if ((rc = ps_opt_guide(c, optarg, &o->go, err)) > 0) rc = PS_OK;
+            break;
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan locate --help)", argv[optind - 1]);
         }
     }
@@ -183,6 +200,12 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
     if (!o->probes) return ps_fail(err, PS_E_USAGE, "no probes given: use -p FILE (see probescan locate --help)");
     o->inputs = argv + optind;
     o->n_inputs = argc - optind;
+    if (o->n_inputs < 1) {
+        int rc_c = ps_opt_casoff_inputs(o->probes, &o->casoff_inputs, &o->n_casoff, err);
+        if (rc_c < 0) return rc_c;
+        o->inputs = o->casoff_inputs;
+        o->n_inputs = o->n_casoff;
+    }
     if (o->n_inputs < 1) return ps_fail(err, PS_E_USAGE, "no input files given (use '-' for standard input)");
     int rc_in = ps_check_inputs_distinct((const char *const *)o->inputs, o->n_inputs, NULL, err);
     if (rc_in < 0) return rc_in;
@@ -263,6 +286,7 @@ static int make_engine(ps_engine_t **e, const opts_t *o, index_t *ix, const ps_p
                 o->engine == PS_REQ_AUTO ? ")" : "");
     if (ix->ps) {
         int rc = ps_split_windows_new(e, p, ix->ps, workers, 0, ix->parts, err);
+        if (rc == 1) rc = ps_guide_engine_new(e, ix->ps, workers, why, sizeof why, err);
         return rc == 1 ? ps_pattern_engine_new(e, ix->ps, workers, err) : rc;
     }
     if (ix->ks) return ps_kmer_engine_new(e, ix->ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err);
@@ -303,7 +327,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     return ps_json_save(o->stats, j, o->cleanup, err);
 }
 
-static int run_locate(const opts_t *o, ps_err_t *err)
+static int run_locate(opts_t *o, ps_err_t *err)
 {
     double t0 = ps_now();
     ps_probes_t *p = NULL;
@@ -316,10 +340,14 @@ static int run_locate(const opts_t *o, ps_err_t *err)
     if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
 
     int both;
-    int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, &o->pso,
-                           o->mismatches, "located", &both, err);
+    int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, &o->pso, &o->go,
+                           &o->mismatches, "located", &both, err);
     if (rc < 0) goto done;
-    if (o->format >= PS_SITES_PFF && p->alpha != PS_PROTEIN) {
+    if (o->format == PS_SITES_CASOFF && p->alpha != PS_DNA) {
+        rc = ps_fail(err, PS_E_USAGE, "--format cas-offinder is for DNA guides; these probes are protein");
+        goto done;
+    }
+    if (o->format >= PS_SITES_PFF && o->format <= PS_SITES_PSA && p->alpha != PS_PROTEIN) {
         rc = ps_fail(err, PS_E_USAGE, "--format %s is ps_scan's, for protein; DNA sites have strands: bed or tsv",
                      o->format == PS_SITES_PFF ? "pff" : o->format == PS_SITES_GFF ? "gff" : "psa");
         goto done;
@@ -402,5 +430,6 @@ int ps_locate_main(int argc, char **argv, ps_cleanup_t *cl, ps_err_t *err)
         o.cleanup = cl;
         rc = run_locate(&o, err);
     }
+    ps_casoff_inputs_free(o.casoff_inputs, o.n_casoff);
     return rc;
 }

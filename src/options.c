@@ -146,25 +146,64 @@ int ps_opt_psscan_rules(const ps_probes_t *p, int mismatches)
     return 0;
 }
 
-int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int threads, int both, int strand_set,
-                  const ps_psopts_t *pso, int mismatches, const char *done, int *both_out, ps_err_t *err)
+int ps_opt_guide(int key, const char *arg, ps_guide_opts_t *o, ps_err_t *err)
 {
-    int rc = ps_probes_load_flags(p, path, alpha, threads, pso->skip_frequent ? PS_LOAD_SKIP_FREQUENT : 0, err);
+    if (key != PS_OPT_PAM && key != PS_OPT_PAM5) return 0;
+    int rc = ps_guides_check_pam(arg, key == PS_OPT_PAM ? "--pam" : "--pam5", err);
     if (rc < 0) return rc;
+    if (o->pam && o->pam5 != (key == PS_OPT_PAM5))
+        return ps_fail(err, PS_E_USAGE, "--pam and --pam5 name one PAM, 3' or 5' of the probe: give one of them");
+    o->pam = arg;
+    o->pam5 = key == PS_OPT_PAM5;
+    return 1;
+}
+
+int ps_opt_casoff_inputs(const char *probes, char ***inputs, int *n, ps_err_t *err)
+{
+    char *genome = NULL;
+    *inputs = NULL;
+    *n = 0;
+    if (!ps_casoff_detect(probes, &genome)) return PS_OK;
+    int rc = ps_casoff_inputs(genome, inputs, n, err);
+    free(genome);
+    return rc;
+}
+
+int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int threads, int both, int strand_set,
+                  const ps_psopts_t *pso, const ps_guide_opts_t *go, int *mismatches, const char *done, int *both_out,
+                  ps_err_t *err)
+{
+    char *genome = NULL;
+    const int casoff = ps_casoff_detect(path, &genome);
+    free(genome);
+    int rc;
+    if (casoff) {
+        if (alpha == PS_ALPHA_PROTEIN)
+            return ps_fail(err, PS_E_USAGE, "%s is a Cas-OFFinder input file: DNA guides, not -a protein", path);
+        if (go->pam)
+            return ps_fail(err, PS_E_USAGE, "%s is a Cas-OFFinder input file, whose pattern line holds the PAM; "
+                                            "leave out %s", path, go->pam5 ? "--pam5" : "--pam");
+        rc = ps_casoff_load(p, path, err);
+    } else {
+        rc = ps_probes_load_flags(p, path, alpha, threads, pso->skip_frequent ? PS_LOAD_SKIP_FREQUENT : 0, err);
+        if (rc == PS_OK && go->pam) rc = ps_guides_add_pam(p, go->pam, go->pam5, path, err);
+    }
+    if (rc < 0) return rc;
+    if ((rc = ps_guides_limits(*p, *mismatches, mismatches, path, err)) < 0) return rc;
     *both_out = both && (*p)->alpha != PS_PROTEIN;
     if (both && (*p)->alpha == PS_PROTEIN && strand_set)
         return ps_fail(err, PS_E_USAGE, "--strand both applies to DNA only; protein probes are %s forward", done);
-    if (ps_psopts_given(pso) && !ps_opt_psscan_rules(*p, mismatches))
+    if (ps_psopts_given(pso) && !ps_opt_psscan_rules(*p, *mismatches))
         return ps_fail(err, PS_E_USAGE, "%s: --included, --skip-frequent, --max-x, --no-overlaps and --shortest are "
                                         "ps_scan's rules for protein PROSITE patterns matched exactly%s",
-                       path, mismatches > 0 ? "; -m counts every start at its fewest mismatches" : "");
+                       path, *mismatches > 0 ? "; -m counts every start at its fewest mismatches" : "");
     if (pso->skip_frequent && !(*p)->id)
         return ps_fail(err, PS_E_USAGE, "--skip-frequent: %s is no PROSITE data file (its entries carry the flag)", path);
     /* A match that takes an X where a residue is named may count (--max-x),
      * or end a search (--no-overlaps): the engines then let X match every
      * class, as ps_scan's expressions do; else such starts cannot count and
      * are left out at once. */
-    if (ps_opt_psscan_rules(*p, mismatches) && (pso->max_x > 0 || pso->no_overlaps)) {
+    if (ps_opt_psscan_rules(*p, *mismatches) && (pso->max_x > 0 || pso->no_overlaps)) {
         uint8_t code[256];
         ps_alpha_table(PS_PROTEIN, code);
         const ps_class_t x = (ps_class_t)1 << code['X'];

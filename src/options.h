@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "guides.h"
 #include "probes.h"
 #include "prosite.h"
 #include "scan.h"
@@ -37,14 +38,33 @@ int ps_opt_mismatches(const char *arg, int *out, ps_err_t *err);          /* -m:
 int ps_opt_engine(const char *arg, ps_engine_req_t *out, ps_err_t *err);  /* --engine: auto, cpu, gpu */
 int ps_opt_gpu(const char *arg, int *out, ps_err_t *err);                 /* --gpu: a device number */
 
-/* Loads the probe file path (on up to threads threads), tells stderr what
- * the user should know of it (ps_probes_warn), and decides the strands
- * they are matched on into *both_out: both as asked (-s), except that
- * protein has one; -s both said outright for protein is refused, saying
- * that protein probes are `done` forward. *p is set whenever loading
- * succeeded (the caller frees it, also on a refusal). */
+/* Loads the probe file path (on up to threads threads), or a Cas-OFFinder
+ * input file (guides.h), adds the PAM of go, tells stderr what the user
+ * should know of it (ps_probes_warn), and decides the strands they are
+ * matched on into *both_out: both as asked (-s), except that protein has
+ * one; -s both said outright for protein is refused, saying that protein
+ * probes are `done` forward. *mismatches (-m) becomes the most any probe
+ * takes (its own limit, guides.h). *p is set whenever loading succeeded
+ * (the caller frees it, also on a refusal). */
 int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int threads, int both, int strand_set,
-                  const ps_psopts_t *pso, int mismatches, const char *done, int *both_out, ps_err_t *err);
+                  const ps_psopts_t *pso, const ps_guide_opts_t *go, int *mismatches, const char *done, int *both_out,
+                  ps_err_t *err);
+
+/* --pam and --pam5, the same in count and locate: their getopt keys, their
+ * lines of --help, and ps_opt_guide, which reads the option of key into *o
+ * (1), or returns 0 for another key (or a PS_E_USAGE code). */
+enum { PS_OPT_PAM = 420, PS_OPT_PAM5 };
+#define PS_OPT_GUIDE_LONGOPTS {"pam", required_argument, NULL, PS_OPT_PAM}, {"pam5", required_argument, NULL, PS_OPT_PAM5}
+#define PS_OPT_GUIDE_HELP                                                                                    \
+    "      --pam SEQ          a PAM 3' of every probe (IUPAC; NGG for SpCas9, NNGRRT for SaCas9):\n"       \
+    "                         it must match, and mismatches count in the probe only\n"                      \
+    "      --pam5 SEQ         a PAM 5' of every probe (TTTV for Cas12a)\n"
+int ps_opt_guide(int key, const char *arg, ps_guide_opts_t *o, ps_err_t *err);
+
+/* Where no input is given and the probe file is a Cas-OFFinder input
+ * file: the inputs its first line names (*inputs malloc'd, freed with
+ * ps_casoff_inputs_free); else *n = 0. */
+int ps_opt_casoff_inputs(const char *probes, char ***inputs, int *n, ps_err_t *err);
 
 /* ps_scan's options (prosite.h), the same in count and locate: their
  * getopt keys, their lines of --help, and ps_opt_psscan, which reads the

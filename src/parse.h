@@ -44,7 +44,7 @@ typedef struct {
     uint64_t names_cut;    /* record names longer than PS_NAME_MAX, kept cut to it */
     uint64_t bytes;        /* uncompressed bytes parsed */
     int fastq;             /* 1 for FASTQ input */
-    const char *format;    /* "sam", "bam" or "cram" for alignment input; NULL for FASTA/FASTQ */
+    const char *format;    /* "sam", "bam", "cram" or "2bit"; NULL for FASTA/FASTQ */
 } ps_reader_stats_t;
 
 typedef enum {

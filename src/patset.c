@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guideset.h"
 #include "pattern.h"
 
 void ps_patset_free(ps_patset_t *ps)
@@ -15,6 +16,8 @@ void ps_patset_free(ps_patset_t *ps)
     free(ps->B);
     free(ps->first);
     free(ps->last);
+    free(ps->sub);
+    free(ps->leaf_drop);
     free(ps->leaf_at);
     free(ps->first_end);
     free(ps->zero);
@@ -59,7 +62,8 @@ static inline uint64_t place_short(uint64_t at, uint32_t len)
 
 /* Lays out one string from bit `at`: the pattern as written (forward) or
  * reversed, with the masks of the general layout. */
-static void lay_out(ps_patset_t *ps, const ps_pattern_t *pat, int reversed, uint64_t at, uint32_t leaf)
+static void lay_out(ps_patset_t *ps, const ps_pattern_t *pat, const uint8_t *fixed, int reversed, uint64_t at,
+                    uint32_t leaf)
 {
     const size_t w = ps->n_words;
     const uint32_t m = pat->len;
@@ -75,6 +79,8 @@ static void lay_out(ps_patset_t *ps, const ps_pattern_t *pat, int reversed, uint
         for (int sym = 0; sym < ps->sigma; sym++)
             if (cls >> sym & 1) ps->B[(size_t)sym * w + (at + j) / 64] |= 1ull << ((at + j) % 64);
     }
+    for (uint32_t j = 0; ps->sub && j < m; j++)
+        if (!fixed[j]) set_bit(ps->sub, at + j);
     set_bit(last_at_start ? ps->last_start : ps->last, at + m - 1);
     ps->leaf_at[at + m - 1] = leaf;
     ps->len_at[at + m - 1] = m;
@@ -180,6 +186,15 @@ static int build(ps_patset_t **out, const ps_probes_t *p, const uint32_t *idx, u
     ps->leaf_at = calloc(64 * w, sizeof *ps->leaf_at);
     ps->len_at = calloc(64 * w, sizeof *ps->len_at);
     int bad = !ps->B || !ps->first || !ps->last || !ps->leaf_at || !ps->len_at;
+    if (p->fixed) {
+        if (!windows_only) {
+            rc = ps_fail(err, PS_E_USAGE, "a PAM goes beside probes of fixed length");
+            goto fail;
+        }
+        bad |= !(ps->sub = calloc(w, sizeof *ps->sub));
+    }
+    const uint32_t n_leaves = n_idx * (uint32_t)strands * ((uint32_t)max_mm + 1);
+    if (p->limit) bad |= !(ps->leaf_drop = calloc(n_leaves ? n_leaves : 1, 1));
     if (!ps->windows_only) {
         uint64_t **general[] = {&ps->first_end, &ps->zero, &ps->zero_end, &ps->last_start, &ps->skip_start,
                                 &ps->opt_I, &ps->opt_F, &ps->opt_A, &ps->keep};
@@ -193,12 +208,19 @@ static int build(ps_patset_t **out, const ps_probes_t *p, const uint32_t *idx, u
     }
     const uint32_t levels = (uint32_t)max_mm + 1;
     uint64_t at_short = 0, at_long = (uint64_t)ps->free_words * 64;
+    uint8_t fx[2][PS_PATTERN_MAX];
     for (uint32_t j = 0; j < n_idx; j++) {
-        probe_pattern(p, idx ? idx[j] : j, &pat[0]);
+        const uint32_t i = idx ? idx[j] : j;
+        probe_pattern(p, i, &pat[0]);
         if (strands == 2) ps_pattern_revcomp(&pat[0], &pat[1]);
+        const uint32_t len = pat[0].len;
+        for (uint32_t t = 0; ps->sub && t < len; t++)
+            fx[0][t] = fx[1][len - 1 - t] = p->fixed[(size_t)i * (size_t)p->k + t];
         for (int s = 0; s < strands; s++) {
             uint32_t leaf = (j * (uint32_t)strands + (uint32_t)s) * levels;
             if (which != FWD) ps->leaves.probe_leaf[s][j] = leaf;
+            for (uint32_t d = p->limit ? p->limit[i] + 1u : levels; ps->leaf_drop && d < levels; d++)
+                ps->leaf_drop[leaf + d] = 1;
             if (!takes(which, s, &pat[0])) continue;
             /* The forward set reads the complement of the text forward:
              * the pattern itself then matches where its reverse complement
@@ -213,7 +235,7 @@ static int build(ps_patset_t **out, const ps_probes_t *p, const uint32_t *idx, u
                 at = at_long;
                 at_long += q->len;
             }
-            lay_out(ps, q, !ps->windows_only, at, leaf);
+            lay_out(ps, q, fx[which == FWD ? 0 : s], !ps->windows_only, at, leaf);
         }
     }
     free(pat);
@@ -265,6 +287,17 @@ int ps_patset_gpu_worth(const ps_patset_t *ps, double bytes, int threads, char *
     if (bytes == 0) {
         snprintf(why, len, "input size unknown");
         return 1;
+    }
+    /* A guide library: the guide engine's rate (guideset.h). */
+    ps_guideset_t *g = NULL;
+    char gwhy[160];
+    ps_err_t gerr;
+    if (ps_guideset_build(&g, ps, gwhy, sizeof gwhy, &gerr) == PS_OK) {
+        const double s = bytes * g->cost_ns * 1e-9 / threads;
+        snprintf(why, len, "about %.0f MB of sequence, guides compared %s, %.2f s on %d CPU threads", bytes / 1e6,
+                 g->P ? "where their PAM holds" : "by exact pieces", s, threads);
+        ps_guideset_free(g);
+        return s > 1.0;
     }
     /* The forward part is a pass of its own over the same text. */
     const uint32_t words = ps->n_words + (ps->fwd ? ps->fwd->n_words : 0);

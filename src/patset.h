@@ -25,7 +25,7 @@
  * (a record's start: last_start, skip_start).
  *
  * Exact probes of one length are laid out too when mismatches are asked
- * for. Leaves (leaves.h): probe i, strand s, distance d is leaf
+ * for. Probes with fixed positions (a PAM) must be windows. Leaves (leaves.h): probe i, strand s, distance d is leaf
  * (i * strands + s) * levels + d, levels = max_mm + 1. */
 #ifndef PS_PATSET_H
 #define PS_PATSET_H
@@ -56,6 +56,11 @@ typedef struct ps_patset {
     uint64_t *B;          /* sigma x n_words: bit j set where symbol c is in position j's class */
     uint64_t *first;      /* n_words: the first bit of each string */
     uint64_t *last;       /* n_words: the last bit of each string (not start-anchored) */
+    uint64_t *sub;        /* n_words: positions where a mismatch may fall; NULL: all (probes.h's
+                           * fixed positions, a PAM, are left out; windows only). The step's
+                           * mismatch term is then (D_{d-1} << 1 | first) & sub */
+    uint8_t *leaf_drop;   /* n_leaves: 1 for a leaf beyond its probe's own limit (probes.h:
+                           * limit), whose sites the engines neither count nor list; NULL: none */
     /* The general layout only (windows_only = 0), n_words each; NULL else. */
     uint64_t *first_end;  /* first bits of strings that begin at a record's end */
     uint64_t *zero;       /* bits set before every step: leading optional positions */

@@ -50,6 +50,8 @@ typedef struct {
     uint32_t n, cap;
     size_t *name_at, *seq_at;
     uint64_t *line;
+    uint8_t *limit;     /* per row: its own mismatch limit (a line's third column), or PS_NO_LIMIT */
+    int limits;         /* some row has one */
     text_t names, seqs;
     /* A PROSITE file: each row's entry ID, and the entries skipped. */
     int prosite;
@@ -65,6 +67,7 @@ static void raw_free(raw_t *r)
     free(r->name_at);
     free(r->seq_at);
     free(r->line);
+    free(r->limit);
     free(r->names.s);
     free(r->seqs.s);
     free(r->id_at);
@@ -91,7 +94,9 @@ static int raw_grow(raw_t *r)
     if (sa) r->seq_at = sa;
     uint64_t *nl = realloc(r->line, cap * sizeof *nl);
     if (nl) r->line = nl;
-    if (!na || !sa || !nl) return -1;
+    uint8_t *li = realloc(r->limit, cap);
+    if (li) r->limit = li;
+    if (!na || !sa || !nl || !li) return -1;
     if (r->prosite) {
         size_t *ia = realloc(r->id_at, cap * sizeof *ia);
         if (ia) r->id_at = ia;
@@ -142,6 +147,7 @@ static int raw_add(raw_t *r, const char *name, size_t name_len, uint64_t line)
     r->name_at[i] = text_put(&r->names, name, name_len);
     r->seq_at[i] = text_put(&r->seqs, "", 0);
     r->line[i] = line;
+    r->limit[i] = PS_NO_LIMIT;
     return 0;
 }
 
@@ -187,6 +193,7 @@ static int raw_add_unnamed(raw_t *r, const char *s, size_t len, uint64_t line)
     r->seqs.len += o + 1;
     r->name_at[i] = text_put(&r->names, seq, o);
     r->line[i] = line;
+    r->limit[i] = PS_NO_LIMIT;
     return 0;
 }
 
@@ -469,11 +476,25 @@ static void parse_part(void *ctx, int part, int parts)
                 if (header_row(s, len)) continue;
             }
             if (tab) {
-                /* name<TAB>seq; a further tab ends the sequence. */
+                /* name<TAB>seq; a further tab ends the sequence, and a
+                 * whole number after it is the probe's mismatch limit. */
                 const char *seq = tab + 1;
                 const char *end = memchr(seq, '\t', len - (size_t)(seq - s));
                 size_t seq_len = end ? (size_t)(end - seq) : len - (size_t)(seq - s);
                 bad = raw_add(r, s, (size_t)(tab - s), line) || raw_append(r, seq, seq_len);
+                if (!bad && end) {
+                    const char *f = end + 1, *fe = memchr(f, '\t', len - (size_t)(f - s));
+                    size_t fl = fe ? (size_t)(fe - f) : len - (size_t)(f - s);
+                    while (fl && (f[fl - 1] == ' ' || f[fl - 1] == '\r')) fl--;
+                    size_t q = 0;
+                    unsigned v = 0;
+                    for (; q < fl && f[q] >= '0' && f[q] <= '9'; q++)
+                        if (v < 1000) v = v * 10 + (unsigned)(f[q] - '0');
+                    if (fl && q == fl) {
+                        r->limit[r->n - 1] = (uint8_t)(v < PS_NO_LIMIT ? v : PS_NO_LIMIT - 1);
+                        r->limits = 1;
+                    }
+                }
             } else {
                 /* The name is the sequence, without surrounding blanks. */
                 bad = raw_add_unnamed(r, s, len, line);
@@ -516,6 +537,7 @@ static void join_part(void *ctx, int part, int parts)
         r->name_at[j->first[part] + i] = pr->name_at[i] + j->names[part];
         r->seq_at[j->first[part] + i] = pr->seq_at[i] + j->seqs[part];
         r->line[j->first[part] + i] = pr->line[i];
+        r->limit[j->first[part] + i] = pr->limit[i];
     }
 }
 
@@ -535,6 +557,7 @@ static int join_parts(raw_t *r, part_t *part, int parts)
         names[i] = nl;
         seqs[i] = sl;
         n += part[i].r.n;
+        r->limits |= part[i].r.limits;
         nl += part[i].r.names.len;
         sl += part[i].r.seqs.len;
     }
@@ -545,11 +568,12 @@ static int join_parts(raw_t *r, part_t *part, int parts)
         r->name_at = malloc((n ? n : 1) * sizeof *r->name_at);
         r->seq_at = malloc((n ? n : 1) * sizeof *r->seq_at);
         r->line = malloc((n ? n : 1) * sizeof *r->line);
+        r->limit = malloc(n ? n : 1);
         r->names.s = malloc(nl ? nl : 1);
         r->seqs.s = malloc(sl ? sl : 1);
         r->names.len = r->names.cap = nl;
         r->seqs.len = r->seqs.cap = sl;
-        bad = !r->name_at || !r->seq_at || !r->line || !r->names.s || !r->seqs.s;
+        bad = !r->name_at || !r->seq_at || !r->line || !r->limit || !r->names.s || !r->seqs.s;
     }
     if (!bad) {
         join_job_t j = {r, part, first, names, seqs};
@@ -1104,6 +1128,10 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
         r->psinfo = NULL;
     }
     r->name_at = r->seq_at = NULL;
+    if (r->limits) {
+        p->limit = r->limit;
+        r->limit = NULL;
+    }
     *out = p;
     return PS_OK;
 }
@@ -1156,6 +1184,10 @@ void ps_probes_free(ps_probes_t *p)
     free(p->id);
     free(p->psinfo);
     free(p->id_text);
+    free(p->limit);
+    free(p->fixed);
+    free(p->query);
+    free(p->query_text);
     free(p);
 }
 

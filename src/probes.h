@@ -7,7 +7,9 @@
  *                    each PATTERN entry, named by its accession (AC), its ID
  *                    kept in id; MATRIX and RULE entries are counted, not
  *                    read; the alphabet is protein unless asked otherwise
- *   name<TAB>seq     one probe a line
+ *   name<TAB>seq     one probe a line; a third column that is a whole number
+ *                    is the probe's own mismatch limit (limit[]), one that
+ *                    is not is ignored
  *   seq              one probe a line; the name is the sequence itself
  * Blank lines and lines starting with '#' are skipped in the line formats,
  * and so is a header row: a first probe line whose sequence column reads
@@ -33,6 +35,7 @@ extern "C" {
 #endif
 
 #define PS_MAX_K 256
+#define PS_NO_LIMIT 0xFF
 #define PS_NOTE_MAX 512
 
 typedef enum { PS_ALPHA_AUTO = -1, PS_ALPHA_DNA = PS_DNA, PS_ALPHA_PROTEIN = PS_PROTEIN } ps_alpha_req_t;
@@ -56,6 +59,14 @@ typedef struct {
     uint32_t *psinfo;  /* a PROSITE file: each row's PS_PSINFO_* (what ps_scan's gff says of it); else NULL */
     uint32_t skipped_matrix, skipped_rule; /* a PROSITE file: entries that are no pattern */
     uint32_t skipped_frequent; /* PS_LOAD_SKIP_FREQUENT: patterns flagged SKIP-FLAG=TRUE left out */
+    /* Guides (guides.h): */
+    uint8_t *limit;    /* n mismatch limits, one a probe (a line's third column, a Cas-OFFinder file);
+                        * PS_NO_LIMIT where none was given; NULL: none was given anywhere */
+    uint8_t *fixed;    /* patterns: n * k flags, 1 where a site must match without a mismatch (a PAM);
+                        * NULL: none */
+    char **query;      /* n texts for --format cas-offinder's query column (the guide with N over the
+                        * PAM); NULL: the sequence */
+    char *query_text;
     char *name_text;   /* all names back to back, where name[i] points */
     char *seq_text;    /* all sequences back to back, where seq[i] points (ps_probes_free
                         * frees the two blocks; a name or sequence is never freed alone) */

@@ -1,6 +1,7 @@
 #include "seqio.h"
 
 #include "gunzip.h"
+#include "twobit.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@ struct ps_reader {
     BGZF *fp;
     gzFile gz;
     ps_gunzip_t *gunzip;   /* plain gzip, with ISA-L (gunzip.h) */
+    ps_twobit_t *tb;       /* a 2bit genome, turned into FASTA text (twobit.h) */
     htsFile *hts;
     sam_hdr_t *hdr;
     bam1_t *rec;
@@ -145,6 +147,21 @@ int ps_reader_open(ps_reader_t **out, const char *path, ps_alpha_t a, int k, hts
             return ps_fail(err, PS_E_IO, "%s: is a directory", path);
         }
         if (S_ISREG(sb.st_mode)) r->file_size = (uint64_t)sb.st_size;
+        /* A 2bit genome: its sequences as FASTA text. */
+        unsigned char magic[4];
+        FILE *f = S_ISREG(sb.st_mode) ? fopen(path, "rb") : NULL;
+        const int twobit = f && fread(magic, 1, 4, f) == 4 && ps_twobit_magic(magic, 4);
+        if (f) fclose(f);
+        if (twobit) {
+            int rc = ps_twobit_open(&r->tb, path, err);
+            if (rc < 0) {
+                ps_reader_close(r);
+                return rc;
+            }
+            r->stats.format = "2bit";
+            *out = r;
+            return PS_OK;
+        }
     }
     errno = 0;
     hFILE *hf = hopen(path, "r");
@@ -241,6 +258,7 @@ void ps_reader_close(ps_reader_t *r)
     if (r->fp) bgzf_close(r->fp);
     if (r->gz) gzclose(r->gz);
     ps_gunzip_close(r->gunzip);
+    ps_twobit_close(r->tb);
     sam_hdr_destroy(r->hdr);
     if (r->hts) hts_close(r->hts);
     bam_destroy1(r->rec);
@@ -260,6 +278,7 @@ static int64_t consumed(const ps_reader_t *r)
     if (r->fp && r->fp->fp) return htell(r->fp->fp);
     if (r->gz) return gzoffset(r->gz);
     if (r->gunzip) return ps_gunzip_consumed(r->gunzip);
+    if (r->tb) return (int64_t)ps_twobit_consumed(r->tb);
     if (r->hts && r->hts->is_bgzf && r->hts->fp.bgzf->fp) return htell(r->hts->fp.bgzf->fp);
     return -1;
 }
@@ -365,6 +384,7 @@ static const char *near_line(ps_reader_t *r)
 static ssize_t read_source(ps_reader_t *r, unsigned char *dst, size_t len, ps_err_t *err)
 {
     if (r->hts) return read_records(r, dst, len, err);
+    if (r->tb) return ps_twobit_read(r->tb, dst, len, err);
     if (r->gunzip) return ps_gunzip_read(r->gunzip, dst, len, near_line(r), err);
     ssize_t got;
     if (r->gz) {
@@ -497,13 +517,14 @@ double ps_inputs_bytes(const char *const *inputs, int n)
     for (int i = 0; i < n; i++) {
         struct stat st;
         if (!strcmp(inputs[i], "-") || stat(inputs[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-        unsigned char magic[2] = {0, 0};
+        unsigned char magic[4] = {0, 0, 0, 0};
         FILE *f = fopen(inputs[i], "rb");
         if (f) {
-            if (fread(magic, 1, 2, f) != 2) magic[0] = 0;
+            if (fread(magic, 1, 4, f) != 4) magic[0] = 0;
             fclose(f);
         }
-        total += (double)st.st_size * (magic[0] == 0x1f && magic[1] == 0x8b ? 3.5 : 1.0);
+        /* gzip holds about 3.5 bytes a byte of text, 2bit 4 bases a byte. */
+        total += (double)st.st_size * (magic[0] == 0x1f && magic[1] == 0x8b ? 3.5 : ps_twobit_magic(magic, 4) ? 4.0 : 1.0);
     }
     return total;
 }

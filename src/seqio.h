@@ -1,7 +1,8 @@
 /* seqio.h - the streaming reader: one input file to packed chunks.
  *
  * Input is read through htslib's BGZF layer, so plain, gzip and BGZF files
- * and '-' (stdin) all work, BGZF inflated on a thread pool when given one.
+ * and '-' (stdin) all work, BGZF inflated on a thread pool when given one;
+ * SAM/BAM/CRAM records and 2bit genomes (twobit.h) become FASTA text.
  * The reader holds one fixed buffer and parses it with a parser (parse.h),
  * so memory is bounded whatever the record or file size. It can also hand
  * out the raw bytes it has not parsed, for the block-parallel FASTA path
@@ -61,8 +62,8 @@ void ps_reader_close(ps_reader_t *r);
 const char *ps_unread_compression(const void *buf, size_t n, const char **tool);
 
 /* Sequence bytes the inputs hold, estimated from their sizes (gzip files
- * by a typical ratio of 3.5), for choosing an engine; 0 when any size is
- * unknown (a pipe, standard input). */
+ * by a typical ratio of 3.5, 2bit files at four bases a byte), for
+ * choosing an engine; 0 when any size is unknown (a pipe, standard input). */
 double ps_inputs_bytes(const char *const *inputs, int n);
 
 #ifdef __cplusplus

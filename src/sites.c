@@ -48,6 +48,7 @@ struct ps_site_writer {
     uint64_t max_hits;
     const char *input;
     size_t input_len;
+    int casoff_ids;       /* --format cas-offinder: the probes have names (Cas-OFFinder's ids) */
     size_t row_most;      /* the longest row but for its input name: probe name and text, record name,
                            * letters, numbers (out holds OUT_BUF and one row more) */
     uint32_t *entry_at;   /* leaf l's entries: entry[entry_at[l] .. entry_at[l + 1]) */
@@ -82,7 +83,8 @@ static int nomem(ps_err_t *err) { return ps_fail(err, PS_E_NOMEM, "out of memory
 /* The format writes a text per row: the matched letters or ps_scan's. */
 static int has_text(const ps_site_writer_t *w)
 {
-    return w->format == PS_SITES_TSV || w->format == PS_SITES_GFF || w->format == PS_SITES_PSA;
+    return w->format == PS_SITES_TSV || w->format == PS_SITES_GFF || w->format == PS_SITES_PSA ||
+           w->format == PS_SITES_CASOFF;
 }
 
 /* Probe i's pattern on strand s, from the probe set's classes. */
@@ -145,6 +147,8 @@ int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, co
         w->pname_len[i] = (uint32_t)strlen(p->name[i]);
         size_t most = w->pname_len[i] + strlen(p->seq[i]);
         if (most > w->row_most) w->row_most = most;
+        /* A probe named by its own sequence is not named. */
+        if (strcmp(p->name[i], p->query ? p->query[i] : p->seq[i])) w->casoff_ids = 1;
     }
     w->row_most += PS_NAME_MAX + 3 * PS_MAX_K + 3 * 20 + 16;
     for (uint32_t i = 0; p->id && i < p->n; i++) {
@@ -339,6 +343,50 @@ static char *ps_scan_row(const ps_site_writer_t *w, char *o, const row_t *r, con
     return o;
 }
 
+/* The bases of an upper-case IUPAC letter (A=1 C=2 G=4 T=8). */
+static unsigned iupac_of(char c)
+{
+    static const char code[] = "ACMGRSVTWYHKDBN";
+    const char *at = c == 'U' ? code + 7 : strchr(code, c);
+    return at && c ? (unsigned)(at - code) + 1u : 0u;
+}
+
+/* Cas-OFFinder's row: query  record  start  site  strand  mismatches, and
+ * the probe's name where the probes are named. The site is written on its
+ * strand, its mismatched letters in lower case. */
+static char *casoff_row(const ps_site_writer_t *w, char *o, const row_t *r, const char *name, uint64_t shift,
+                        const char *matched)
+{
+    const char *q = w->p->query ? w->p->query[r->probe] : w->p->seq[r->probe];
+    const size_t ql = strlen(q), len = (size_t)(r->end - r->start);
+    memcpy(o, q, ql);
+    o += ql;
+    *o++ = '\t';
+    memcpy(o, name, w->last_len);
+    o += w->last_len;
+    *o++ = '\t';
+    o = fmt_u64(o, r->start + shift);
+    *o++ = '\t';
+    for (size_t j = 0; j < len; j++) {
+        char c = r->strand ? matched[len - 1 - j] : matched[j];
+        if (r->strand) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : c == 'T' ? 'A' : c;
+        if (j < ql && q[j] != 'N' && !(iupac_of(q[j]) & iupac_of(c))) c = (char)(c + ('a' - 'A'));
+        o[j] = c;
+    }
+    o += len;
+    *o++ = '\t';
+    *o++ = r->strand ? '-' : '+';
+    *o++ = '\t';
+    o = fmt_u64(o, r->dist);
+    if (w->casoff_ids) {
+        *o++ = '\t';
+        memcpy(o, w->p->name[r->probe], w->pname_len[r->probe]);
+        o += w->pname_len[r->probe];
+    }
+    *o++ = '\n';
+    return o;
+}
+
 /* Writes a row, unless its probe has reached max_hits: in record `name`,
  * its offsets moved by shift (a block's first record), its letters at
  * matched (TSV). The buffer holds OUT_BUF and the longest row after it,
@@ -370,6 +418,15 @@ static void write_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const c
     }
     const int tsv = w->format == PS_SITES_TSV;
     char *o = w->out + w->out_len;
+    if (w->format == PS_SITES_CASOFF) {
+        o = casoff_row(w, o, r, name, shift, matched);
+        w->out_len = (size_t)(o - w->out);
+        if (w->out_len >= OUT_BUF) {
+            fwrite(w->out, 1, w->out_len, w->f);
+            w->out_len = 0;
+        }
+        return;
+    }
     if (w->format >= PS_SITES_PFF) {
         o = ps_scan_row(w, o, r, name, shift, matched);
         w->out_len = (size_t)(o - w->out);

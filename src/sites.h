@@ -24,6 +24,11 @@
  *         layout, source "probescan", attributes Name, Sequence (ps_scan's
  *         text of the match), SkipFlag, KnownFalsePos; psa a FASTA entry
  *         per site (README)
+ *   cas-offinder  Cas-OFFinder's rows (DNA): query  record  start  site
+ *         strand  mismatches, and the probe's name where probes are named
+ *         (Cas-OFFinder's id column); query is the guide with N over the
+ *         PAM, site the record's letters on the site's strand, mismatched
+ *         ones in lower case
  *
  * With ps_scan's rules (ps_site_writer_rules, prosite.h), a protein
  * PROSITE pattern's site ends where ps_scan's match at its start ends, and
@@ -60,7 +65,7 @@ extern "C" {
 #endif
 
 /* pff, gff and psa (protein): as ps_scan writes them (README). */
-typedef enum { PS_SITES_BED, PS_SITES_TSV, PS_SITES_PFF, PS_SITES_GFF, PS_SITES_PSA } ps_sites_format_t;
+typedef enum { PS_SITES_BED, PS_SITES_TSV, PS_SITES_PFF, PS_SITES_GFF, PS_SITES_PSA, PS_SITES_CASOFF } ps_sites_format_t;
 
 typedef struct ps_site_writer ps_site_writer_t;
 

@@ -404,6 +404,30 @@ printf 'ACGT\nACXT\n' >xprobe.txt
 expect_fail "probe letter outside DNA" xprobe.txt count -a dna -p xprobe.txt genome.fa
 printf 'MKVL\nMK-L\n' >dash.txt
 expect_fail "probe with a dash" dash.txt count -a protein -p dash.txt genome.fa
+
+# Guides: a PAM, limits per probe, Cas-OFFinder's files, and their refusals.
+printf 'g1\tACGTACGT\ng2\tTTTTACGT\t1\n' >guides.tsv
+printf '>c\nACGTACGTAGGTTTTACCTAGGTT\n' >pam.fa
+run count --pam NGG -p guides.tsv pam.fa
+if [ "$rc" -eq 0 ] && grep -q $'^g1\tACGTACGTNGG\t1\t1\t0\t1\t0$' out.txt && grep -q $'^g2\tTTTTACGTNGG\t1\t1\t0\t0\t1$' out.txt; then
+    ok
+else
+    bad "count --pam NGG with a limit column: $(cat out.txt err.txt | tr '\n' '|')"
+fi
+run locate --pam5 CGT -m 1 --format cas-offinder -p guides.tsv pam.fa
+if [ "$rc" -eq 0 ] && [ "$(cut -f1-6 out.txt | tr '\n' '|')" = $'NNNACGTACGT\tc\t1\tCGTACGTAgGT\t+\t1|' ]; then ok; else bad "locate --pam5 --format cas-offinder: $(cat out.txt err.txt | tr '\n' '|')"; fi
+expect_fail "PAM letter that is no IUPAC code" "'X'" count --pam NGX -p guides.tsv pam.fa
+expect_fail "--pam and --pam5 together" "--pam5" count --pam NGG --pam5 TTTV -p guides.tsv pam.fa
+expect_fail "PAM beside protein probes" "protein" count --pam NGG -a protein -p guides.tsv pam.fa
+printf 'g\tACGT\t9\n' >limit9.tsv
+expect_fail "a probe's limit over 8" "'g'" count -p limit9.tsv pam.fa
+printf 'pam.fa\nNNNNNNNNGG 1 1\nACGTACGTNN 2\n' >bulge.txt
+expect_fail "Cas-OFFinder file with bulges" "bulges" count -p bulge.txt
+printf 'pam.fa\nNNNNNNNNNGG\nACGTACGTNNN 2\n' >cof.txt
+run locate --format cas-offinder -p cof.txt
+if [ "$rc" -eq 0 ] && [ "$(tr '\n' '|' <out.txt)" = $'ACGTACGTNNN\tc\t0\tACGTACGTAGG\t+\t0|' ]; then ok; else bad "Cas-OFFinder file, its genome the input: $(cat out.txt err.txt | tr '\n' '|')"; fi
+expect_fail "Cas-OFFinder file with --pam" "--pam" count --pam NGG -p cof.txt
+expect_fail "--format cas-offinder for protein" "protein" locate --format cas-offinder -a protein -p guides.tsv pam.fa
 awk 'BEGIN { s = ""; for (i = 0; i < 257; i++) s = s "A"; print s }' >long.txt
 expect_fail "probe longer than the limit" long.txt count -p long.txt genome.fa
 awk 'BEGIN { s = ""; for (i = 0; i < 256; i++) s = s "A"; print s }' >max.txt

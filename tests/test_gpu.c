@@ -25,6 +25,7 @@
 #include "engine_pattern.h"
 #include "engine_pattern_gpu.h"
 #include "gpu_plan.h"
+#include "guides.h"
 #include "kmerset.h"
 #include "pack.h"
 #include "pattern.h"
@@ -1247,6 +1248,136 @@ START_TEST(test_gpu_pattern_chunks)
 }
 END_TEST
 
+/* ---- guides: a PAM beside every probe, limits per probe ---------------- */
+
+/* Guides with a PAM (3' or 5', IUPAC), some with their own limit, over
+ * DNA records with N runs: the GPU's counts and its cas-offinder rows are
+ * the CPU's. Sets of up to 400 guides span many device words. */
+static void gg_case(tu_rng_t *r, const char *dir, int idx, uint32_t most)
+{
+    static const char *const pams[] = {"NGG", "NRG", "NNGRRT", "TTTV", "TTN", "G"};
+    const int np = (int)(sizeof pams / sizeof *pams), pi = (int)tu_rng_below(r, (uint64_t)np);
+    const int five = pams[pi][0] == 'T' && pams[pi][1] == 'T';
+    const int n_rec = (int)tu_rng_range(r, 1, 4);
+    char **rec = calloc((size_t)n_rec, sizeof *rec);
+    ck_assert(rec);
+    tu_buf_t fa = {0};
+    for (int t = 0; t < n_rec; t++) {
+        rec[t] = gp_record(r, PS_DNA, (size_t)tu_rng_below(r, 30000));
+        tu_buf_printf(&fa, ">r%d\n%s\n", t, rec[t]);
+    }
+    char *path = tu_path(dir, "guides.fa");
+    tu_write_file(path, fa.p ? fa.p : "", fa.n);
+    tu_buf_free(&fa);
+    const uint32_t n = (uint32_t)tu_rng_range(r, 1, most);
+    const size_t L = (size_t)tu_rng_range(r, 15, 24);
+    char **g = calloc(n, sizeof *g);
+    ck_assert(g);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *src = rec[tu_rng_below(r, (uint64_t)n_rec)];
+        const size_t sl = strlen(src);
+        g[i] = gp_probe(r, PS_DNA, (uint32_t)L, sl > L ? src + tu_rng_below(r, sl - L) : NULL);
+        for (size_t j = 0; g[i][j]; j++)
+            if (!strchr("ACGTRYSWKMBDHVN", g[i][j])) g[i][j] = "ACGT"[tu_rng_below(r, 4)];
+    }
+    ps_err_t err;
+    ps_probes_t *p = NULL;
+    ck_assert_msg(ps_probes_from_strings(&p, n, (const char *const *)g, NULL, PS_ALPHA_DNA, &err) == PS_OK, "%s",
+                  err.msg);
+    ck_assert_msg(ps_guides_add_pam(&p, pams[pi], five, "guides", &err) == PS_OK, "%s", err.msg);
+    const int mm0 = (int)tu_rng_below(r, 5);
+    if (tu_rng_chance(r, 50)) {
+        ck_assert((p->limit = malloc(n)) != NULL);
+        for (uint32_t i = 0; i < n; i++) p->limit[i] = tu_rng_chance(r, 50) ? (uint8_t)tu_rng_below(r, 5) : PS_NO_LIMIT;
+    }
+    int mm = 0;
+    ck_assert(ps_guides_limits(p, mm0, &mm, "guides", &err) == PS_OK);
+    const int both = tu_rng_chance(r, 80);
+    ps_patset_t *ps = NULL;
+    ck_assert_msg(ps_patset_build(&ps, p, both, mm, &err) == PS_OK, "%s", err.msg);
+    char what[256];
+    snprintf(what, sizeof what, "guides case %d (seed %llu; %u guides of %zu + %s %s, -m %d%s, %s strands)", idx,
+             (unsigned long long)tu_seed(), n, L, pams[pi], five ? "5'" : "3'", mm0,
+             p->limit ? " and limits" : "", both ? "both" : "one");
+    const uint32_t nl = ps->leaves.n_leaves;
+    uint64_t *want = calloc(nl + 1, sizeof *want), *got = calloc(nl + 1, sizeof *got);
+    ck_assert(want && got);
+    ps_engine_info_t cin = {.kind = PS_ENGINE_CPU};
+    ps_scan_opts_t co;
+    ps_scan_opts_init(&co, &cin, 2);
+    ps_engine_t *ce = NULL;
+    ck_assert_int_eq(ps_pattern_engine_new(&ce, ps, ps_scan_workers(&co), &err), PS_OK);
+    ck_assert_msg(ps_scan_file(ce, &ps->leaves, path, &co, want, NULL, NULL, NULL, NULL, &err) == PS_OK, "%s",
+                  err.msg);
+    ps_engine_destroy(ce);
+    ps_engine_info_t gin = {.kind = PS_ENGINE_GPU, .max_chunk_syms = PS_GPU_CHUNK_SYMS,
+                            .max_chunk_restarts = PS_GPU_CHUNK_RESTARTS};
+    ps_scan_opts_t go;
+    ps_scan_opts_init(&go, &gin, 2);
+    if (tu_rng_chance(r, 60)) go.chunk_syms = (uint64_t)ps->leaves.k + tu_rng_below(r, 3000);
+    ps_engine_t *ge = gp_engine(ps, ps_scan_workers(&go), what);
+    ck_assert_msg(ps_scan_file(ge, &ps->leaves, path, &go, got, NULL, NULL, NULL, NULL, &err) == PS_OK, "%s: %s",
+                  what, err.msg);
+    gp_compare(ge, ps, got, want, what);
+    ps_engine_destroy(ge);
+    uint64_t sites = 0;
+    for (uint32_t l = 0; l < nl; l++) sites += want[l];
+    /* The rows, Cas-OFFinder's and the TSV. */
+    char *rows[2] = {NULL, NULL};
+    const ps_sites_format_t fmt = tu_rng_chance(r, 50) ? PS_SITES_CASOFF : PS_SITES_TSV;
+    for (int k = 0; k < 2; k++) {
+        size_t len = 0;
+        FILE *mem = open_memstream(&rows[k], &len);
+        ck_assert(mem);
+        ps_site_writer_t *w = NULL;
+        ck_assert(ps_site_writer_new(&w, mem, p, &ps->leaves, fmt, 0, &err) == PS_OK);
+        ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
+                                 ps_site_writer_free_rows};
+        ps_engine_t *le = NULL;
+        if (k) le = gp_engine(ps, ps_scan_workers(&go), what);
+        else ck_assert_int_eq(ps_pattern_engine_new(&le, ps, ps_scan_workers(&co), &err), PS_OK);
+        ck_assert_msg(ps_scan_file(le, &ps->leaves, path, k ? &go : &co, NULL, &sink, NULL, NULL, NULL, &err) == PS_OK,
+                      "%s: %s", what, err.msg);
+        ck_assert(ps_site_writer_flush(w, &err) == PS_OK);
+        ps_site_writer_free(w);
+        ps_engine_destroy(le);
+        fclose(mem);
+    }
+    ck_assert_msg(!strcmp(rows[0], rows[1]), "%s: the rows differ between the CPU and the GPU", what);
+    free(rows[0]);
+    free(rows[1]);
+    free(want);
+    free(got);
+    ps_patset_free(ps);
+    ps_probes_free(p);
+    for (uint32_t i = 0; i < n; i++) free(g[i]);
+    free(g);
+    for (int t = 0; t < n_rec; t++) free(rec[t]);
+    free(rec);
+    free(path);
+    (void)sites;
+}
+
+START_TEST(test_gpu_guides_small)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x6a1du);
+    char *dir = tu_mkdtemp();
+    for (int k = 0; k < 6; k++) gg_case(&r, dir, k, 40);
+    tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(test_gpu_guides)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x6a2du);
+    char *dir = tu_mkdtemp();
+    for (int k = 0; k < 40; k++) gg_case(&r, dir, k, k % 4 == 3 ? 400 : 60);
+    tu_rmtree(dir);
+}
+END_TEST
+
 /* A case of the suite, run with CK_RUN_CASE=name; 600 s each, since a GPU
  * under compute-sanitizer runs far slower. */
 static TCase *gpu_case(Suite *s, const char *name)
@@ -1286,5 +1417,8 @@ Suite *suite_gpu(int *n_checks)
     /* General patterns: "pattern_general_small" for compute-sanitizer. */
     TU_ADD_TEST(gpu_case(s, "pattern_general_small"), test_gpu_pattern_general_small, n_checks);
     TU_ADD_TEST(gpu_case(s, "pattern_general"), test_gpu_pattern_general, n_checks);
+    /* Guides (PAM, limits): "guides_small" for compute-sanitizer. */
+    TU_ADD_TEST(gpu_case(s, "guides_small"), test_gpu_guides_small, n_checks);
+    TU_ADD_TEST(gpu_case(s, "guides"), test_gpu_guides, n_checks);
     return s;
 }

@@ -41,6 +41,16 @@ gzip -dc "$ecoli" | head -c 400000 > "$work/e.fa"
 awk 'NR > 1 && NR % 500 == 0 { print substr($0, 1, 21) }' "$work/e.fa" > "$work/e.txt"
 vg 0 count -t 3 -p "$work/e.txt" "$work/e.fa"
 vg 0 locate -t 2 -m 1 -p "$work/e.txt" "$work/e.fa"
+# Guides: a PAM and limits (the guide engine, and the pattern engine for a
+# class in a spacer), Cas-OFFinder's input file and rows.
+awk 'NR <= 20 { print "g" NR "\t" substr($0, 1, 20) "\t" NR % 4 }' "$work/e.txt" > "$work/g.tsv"
+vg 0 count -t 2 --pam NGG -m 2 -p "$work/g.tsv" "$work/e.fa"
+vg 0 locate -t 2 -m 3 --format cas-offinder -p "$work/g.tsv" "$work/e.fa"
+printf 'ry\tACGTRYACGTACGTACGTAC\n' >> "$work/g.tsv"
+vg 0 locate -t 2 --pam5 TTTV -m 2 --format tsv -p "$work/g.tsv" "$work/e.fa"
+{ echo "$work/e.fa"; echo NNNNNNNNNNNNNNNNNNNNNRG; awk 'NR <= 5 { print substr($0, 1, 20) "NNN 3 id" NR }' "$work/e.txt"; } > "$work/cof.txt"
+vg 0 locate -t 2 --format cas-offinder -p "$work/cof.txt"
+vg 0 count -t 1 --by-record -p "$work/cof.txt"
 if [ -f "$data/illumina_hiseqX_10k.fq.gz" ]; then
     vg 0 count -t 2 --by-record -p "$work/e.txt" "$data/illumina_hiseqX_10k.fq.gz"
 else

@@ -1,0 +1,258 @@
+#include "engine_guides.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The compare loop vectorises where the CPU has AVX-512's popcount
+ * (chosen when the program starts); elsewhere popcnt a string. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define WIDE __attribute__((target_clones("arch=icelake-server", "popcnt", "default")))
+#define POPCNT __attribute__((target_clones("popcnt", "default")))
+#else
+#define WIDE
+#define POPCNT
+#endif
+
+typedef struct {
+    uint64_t *counts;  /* n_leaves */
+    uint32_t *touched; /* scan_records: leaves with counts in the current record */
+    uint32_t n_touched;
+    ps_sites_t *sites; /* scan_sites: where the sites go */
+    int oom;
+    uint8_t *dd;       /* the mismatches of each string of a strand against a window */
+} worker_t;
+
+enum { COUNT, TOUCH, SITES };
+
+typedef struct {
+    const ps_patset_t *ps;
+    ps_guideset_t *g;
+    int threads;
+    worker_t *w;
+    uint64_t chunks;
+} gen_t;
+
+static void hit(worker_t *w, uint32_t leaf, int mode, uint64_t start)
+{
+    if (mode == SITES) {
+        ps_sites_t *s = w->sites;
+        ps_err_t ignored;
+        if (s->n == s->cap && ps_sites_reserve(s, 1, &ignored) < 0) {
+            w->oom = 1;
+            return;
+        }
+        s->pos[s->n] = (uint32_t)start;
+        s->leaf[s->n++] = leaf;
+        return;
+    }
+    if (mode == TOUCH && w->counts[leaf] == 0) w->touched[w->n_touched++] = leaf;
+    w->counts[leaf]++;
+}
+
+/* The strings [a, b) against window code x ending at p: a flag per string
+ * within its limit, in one pass that vectorises; the rare hits after. */
+WIDE static uint32_t compare(const ps_guideset_t *g, uint32_t a, uint32_t b, uint64_t x, uint8_t *d_out)
+{
+    const uint64_t *code = g->code, *care = g->care;
+    const uint8_t *lim = g->lim;
+    uint32_t any = 0;
+    for (uint32_t i = a; i < b; i++) {
+        const uint64_t y = (x ^ code[i]) & care[i];
+        const uint32_t d = (uint32_t)__builtin_popcountll((y | y >> 1) & 0x5555555555555555ull);
+        d_out[i - a] = (uint8_t)d;
+        any |= d <= lim[i];
+    }
+    return any;
+}
+
+/* The strings in window x's buckets of the piece index ix: each compared
+ * once, at the first of its pieces that x matches exactly. */
+static inline void compare_pieces(const ps_guide_pieces_t *ix, worker_t *w, uint64_t x, int mode, uint64_t start)
+{
+    for (uint32_t q = 0; q < ix->n; q++) {
+        const uint64_t key = x >> ix->shift[q] & ix->key_mask[q];
+        const ps_guide_entry_t *at = ix->ent[q] + ix->start[q][key], *end = ix->ent[q] + ix->start[q][key + 1];
+        for (; at < end; at++) {
+            const uint64_t diff = x ^ at->code;
+            int before = 0;
+            for (uint32_t r = 0; r < q && !before; r++) before = !(diff & ix->exact[r]);
+            if (before) continue;
+            const uint64_t y = diff & ix->care;
+            const uint32_t d = (uint32_t)__builtin_popcountll((y | y >> 1) & 0x5555555555555555ull);
+            if (d <= at->lim) hit(w, at->leaf + d, mode, start);
+        }
+    }
+}
+
+/* The windows ending in [seg, to) of one segment that starts at seg. */
+POPCNT static void scan_segment(const gen_t *ge, worker_t *w, uint8_t *dd, const ps_chunk_t *c, uint64_t seg,
+                                uint64_t to, int mode)
+{
+    const ps_guideset_t *g = ge->g;
+    const uint32_t m = g->m;
+    const uint64_t full = m == 32 ? ~0ull : (1ull << (2 * m)) - 1, pm = g->pam_mask;
+    const uint32_t sh0 = g->pam_shift[0], sh1 = g->pam_shift[1];
+    const uint32_t ranges[2][2] = {{0, g->n_plus}, {g->n_plus, g->n}};
+    uint64_t x = 0, p = seg;
+    /* The first m - 1 symbols, and those of the context, end no counted window. */
+    const uint64_t first = seg + m - 1 > c->n_ctx ? seg + m - 1 : c->n_ctx;
+    for (; p < to && p < first; p++) x = (x << 2 | ps_chunk_sym(c, p)) & full;
+    if (g->joint) {
+        for (; p < to; p++) {
+            x = (x << 2 | ps_chunk_sym(c, p)) & full;
+            compare_pieces(&g->pieces[0], w, x, mode, p + 1 - m);
+        }
+        return;
+    }
+    for (; p < to; p++) {
+        x = (x << 2 | ps_chunk_sym(c, p)) & full;
+        for (int s = 0; s < 2; s++) {
+            if (ranges[s][0] == ranges[s][1] || !ps_guideset_pam(g, s, x >> (s ? sh1 : sh0) & pm)) continue;
+            if (g->pieces[s].n) {
+                compare_pieces(&g->pieces[s], w, x, mode, p + 1 - m);
+                continue;
+            }
+            const uint32_t a = ranges[s][0], b = ranges[s][1];
+            if (!compare(g, a, b, x, dd)) continue;
+            for (uint32_t i = a; i < b; i++)
+                if (dd[i - a] <= g->lim[i]) hit(w, g->leaf[i] + dd[i - a], mode, p + 1 - m);
+        }
+    }
+}
+
+/* Matches [from, to) segment by segment. */
+static void scan_range(const gen_t *ge, worker_t *w, const ps_chunk_t *c, uint64_t from, uint64_t to, int mode)
+{
+    uint32_t r = ps_chunk_restart_after(c, from);
+    uint64_t seg = from;
+    while (seg < to) {
+        uint64_t end = r < c->n_restart && c->restart[r] < to ? c->restart[r] : to;
+        scan_segment(ge, w, w->dd, c, seg, end, mode);
+        seg = end;
+        r++;
+    }
+}
+
+static int gen_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err)
+{
+    (void)err;
+    gen_t *ge = e->impl;
+    scan_range(ge, &ge->w[worker], c, 0, c->n, COUNT);
+    __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
+    return PS_OK;
+}
+
+static int gen_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
+{
+    (void)err;
+    gen_t *ge = e->impl;
+    for (int t = 0; t < ge->threads; t++) ps_counts_drain(leaf_counts, ge->w[t].counts, ge->ps->leaves.n_leaves);
+    return PS_OK;
+}
+
+static int gen_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_rec_hits_t *h, ps_err_t *err)
+{
+    gen_t *ge = e->impl;
+    worker_t *w = &ge->w[worker];
+    if (!w->touched && !(w->touched = malloc((size_t)ge->ps->leaves.n_leaves * sizeof *w->touched)))
+        return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
+    /* This worker's totals hold one record's counts at a time here. */
+    h->n_span = 0;
+    h->n_hit = 0;
+    for (uint32_t j = 0; j < c->n_rec; j++) {
+        uint64_t to = j + 1 < c->n_rec ? c->rec_pos[j + 1] : c->n;
+        w->n_touched = 0;
+        scan_range(ge, w, c, c->rec_pos[j], to, TOUCH);
+        if (!w->n_touched) continue;
+        int rc = ps_rec_hits_reserve(h, w->n_touched, err);
+        if (rc < 0) return rc;
+        h->span[h->n_span++] = (ps_rec_span_t){j, (uint32_t)h->n_hit, w->n_touched};
+        for (uint32_t i = 0; i < w->n_touched; i++) {
+            uint32_t l = w->touched[i];
+            h->leaf[h->n_hit] = l;
+            h->count[h->n_hit++] = w->counts[l];
+            w->counts[l] = 0;
+        }
+    }
+    __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
+    return PS_OK;
+}
+
+static int gen_scan_sites(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_sites_t *out, ps_err_t *err)
+{
+    gen_t *ge = e->impl;
+    worker_t *w = &ge->w[worker];
+    out->n = 0;
+    w->sites = out;
+    w->oom = 0;
+    scan_range(ge, w, c, 0, c->n, SITES);
+    w->sites = NULL;
+    if (w->oom) return ps_fail(err, PS_E_NOMEM, "out of memory for the sites of a chunk");
+    __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
+    return PS_OK;
+}
+
+static void gen_info(const ps_engine_t *e, ps_engine_info_t *out)
+{
+    const gen_t *ge = e->impl;
+    memset(out, 0, sizeof *out);
+    out->kind = PS_ENGINE_CPU;
+    out->workers = ge->threads;
+    out->gpu_id = -1;
+    out->patterns = 1;
+    out->guides = 1;
+    out->chunks_cpu = __atomic_load_n(&ge->chunks, __ATOMIC_RELAXED);
+}
+
+static void gen_destroy(ps_engine_t *e)
+{
+    gen_t *ge = e->impl;
+    if (ge) {
+        for (int t = 0; t < ge->threads && ge->w; t++) {
+            free(ge->w[t].counts);
+            free(ge->w[t].touched);
+            free(ge->w[t].dd);
+        }
+        free(ge->w);
+        ps_guideset_free(ge->g);
+    }
+    free(ge);
+    free(e);
+}
+
+int ps_guide_engine_new(ps_engine_t **out, const ps_patset_t *ps, int threads, char *why, size_t len, ps_err_t *err)
+{
+    *out = NULL;
+    ps_guideset_t *g = NULL;
+    int rc = ps_guideset_build(&g, ps, why, len, err);
+    if (rc != PS_OK) return rc;
+    ps_engine_t *e = calloc(1, sizeof *e);
+    gen_t *ge = calloc(1, sizeof *ge);
+    if (!e || !ge) {
+        free(e);
+        free(ge);
+        ps_guideset_free(g);
+        return ps_fail(err, PS_E_NOMEM, "out of memory");
+    }
+    e->impl = ge;
+    ge->ps = ps;
+    ge->g = g;
+    ge->threads = threads;
+    e->scan = gen_scan;
+    e->collect = gen_collect;
+    e->scan_records = gen_scan_records;
+    e->scan_sites = gen_scan_sites;
+    e->info = gen_info;
+    e->destroy = gen_destroy;
+    if (!(ge->w = calloc((size_t)threads, sizeof *ge->w))) goto nomem;
+    for (int t = 0; t < threads; t++) {
+        ge->w[t].counts = calloc(ps->leaves.n_leaves, sizeof(uint64_t));
+        ge->w[t].dd = malloc(g->n ? g->n : 1);
+        if (!ge->w[t].counts || !ge->w[t].dd) goto nomem;
+    }
+    *out = e;
+    return PS_OK;
+nomem:
+    gen_destroy(e);
+    return ps_fail(err, PS_E_NOMEM, "out of memory for the guide engine's counts");
+}
