@@ -1,13 +1,13 @@
 /* count.c - `probescan count`: its options, the checks on how they
- * combine, the choice of engine, the run and its statistics.
+ * combine, the run and its statistics (plan.c chooses index and engine).
  *
  * The data path, top to bottom (ps_count_main):
  *   1. parse and check the options                  parse_count
  *   2. load the probes                              probes.c
  *   3. build the index: the Aho-Corasick DFA,        automaton.c
- *      leaves last, or for many DNA k-mers the        kmerset.c
- *      k-mer set                                     choose_index
- *   4. choose the engine                            make_engine (engine_*.c, kernels/)
+ *      leaves last, for many DNA k-mers the           kmerset.c
+ *      k-mer set, or the pattern set                 patset.c (plan.c chooses)
+ *   4. choose the engine                            plan.c (engine_*.c, kernels/)
  *   5. scan each input on one thread pool:          scan.c
  *      read (seqio.c), parse and pack (parse.c,
  *      blocks.c for parallel FASTA), scan chunks
@@ -27,17 +27,13 @@
 #include <jansson.h>
 
 #include "automaton.h"
-#include "engine_cpu.h"
-#include "engine_guides.h"
 #include "engine_gpu.h"
 #include "engine_kmer.h"
-#include "engine_pattern.h"
-#include "engine_split.h"
-#include "engine_mixed.h"
 #include "gpu_plan.h"
 #include "host.h"
 #include "kmerset.h"
 #include "options.h"
+#include "plan.h"
 #include "output.h"
 #include "probes.h"
 #include "progress.h"
@@ -51,7 +47,6 @@
 #define PS_VERSION "unknown"
 #endif
 
-typedef enum { INDEX_AUTO, INDEX_AUTOMATON, INDEX_KMER_SET } index_req_t;
 
 typedef struct {
     const char *probes, *output, *stats, *kernel;
@@ -64,7 +59,7 @@ typedef struct {
     ps_guide_opts_t go;      /* --pam, --pam5 (guides.h) */
     char **casoff_inputs;    /* the inputs a Cas-OFFinder file names, when none are given */
     int n_casoff;
-    index_req_t index;
+    ps_index_req_t index;
     char **inputs;
     int n_inputs;
     ps_cleanup_t *cleanup;   /* removes temporary outputs on a signal */
@@ -141,14 +136,6 @@ PS_OPT_PSSCAN_HELP
 }
 
 /* Returns 0 to go on, 1 when done (help printed), or a negative code. */
-/* Whether --kernel names one of the automaton's GPU kernels (the variants
- * other than best, for benchmarks) where a GPU may run: they walk the
- * automaton, so the k-mer set is not built for them. */
-static int automaton_kernel(const opts_t *o)
-{
-    return o->kernel && strcmp(o->kernel, "best") != 0 && o->engine != PS_REQ_CPU && !o->by_record;
-}
-
 static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
 {
     enum { OPT_VERSION = 256, OPT_ENGINE, OPT_GPU, OPT_KERNEL, OPT_BYFILE, OPT_BYRECORD, OPT_STATS, OPT_SAMPLES,
@@ -195,9 +182,9 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         case OPT_VERSION: puts(PS_VERSION); return 1;
         case OPT_ENGINE: rc = ps_opt_engine(optarg, &o->engine, err); break;
         case OPT_INDEX:
-            if (!strcmp(optarg, "auto")) o->index = INDEX_AUTO;
-            else if (!strcmp(optarg, "automaton")) o->index = INDEX_AUTOMATON;
-            else if (!strcmp(optarg, "kmer-set")) o->index = INDEX_KMER_SET;
+            if (!strcmp(optarg, "auto")) o->index = PS_INDEX_AUTO;
+            else if (!strcmp(optarg, "automaton")) o->index = PS_INDEX_AUTOMATON;
+            else if (!strcmp(optarg, "kmer-set")) o->index = PS_INDEX_KMER_SET;
             else return ps_fail(err, PS_E_USAGE, "--index must be auto, automaton or kmer-set, not '%s'", optarg);
             break;
         case OPT_GPU: rc = ps_opt_gpu(optarg, &o->gpu_id, err); break;
@@ -277,7 +264,8 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     }
     if (o->by_record && o->engine == PS_REQ_GPU)
         return ps_fail(err, PS_E_USAGE, "--by-record runs on the CPU engine; drop --engine gpu");
-    if (o->index == INDEX_KMER_SET && automaton_kernel(o))
+    if (o->index == PS_INDEX_KMER_SET && o->kernel && strcmp(o->kernel, "best") != 0 && o->engine != PS_REQ_CPU &&
+        !o->by_record)
         return ps_fail(err, PS_E_USAGE, "--kernel %s walks the automaton; --index kmer-set has a GPU kernel of its own",
                        o->kernel);
     return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes,
@@ -349,222 +337,6 @@ static uint64_t count_columns(const opts_t *o)
     return o->samples ? o->samples->n_samples : o->by_file ? (uint64_t)o->n_inputs : 1;
 }
 
-/* Strings an index holds: probes times strands (at most; equal ones share a leaf). */
-static uint64_t index_strings(const ps_probes_t *p, int both) { return (uint64_t)p->n * (both ? 2u : 1u); }
-
-/* Bytes of `arrays` count arrays besides the table's count columns. */
-static uint64_t count_bytes(const opts_t *o, const ps_probes_t *p, int both, uint64_t arrays)
-{
-    return (arrays + count_columns(o)) * index_strings(p, both) * sizeof(uint64_t);
-}
-
-/* Refuses, before anything large is allocated, a probe set whose
- * automaton (and per-thread counts) cannot fit in the memory this process
- * may use: the cheap bound first, the exact size only when the bound is
- * too large. */
-static int check_memory(const opts_t *o, const ps_probes_t *p, int both, ps_err_t *err)
-{
-    char what[64];
-    uint64_t avail = ps_host_memory(what, sizeof what), states, bytes;
-    uint64_t counts = count_bytes(o, p, both, (uint64_t)o->threads + 1);
-    for (int exact = 0; exact < 2; exact++) {
-        int rc = ps_automaton_estimate(p, both, exact, &states, &bytes, err);
-        if (rc < 0) return rc;
-        if (bytes + counts <= avail) return PS_OK;
-    }
-    return ps_fail(err, PS_E_NOMEM,
-                   "%s: %u probes of length %d make an automaton of %llu states, about %.2f GB to build and "
-                   "count with %d threads, more than the %.2f GB this process may use (%s); split the probe "
-                   "file, count each part and join the tables",
-                   o->probes, p->n, p->k, (unsigned long long)states, (bytes + counts) / 1e9, o->threads,
-                   avail / 1e9, what);
-}
-
-static double input_bytes(const opts_t *o) { return ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs); }
-
-/* Where a GPU is present, whether the work ahead can repay starting it:
- * exact counting scans at memory speed on the CPU, and starting CUDA costs
- * about 0.25 s, which a small input then waits for at the end. So the GPU
- * is started only when the CPU alone would need over a second, or when the
- * input size is unknown. The CPU's rate a thread, measured on the H100
- * host: the automaton's walk about 150 MB/s while the DFA stays in cache,
- * a third of that beyond; the k-mer set's lookups also 150 MB/s while its
- * table stays in cache, about 40 MB/s (a cache miss a lookup) for a
- * million 31-mers. Fills why. */
-static int gpu_worth_starting(const opts_t *o, const ps_automaton_t *a, const ps_kmerset_t *ks, char *why,
-                              size_t len)
-{
-    double bytes = input_bytes(o);
-    if (bytes == 0) {
-        snprintf(why, len, "input size unknown");
-        return 1;
-    }
-    double rate = ks ? (ks->n_slots * sizeof *ks->slot <= (16u << 20) ? 150e6 : 40e6)
-                     : (ps_automaton_table_bytes(a) <= (16u << 20) ? 150e6 : 50e6);
-    double cpu_s = bytes / (rate * o->threads);
-    snprintf(why, len, "about %.0f MB of sequence, %.2f s%s on %d CPU threads", bytes / 1e6, cpu_s,
-             ks ? " of k-mer set lookups" : "", o->threads);
-    return cpu_s > 1.0;
-}
-
-/* Where a GPU is present, whether pattern matching repays starting it
- * (ps_patset_gpu_worth: over a second on the CPU alone, or an input of
- * unknown size). The GPU takes patterns of up to 64 positions, CPU threads
- * beside it the longer ones (make_split_engine). Fills why. */
-static int pattern_gpu_worth(const opts_t *o, const ps_patset_t *ps, char *why, size_t len)
-{
-    return ps_patset_gpu_worth(ps, input_bytes(o), o->threads, why, len);
-}
-
-/* Whether the probes go into the k-mer set rather than the automaton: asked
- * for, or (auto) DNA of k <= 32 and many strings, on either engine. Fills
- * why for -v. */
-static int choose_index(const opts_t *o, const ps_probes_t *p, int both, char *why, size_t len, ps_err_t *err)
-{
-    uint64_t strings = index_strings(p, both);
-    if (o->index == INDEX_KMER_SET) {
-        if (!ps_kmerset_fits(p))
-            return ps_fail(err, PS_E_USAGE, "--index kmer-set takes DNA probes of length 1 to %d, not %s of length %d",
-                           PS_KMERSET_MAX_K, ps_alpha_name(p->alpha), p->k);
-        snprintf(why, len, "asked for");
-        return 1;
-    }
-    if (o->index == INDEX_AUTOMATON) {
-        snprintf(why, len, "asked for");
-        return 0;
-    }
-    if (!ps_kmerset_fits(p)) snprintf(why, len, "%s probes of length %d", ps_alpha_name(p->alpha), p->k);
-    else if (automaton_kernel(o)) snprintf(why, len, "--kernel %s walks the automaton", o->kernel);
-    else if (strings < PS_KMER_SET_FROM)
-        snprintf(why, len, "%llu strings, fewer than %d", (unsigned long long)strings, PS_KMER_SET_FROM);
-    else {
-        snprintf(why, len, "%llu strings of k = %d", (unsigned long long)strings, p->k);
-        return 1;
-    }
-    return 0;
-}
-
-/* Refuses a k-mer set (and its counts) larger than the memory this process
- * may use. */
-static int check_memory_kmer(const opts_t *o, const ps_probes_t *p, int both, ps_err_t *err)
-{
-    char what[64];
-    uint64_t avail = ps_host_memory(what, sizeof what);
-    uint64_t bytes = ps_kmerset_bytes(p, both) + count_bytes(o, p, both, 1);
-    if (bytes <= avail) return PS_OK;
-    return ps_fail(err, PS_E_NOMEM,
-                   "%s: %u probes make a k-mer set of about %.2f GB with its counts, more than the %.2f GB this "
-                   "process may use (%s); split the probe file, count each part and join the tables",
-                   o->probes, p->n, bytes / 1e9, avail / 1e9, what);
-}
-
-/* The CPU engine over whichever index was built: the k-mer set's lookups
- * or the automaton's walk. Also the engine of each further reading thread
- * (parallel_readers takes several only where make_engine chose this). */
-static int make_cpu_engine(ps_engine_t **e, const ps_automaton_t *a, const ps_kmerset_t *ks,
-                           const ps_patset_t *ps, int workers, ps_err_t *err)
-{
-    if (ps) {
-        char why[160];
-        int rc = ps_guide_engine_new(e, ps, workers, why, sizeof why, err);
-        return rc == 1 ? ps_pattern_engine_new(e, ps, workers, err) : rc;
-    }
-    return ks ? ps_kmer_engine_new(e, ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err) : ps_cpu_engine_new(e, a, workers, err);
-}
-
-/* -v: the CPU runs, and with --engine auto why not the GPU. */
-static void say_cpu(const opts_t *o, const char *what, const char *why)
-{
-    if (!o->verbose) return;
-    if (o->engine == PS_REQ_AUTO)
-        fprintf(stderr, "probescan: engine: cpu, %d threads%s (not the GPU: %s)\n", o->threads, what, why);
-    else
-        fprintf(stderr, "probescan: engine: cpu, %d threads%s\n", o->threads, what);
-}
-
-/* The pattern engine: on the GPU when asked, or (auto) where one is present
- * and the work repays its start; the GPU takes the whole set, or the part
- * it can (make_split_engine); else CPU threads. */
-static int make_pattern_engine(ps_engine_t **e, const opts_t *o, const ps_probes_t *p, const ps_patset_t *ps,
-                               ps_patset_t *parts[2], int workers, ps_err_t *err)
-{
-    char why[sizeof err->msg] = "no NVIDIA GPU device found", work[160] = "";
-    int want_gpu = o->engine == PS_REQ_GPU;
-    if (o->engine == PS_REQ_AUTO && o->by_record) {
-        snprintf(why, sizeof why, "--by-record counts on the CPU");
-    } else if (o->engine == PS_REQ_AUTO && ps_gpu_device_present()) {
-        want_gpu = pattern_gpu_worth(o, ps, work, sizeof work);
-        snprintf(why, sizeof why, "%s", work);
-    }
-    if (want_gpu) {
-        uint32_t n_gpu;
-        int rc = ps_gpu_patterns_new(e, p, ps, o->gpu_id, workers, o->engine == PS_REQ_GPU, parts, &n_gpu, why,
-                                     sizeof why, err);
-        if (rc < 0) return rc;
-        if (rc == PS_OK) {
-            if (o->verbose && n_gpu < p->n)
-                fprintf(stderr, "probescan: engine: the GPU for %u patterns, %d CPU threads for the other %u\n", n_gpu,
-                        o->threads, p->n - n_gpu);
-            if (o->verbose) fprintf(stderr, "probescan: engine: the GPU, patterns (%s)\n", work[0] ? work : "asked for");
-            return rc;
-        }
-        /* auto: no GPU after all, or none of the set for it (why): the CPU. */
-    }
-    say_cpu(o, ", patterns", why);
-    /* Windows apart from the rest, where the set has both; under ps_scan's
-     * rules windows need no rule and are counted, not listed, unless an X
-     * may join a site (--max-x) or end a search (--no-overlaps). (On the
-     * GPU the same split, its windows counted, ran 1.8x slower on an H200
-     * than the whole set listed.) */
-    const int count_windows = !(ps_opt_psscan_rules(p, o->mismatches) && (o->pso.max_x > 0 || o->pso.no_overlaps));
-    int rc = ps_split_windows_new(e, p, ps, workers, count_windows, parts, err);
-    if (rc != 1) {
-        if (rc == PS_OK && o->verbose)
-            fprintf(stderr, "probescan: engine: patterns in two parts: windows read forward%s, the rest by starts\n",
-                    count_windows ? " (counted)" : "");
-        return rc;
-    }
-    rc = make_cpu_engine(e, NULL, NULL, ps, workers, err);
-    if (rc == PS_OK && o->verbose) {
-        ps_engine_info_t in;
-        ps_engine_info(*e, &in);
-        if (in.guides) fprintf(stderr, "probescan: engine: guides, a window's PAM tested first, then its piece keys\n");
-    }
-    return rc;
-}
-
-/* The one place engines are chosen, for `workers` worker ids. auto: where a
- * GPU may be there, the GPU engine starting in the background with the CPU
- * scanning meanwhile (it checks the GPU off the critical path and falls
- * back to the CPU alone); else the CPU. */
-static int make_engine(ps_engine_t **e, const opts_t *o, const ps_automaton_t *a, const ps_kmerset_t *ks,
-                       const ps_probes_t *p, const ps_patset_t *ps, ps_patset_t *parts[2], int workers, ps_err_t *err)
-{
-    char why[sizeof err->msg] = "no NVIDIA GPU device found";
-    if (ps) return make_pattern_engine(e, o, p, ps, parts, workers, err);
-    const char *what = ks ? ", k-mer set" : "";
-    if (o->engine == PS_REQ_GPU) {
-        if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
-            return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
-        return ks ? ps_gpu_kmer_engine_new(e, ks, o->gpu_id, workers, err)
-                  : ps_gpu_engine_new(e, a, o->gpu_id, o->kernel, workers, err);
-    }
-    if (o->engine == PS_REQ_AUTO && o->by_record) snprintf(why, sizeof why, "--by-record counts on the CPU");
-    if (o->engine == PS_REQ_AUTO && !o->by_record && ps_gpu_device_present()) {
-        char work[160];
-        if (gpu_worth_starting(o, a, ks, work, sizeof work)) {
-            if (o->verbose)
-                fprintf(stderr, "probescan: engine: auto: the GPU%s, the CPU while it starts (%s)\n", what, work);
-            return ks ? ps_mixed_kmer_engine_new(e, ks, o->gpu_id, workers, err)
-                      : ps_mixed_engine_new(e, a, o->gpu_id, o->kernel, workers, err);
-        }
-        snprintf(why, sizeof why, "%s: less than starting the GPU repays", work);
-    }
-    int rc = make_cpu_engine(e, a, ks, NULL, workers, err);
-    if (rc == PS_OK) say_cpu(o, what, why);
-    return rc;
-}
-
 /* Reading threads for several inputs at once: with CPU engines only (one
  * GPU serves one stream), not --by-record (its rows follow input order),
  * up to the thread budget (a reader inflates plain gzip and otherwise
@@ -588,9 +360,7 @@ static int run_count(opts_t *o, ps_err_t *err)
     timing_t tm = {0};
     double t0 = ps_now(), t;
     ps_probes_t *p = NULL;
-    ps_automaton_t *a = NULL;
-    ps_kmerset_t *ks = NULL;
-    ps_patset_t *pset = NULL, *pset_parts[2] = {NULL, NULL}; /* the set, and its two parts */
+    ps_plan_t pl = {0}; /* the index, and the parts of a split engine */
     const ps_leaves_t *lv = NULL;
     ps_engine_t *e = NULL;
     ps_engine_t **more = NULL; /* engines of the other reading threads */
@@ -619,53 +389,36 @@ static int run_count(opts_t *o, ps_err_t *err)
     t = ps_now();
     tm.probes = t - t0;
 
-    char why[128];
-    if (p->patterns || o->mismatches > 0) {
-        const char *what = p->patterns ? "patterns" : "mismatches";
-        if (o->index != INDEX_AUTO) {
-            rc = ps_fail(err, PS_E_USAGE, "--index applies to exact probes of one length, not to %s", what);
-            goto done;
-        }
-        rc = ps_patset_build(&pset, p, both, o->mismatches, err);
-        if (rc < 0) goto done;
-        pset->leaves.mm_columns = o->mm_set;
-        lv = &pset->leaves;
-        tm.build = ps_now() - t;
-        if (o->verbose) {
-            const ps_patset_t *f = pset->fwd;
-            fprintf(stderr, "probescan: pattern set: %u strings, %u bit words%s, up to %d mismatches, built in %.3f s\n",
-                    pset->n_strings + (f ? f->n_strings : 0), pset->n_words + (f ? f->n_words : 0),
-                    f ? " (the minus strand of patterns that are no window matched forward)" : "", o->mismatches,
-                    tm.build);
-        }
-        rc = 0;
-    } else if ((rc = choose_index(o, p, both, why, sizeof why, err)) < 0) {
-        goto done;
-    } else if (rc) {
-        rc = check_memory_kmer(o, p, both, err);
-        if (rc < 0) goto done;
-        rc = ps_kmerset_build(&ks, p, both, o->threads, err);
-        if (rc < 0) goto done;
-        lv = &ks->leaves;
-    } else {
-        rc = check_memory(o, p, both, err);
-        if (rc < 0) goto done;
-        rc = ps_automaton_build(&a, p, both, err);
-        if (rc < 0) goto done;
-        lv = &a->leaves;
-    }
-    if (!pset) {
-        tm.build = ps_now() - t;
+    /* ps_scan's rules: windows need no rule and are counted, not listed,
+     * unless an X may join a site (--max-x) or end a search (--no-overlaps). */
+    const ps_plan_opts_t po = {.locate = 0, .engine = o->engine, .index = o->index, .kernel = o->kernel,
+                               .gpu_id = o->gpu_id, .threads = o->threads, .verbose = o->verbose,
+                               .by_record = o->by_record, .mismatches = o->mismatches,
+                               .count_windows = !(ps_opt_psscan_rules(p, o->mismatches) &&
+                                                  (o->pso.max_x > 0 || o->pso.no_overlaps)),
+                               .bytes = ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs),
+                               .columns = count_columns(o), .probes = o->probes};
+    if ((rc = ps_plan_index(&pl, &po, p, both, err)) < 0) goto done;
+    {
         /* -m 0 on exact probes: the exact index, and its one column. */
-        if (ks) ks->leaves.mm_columns = o->mm_set;
-        else a->leaves.mm_columns = o->mm_set;
+        ps_leaves_t *own = pl.ps ? &pl.ps->leaves : pl.ks ? &pl.ks->leaves : &pl.a->leaves;
+        own->mm_columns = o->mm_set;
+        lv = own;
     }
-    if (o->verbose && ks)
-        fprintf(stderr, "probescan: k-mer set (%s): %u leaves, %.1f MB table, built in %.3f s\n", why,
-                lv->n_leaves, (double)(ks->n_slots * sizeof *ks->slot) / 1e6, tm.build);
-    else if (o->verbose && a)
-        fprintf(stderr, "probescan: automaton (%s): %u states, %u leaves, %.1f MB table, built in %.3f s\n", why,
-                a->n_states, a->n_leaves, ps_automaton_table_bytes(a) / 1e6, tm.build);
+    tm.build = ps_now() - t;
+    if (o->verbose && pl.ps) {
+        const ps_patset_t *f = pl.ps->fwd;
+        fprintf(stderr, "probescan: pattern set: %u strings, %u bit words%s, up to %d mismatches, built in %.3f s\n",
+                pl.ps->n_strings + (f ? f->n_strings : 0), pl.ps->n_words + (f ? f->n_words : 0),
+                f ? " (the minus strand of patterns that are no window matched forward)" : "", o->mismatches,
+                tm.build);
+    } else if (o->verbose && pl.ks) {
+        fprintf(stderr, "probescan: k-mer set (%s): %u leaves, %.1f MB table, built in %.3f s\n", pl.why,
+                lv->n_leaves, (double)(pl.ks->n_slots * sizeof *pl.ks->slot) / 1e6, tm.build);
+    } else if (o->verbose) {
+        fprintf(stderr, "probescan: automaton (%s): %u states, %u leaves, %.1f MB table, built in %.3f s\n", pl.why,
+                pl.a->n_states, pl.a->n_leaves, ps_automaton_table_bytes(pl.a) / 1e6, tm.build);
+    }
 
     /* One thread budget: -t pool threads parse, scan and inflate; the
      * calling thread reads. */
@@ -674,7 +427,8 @@ static int run_count(opts_t *o, ps_err_t *err)
     ps_engine_info_t info = {.kind = o->engine == PS_REQ_CPU || o->by_record ? PS_ENGINE_CPU
                                      : o->engine == PS_REQ_GPU ? PS_ENGINE_GPU : PS_ENGINE_AUTO};
     ps_scan_opts_init(&so, &info, o->threads);
-    rc = make_engine(&e, o, a, ks, p, pset, pset_parts, ps_scan_workers(&so), err);
+    int on_gpu;
+    rc = ps_plan_engine(&e, &pl, &po, p, ps_scan_workers(&so), &on_gpu, err);
     if (rc < 0) goto done;
     ps_engine_info(e, &info);
     ps_scan_opts_init(&so, &info, o->threads);
@@ -690,7 +444,7 @@ static int run_count(opts_t *o, ps_err_t *err)
         }
         more[0] = e;
         for (int j = 1; j < readers; j++)
-            if ((rc = make_cpu_engine(&more[j], a, ks, pset, ps_scan_workers(&so), err)) < 0) goto done;
+            if ((rc = ps_plan_cpu_engine(&more[j], &pl, ps_scan_workers(&so), err)) < 0) goto done;
         if (o->verbose)
             fprintf(stderr, "probescan: %d inputs, %d at a time (a reading thread each, %d pool threads)\n",
                     o->n_inputs, readers, o->threads);
@@ -819,11 +573,7 @@ done:
     for (int j = 1; more && j < readers; j++) ps_engine_destroy(more[j]);
     free(more);
     free(cols);
-    ps_automaton_free(a);
-    ps_kmerset_free(ks);
-    ps_patset_free(pset);
-    ps_patset_free(pset_parts[0]);
-    ps_patset_free(pset_parts[1]);
+    ps_plan_free(&pl);
     ps_probes_free(p);
     return rc;
 }

@@ -1,8 +1,9 @@
 /* locate.c - `probescan locate`: its options, the index and engine it
  * scans with, and the run.
  *
- * The data path: the probes (probes.c) go into the same indexes as for
- * `count` (the automaton, the k-mer set or the pattern set); each input
+ * The data path: the probes (probes.c) go into the index that plan.c
+ * chooses, as for `count` (the automaton, the k-mer set or the pattern
+ * set), and plan.c chooses the engine; each input
  * goes through count's pipeline (scan.c: FASTA in blocks on the pool where
  * the probes have one length, else chunk by chunk in order), the sites
  * found on the pool's threads (an engine's scan_sites) and written in
@@ -19,19 +20,11 @@
 
 #include <jansson.h>
 
-#include "automaton.h"
-#include "engine_cpu.h"
-#include "engine_guides.h"
-#include "engine_gpu.h"
-#include "engine_kmer.h"
-#include "engine_pattern.h"
-#include "engine_split.h"
 #include "host.h"
-#include "kmerset.h"
 #include "options.h"
+#include "plan.h"
 #include "outfile.h"
 #include "parse.h"
-#include "patset.h"
 #include "probes.h"
 #include "progress.h"
 #include "samples.h"
@@ -217,82 +210,6 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
     return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes, NULL, err);
 }
 
-/* The index the sites are found in, as for count: the pattern set for
- * patterns or mismatches (and for --engine gpu, whose kernels match
- * patterns), the k-mer set for many short DNA probes, else the automaton. */
-typedef struct {
-    ps_automaton_t *a;
-    ps_kmerset_t *ks;
-    ps_patset_t *ps;
-    ps_patset_t *parts[2]; /* split in two (GPU and CPU threads, or windows and the rest): the parts */
-    const ps_leaves_t *lv;
-    const char *what;
-} index_t;
-
-static int build_index(index_t *ix, const opts_t *o, const ps_probes_t *p, int both, ps_err_t *err)
-{
-    int rc;
-    if (p->patterns || o->mismatches > 0 || o->engine == PS_REQ_GPU) {
-        if ((rc = ps_patset_build(&ix->ps, p, both, o->mismatches, err)) < 0) return rc;
-        ix->lv = &ix->ps->leaves;
-        ix->what = "pattern set";
-    } else if (ps_kmerset_fits(p) && (uint64_t)p->n * (both ? 2u : 1u) >= PS_KMER_SET_FROM) {
-        if ((rc = ps_kmerset_build(&ix->ks, p, both, o->threads, err)) < 0) return rc;
-        ix->lv = &ix->ks->leaves;
-        ix->what = "k-mer set";
-    } else {
-        if ((rc = ps_automaton_build(&ix->a, p, both, err)) < 0) return rc;
-        ix->lv = &ix->a->leaves;
-        ix->what = "automaton";
-    }
-    return PS_OK;
-}
-
-/* The one place locate chooses its engine. Exact probes: CPU threads, which
- * find their sites as fast as the input is read (BENCHMARKS.md). Patterns
- * and mismatches: the GPU pattern engine when asked for, or (auto) where a
- * GPU is present and the work repays starting it; it takes sets of strings
- * of up to 64 positions. Else CPU threads. *on_gpu says which. */
-static int make_engine(ps_engine_t **e, const opts_t *o, index_t *ix, const ps_probes_t *p, int workers, int *on_gpu,
-                       ps_err_t *err)
-{
-    char why[sizeof err->msg] = "no NVIDIA GPU device found", work[160] = "";
-    *on_gpu = 0;
-    if (ix->ps && o->engine != PS_REQ_CPU) {
-        int want = o->engine == PS_REQ_GPU;
-        if (!want && ps_gpu_device_present()) {
-            want = ps_patset_gpu_worth(ix->ps, ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs),
-                                       o->threads, work, sizeof work);
-            snprintf(why, sizeof why, "%s", work);
-        }
-        uint32_t n_gpu;
-        int rc = want ? ps_gpu_patterns_new(e, p, ix->ps, o->gpu_id, workers, o->engine == PS_REQ_GPU, ix->parts,
-                                            &n_gpu, why, sizeof why, err)
-                      : 1;
-        if (rc < 0) return rc;
-        if (rc == PS_OK) {
-            *on_gpu = 1;
-            if (o->verbose)
-                fprintf(stderr, "probescan: locate: %s, the GPU for %u probes%s (%s)\n", ix->what, n_gpu,
-                        n_gpu < p->n ? ", CPU threads for the longer ones" : "", work[0] ? work : "asked for");
-            return rc;
-        }
-    } else if (!ix->ps) {
-        snprintf(why, sizeof why, "exact probes: as fast as the input is read");
-    }
-    if (o->verbose)
-        fprintf(stderr, "probescan: locate: %s, %d CPU threads%s%s%s\n", ix->what, o->threads,
-                o->engine == PS_REQ_AUTO ? " (not the GPU: " : "", o->engine == PS_REQ_AUTO ? why : "",
-                o->engine == PS_REQ_AUTO ? ")" : "");
-    if (ix->ps) {
-        int rc = ps_split_windows_new(e, p, ix->ps, workers, 0, ix->parts, err);
-        if (rc == 1) rc = ps_guide_engine_new(e, ix->ps, workers, why, sizeof why, err);
-        return rc == 1 ? ps_pattern_engine_new(e, ix->ps, workers, err) : rc;
-    }
-    if (ix->ks) return ps_kmer_engine_new(e, ix->ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err);
-    return ps_cpu_engine_new(e, ix->a, workers, err);
-}
-
 /* --stats: JSON made by jansson (outfile.h), so any file name gives valid
  * JSON; keys and layout as count's, the inputs one a line. */
 static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t *lv, const ps_scan_stats_t *st,
@@ -331,7 +248,7 @@ static int run_locate(opts_t *o, ps_err_t *err)
 {
     double t0 = ps_now();
     ps_probes_t *p = NULL;
-    index_t ix = {0};
+    ps_plan_t pl = {0};
     ps_engine_t *e = NULL;
     ps_scanner_t *sc = NULL;
     ps_output_t *out = NULL;
@@ -352,18 +269,22 @@ static int run_locate(opts_t *o, ps_err_t *err)
                      o->format == PS_SITES_PFF ? "pff" : o->format == PS_SITES_GFF ? "gff" : "psa");
         goto done;
     }
-    if ((rc = build_index(&ix, o, p, both, err)) < 0) goto done;
+    const ps_plan_opts_t po = {.locate = 1, .engine = o->engine, .index = PS_INDEX_AUTO, .gpu_id = o->gpu_id,
+                               .threads = o->threads, .verbose = o->verbose, .mismatches = o->mismatches,
+                               .bytes = ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs),
+                               .probes = o->probes};
+    if ((rc = ps_plan_index(&pl, &po, p, both, err)) < 0) goto done;
 
     ps_engine_info_t info = {.kind = PS_ENGINE_CPU};
     ps_scan_opts_t so;
     ps_scan_opts_init(&so, &info, o->threads);
     int on_gpu;
-    if ((rc = make_engine(&e, o, &ix, p, ps_scan_workers(&so), &on_gpu, err)) < 0) goto done;
+    if ((rc = ps_plan_engine(&e, &pl, &po, p, ps_scan_workers(&so), &on_gpu, err)) < 0) goto done;
     ps_engine_info(e, &info);
     ps_scan_opts_init(&so, &info, o->threads);
-    if ((rc = ps_scanner_new(&sc, e, ix.lv, &so, err)) < 0) goto done;
+    if ((rc = ps_scanner_new(&sc, e, pl.lv, &so, err)) < 0) goto done;
     if ((rc = ps_output_open(&out, o->output, o->cleanup, err)) < 0) goto done;
-    if ((rc = ps_site_writer_new(&w, ps_output_stream(out), p, ix.lv, o->format, o->max_hits, err)) < 0) goto done;
+    if ((rc = ps_site_writer_new(&w, ps_output_stream(out), p, pl.lv, o->format, o->max_hits, err)) < 0) goto done;
     uint32_t n_rules = 0;
     if (ps_opt_psscan_rules(p, o->mismatches) && (rc = ps_site_writer_rules(w, &o->pso, &n_rules, err)) < 0) goto done;
     if (o->verbose && n_rules)
@@ -405,18 +326,14 @@ static int run_locate(opts_t *o, ps_err_t *err)
         fprintf(stderr, "probescan: --max-hits %" PRIu64 ": %u probe%s had more sites; %" PRIu64 " site%s not reported\n",
                 o->max_hits, ss.probes_capped, ss.probes_capped == 1 ? "" : "s", ss.dropped, ss.dropped == 1 ? "" : "s");
     if (o->verbose) fprintf(stderr, "probescan: %" PRIu64 " sites written in %.3f s\n", ss.rows, ps_now() - t0);
-    if (o->stats) rc = write_stats(o, p, ix.lv, st, &ss, on_gpu, ps_now() - t0, err);
+    if (o->stats) rc = write_stats(o, p, pl.lv, st, &ss, on_gpu, ps_now() - t0, err);
 
 done:
     ps_output_abort(out);
     ps_site_writer_free(w);
     ps_scanner_free(sc);
     ps_engine_destroy(e);
-    ps_automaton_free(ix.a);
-    ps_kmerset_free(ix.ks);
-    ps_patset_free(ix.ps);
-    ps_patset_free(ix.parts[0]);
-    ps_patset_free(ix.parts[1]);
+    ps_plan_free(&pl);
     ps_probes_free(p);
     free(st);
     return rc;

@@ -1,0 +1,258 @@
+#include "plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "engine_cpu.h"
+#include "engine_gpu.h"
+#include "engine_guides.h"
+#include "engine_kmer.h"
+#include "engine_mixed.h"
+#include "engine_pattern.h"
+#include "engine_split.h"
+#include "host.h"
+
+void ps_plan_free(ps_plan_t *pl)
+{
+    ps_automaton_free(pl->a);
+    ps_kmerset_free(pl->ks);
+    ps_patset_free(pl->ps);
+    ps_patset_free(pl->parts[0]);
+    ps_patset_free(pl->parts[1]);
+    memset(pl, 0, sizeof *pl);
+}
+
+/* Strings an index holds: probes times strands (at most; equal ones share a leaf). */
+static uint64_t index_strings(const ps_probes_t *p, int both) { return (uint64_t)p->n * (both ? 2u : 1u); }
+
+/* Bytes of `arrays` count arrays besides the table's count columns. */
+static uint64_t count_bytes(const ps_plan_opts_t *o, const ps_probes_t *p, int both, uint64_t arrays)
+{
+    return (arrays + o->columns) * index_strings(p, both) * sizeof(uint64_t);
+}
+
+/* Refuses, before anything large is allocated, a probe set whose
+ * automaton (and per-thread counts) cannot fit in the memory this process
+ * may use: the cheap bound first, the exact size only when the bound is
+ * too large. */
+static int check_memory(const ps_plan_opts_t *o, const ps_probes_t *p, int both, ps_err_t *err)
+{
+    char what[64];
+    uint64_t avail = ps_host_memory(what, sizeof what), states, bytes;
+    uint64_t counts = count_bytes(o, p, both, (uint64_t)o->threads + 1);
+    for (int exact = 0; exact < 2; exact++) {
+        int rc = ps_automaton_estimate(p, both, exact, &states, &bytes, err);
+        if (rc < 0) return rc;
+        if (bytes + counts <= avail) return PS_OK;
+    }
+    return ps_fail(err, PS_E_NOMEM,
+                   "%s: %u probes of length %d make an automaton of %llu states, about %.2f GB to build and "
+                   "count with %d threads, more than the %.2f GB this process may use (%s); split the probe "
+                   "file, count each part and join the tables",
+                   o->probes, p->n, p->k, (unsigned long long)states, (bytes + counts) / 1e9, o->threads,
+                   avail / 1e9, what);
+}
+
+/* Refuses a k-mer set (and its counts) larger than the memory this process
+ * may use. */
+static int check_memory_kmer(const ps_plan_opts_t *o, const ps_probes_t *p, int both, ps_err_t *err)
+{
+    char what[64];
+    uint64_t avail = ps_host_memory(what, sizeof what);
+    uint64_t bytes = ps_kmerset_bytes(p, both) + count_bytes(o, p, both, 1);
+    if (bytes <= avail) return PS_OK;
+    return ps_fail(err, PS_E_NOMEM,
+                   "%s: %u probes make a k-mer set of about %.2f GB with its counts, more than the %.2f GB this "
+                   "process may use (%s); split the probe file, count each part and join the tables",
+                   o->probes, p->n, bytes / 1e9, avail / 1e9, what);
+}
+
+/* Whether --kernel names one of the automaton's GPU kernels (the variants
+ * other than best, for benchmarks) where a GPU may run: they walk the
+ * automaton, so the k-mer set is not built for them. */
+static int automaton_kernel(const ps_plan_opts_t *o)
+{
+    return o->kernel && strcmp(o->kernel, "best") != 0 && o->engine != PS_REQ_CPU && !o->by_record;
+}
+
+/* Whether the probes go into the k-mer set rather than the automaton: asked
+ * for, or (auto) DNA of k <= 32 and many strings, on either engine. Fills
+ * why for -v. */
+static int choose_kmer_set(const ps_plan_opts_t *o, const ps_probes_t *p, int both, char *why, size_t len,
+                           ps_err_t *err)
+{
+    uint64_t strings = index_strings(p, both);
+    if (o->index == PS_INDEX_KMER_SET) {
+        if (!ps_kmerset_fits(p))
+            return ps_fail(err, PS_E_USAGE, "--index kmer-set takes DNA probes of length 1 to %d, not %s of length %d",
+                           PS_KMERSET_MAX_K, ps_alpha_name(p->alpha), p->k);
+        snprintf(why, len, "asked for");
+        return 1;
+    }
+    if (o->index == PS_INDEX_AUTOMATON) {
+        snprintf(why, len, "asked for");
+        return 0;
+    }
+    if (!ps_kmerset_fits(p)) snprintf(why, len, "%s probes of length %d", ps_alpha_name(p->alpha), p->k);
+    else if (automaton_kernel(o)) snprintf(why, len, "--kernel %s walks the automaton", o->kernel);
+    else if (strings < PS_KMER_SET_FROM)
+        snprintf(why, len, "%llu strings, fewer than %d", (unsigned long long)strings, PS_KMER_SET_FROM);
+    else {
+        snprintf(why, len, "%llu strings of k = %d", (unsigned long long)strings, p->k);
+        return 1;
+    }
+    return 0;
+}
+
+int ps_plan_index(ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, int both, ps_err_t *err)
+{
+    memset(pl, 0, sizeof *pl);
+    int rc;
+    if (p->patterns || o->mismatches > 0 || (o->locate && o->engine == PS_REQ_GPU)) {
+        if (o->index != PS_INDEX_AUTO)
+            return ps_fail(err, PS_E_USAGE, "--index applies to exact probes of one length, not to %s",
+                           p->patterns ? "patterns" : "mismatches");
+        if ((rc = ps_patset_build(&pl->ps, p, both, o->mismatches, err)) < 0) return rc;
+        pl->lv = &pl->ps->leaves;
+        snprintf(pl->why, sizeof pl->why, "%s", p->patterns ? "patterns" : o->mismatches > 0 ? "mismatches" : "the GPU");
+        return PS_OK;
+    }
+    if ((rc = choose_kmer_set(o, p, both, pl->why, sizeof pl->why, err)) < 0) return rc;
+    if (rc) {
+        if ((rc = check_memory_kmer(o, p, both, err)) < 0 || (rc = ps_kmerset_build(&pl->ks, p, both, o->threads, err)) < 0)
+            return rc;
+        pl->lv = &pl->ks->leaves;
+        return PS_OK;
+    }
+    if ((rc = check_memory(o, p, both, err)) < 0 || (rc = ps_automaton_build(&pl->a, p, both, err)) < 0) return rc;
+    pl->lv = &pl->a->leaves;
+    return PS_OK;
+}
+
+int ps_plan_cpu_engine(ps_engine_t **e, const ps_plan_t *pl, int workers, ps_err_t *err)
+{
+    if (pl->ps) {
+        char why[160];
+        int rc = ps_guide_engine_new(e, pl->ps, workers, why, sizeof why, err);
+        return rc == 1 ? ps_pattern_engine_new(e, pl->ps, workers, err) : rc;
+    }
+    return pl->ks ? ps_kmer_engine_new(e, pl->ks, workers, PS_KMER_LOCAL_COUNTS_MAX, err)
+                  : ps_cpu_engine_new(e, pl->a, workers, err);
+}
+
+/* -v: the CPU runs, and with --engine auto why not the GPU. */
+static void say_cpu(const ps_plan_opts_t *o, const char *what, const char *why)
+{
+    if (!o->verbose) return;
+    if (o->engine == PS_REQ_AUTO)
+        fprintf(stderr, "probescan: engine: cpu, %d threads%s (not the GPU: %s)\n", o->threads, what, why);
+    else
+        fprintf(stderr, "probescan: engine: cpu, %d threads%s\n", o->threads, what);
+}
+
+/* Over the pattern set: the GPU when asked, or (auto) where one is present
+ * and the work repays its start; the GPU takes the whole set, or the part
+ * it can; else CPU threads. */
+static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, int workers,
+                          int *on_gpu, ps_err_t *err)
+{
+    char why[sizeof err->msg] = "no NVIDIA GPU device found", work[160] = "";
+    int want_gpu = o->engine == PS_REQ_GPU;
+    if (o->engine == PS_REQ_AUTO && o->by_record) {
+        snprintf(why, sizeof why, "--by-record counts on the CPU");
+    } else if (o->engine == PS_REQ_AUTO && ps_gpu_device_present()) {
+        want_gpu = ps_patset_gpu_worth(pl->ps, o->bytes, o->threads, work, sizeof work);
+        snprintf(why, sizeof why, "%s", work);
+    }
+    if (want_gpu) {
+        uint32_t n_gpu;
+        int rc = ps_gpu_patterns_new(e, p, pl->ps, o->gpu_id, workers, o->engine == PS_REQ_GPU, pl->parts, &n_gpu, why,
+                                     sizeof why, err);
+        if (rc < 0) return rc;
+        if (rc == PS_OK) {
+            *on_gpu = 1;
+            if (o->verbose && n_gpu < p->n)
+                fprintf(stderr, "probescan: engine: the GPU for %u patterns, %d CPU threads for the other %u\n", n_gpu,
+                        o->threads, p->n - n_gpu);
+            if (o->verbose) fprintf(stderr, "probescan: engine: the GPU, patterns (%s)\n", work[0] ? work : "asked for");
+            return rc;
+        }
+        /* auto: no GPU after all, or none of the set for it (why): the CPU. */
+    }
+    say_cpu(o, ", patterns", why);
+    /* Windows apart from the rest, where the set has both. (On the GPU the
+     * same split, its windows counted, ran 1.8x slower on an H200 than the
+     * whole set listed.) */
+    int rc = ps_split_windows_new(e, p, pl->ps, workers, o->count_windows, pl->parts, err);
+    if (rc != 1) {
+        if (rc == PS_OK && o->verbose)
+            fprintf(stderr, "probescan: engine: patterns in two parts: windows read forward%s, the rest by starts\n",
+                    o->count_windows ? " (counted)" : "");
+        return rc;
+    }
+    rc = ps_plan_cpu_engine(e, pl, workers, err);
+    if (rc == PS_OK && o->verbose) {
+        ps_engine_info_t in;
+        ps_engine_info(*e, &in);
+        if (in.guides) fprintf(stderr, "probescan: engine: guides, a window's PAM tested first, then its piece keys\n");
+    }
+    return rc;
+}
+
+/* Where a GPU is present, whether the work ahead can repay starting it:
+ * exact counting scans at memory speed on the CPU, and starting CUDA costs
+ * about 0.25 s, which a small input then waits for at the end. So the GPU
+ * is started only when the CPU alone would need over a second, or when the
+ * input size is unknown. The CPU's rate a thread, measured on the H100
+ * host: the automaton's walk about 150 MB/s while the DFA stays in cache,
+ * a third of that beyond; the k-mer set's lookups also 150 MB/s while its
+ * table stays in cache, about 40 MB/s (a cache miss a lookup) for a
+ * million 31-mers. Fills why. */
+static int exact_gpu_worth(const ps_plan_opts_t *o, const ps_plan_t *pl, char *why, size_t len)
+{
+    if (o->bytes == 0) {
+        snprintf(why, len, "input size unknown");
+        return 1;
+    }
+    const ps_kmerset_t *ks = pl->ks;
+    double rate = ks ? (ks->n_slots * sizeof *ks->slot <= (16u << 20) ? 150e6 : 40e6)
+                     : (ps_automaton_table_bytes(pl->a) <= (16u << 20) ? 150e6 : 50e6);
+    double cpu_s = o->bytes / (rate * o->threads);
+    snprintf(why, len, "about %.0f MB of sequence, %.2f s%s on %d CPU threads", o->bytes / 1e6, cpu_s,
+             ks ? " of k-mer set lookups" : "", o->threads);
+    return cpu_s > 1.0;
+}
+
+int ps_plan_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, int workers,
+                   int *on_gpu, ps_err_t *err)
+{
+    *on_gpu = 0;
+    if (pl->ps) return pattern_engine(e, pl, o, p, workers, on_gpu, err);
+    char why[sizeof err->msg] = "no NVIDIA GPU device found";
+    const char *what = pl->ks ? ", k-mer set" : "";
+    if (o->locate) {
+        /* Exact probes are placed as fast as the input is read. */
+        snprintf(why, sizeof why, "exact probes: as fast as the input is read");
+    } else if (o->engine == PS_REQ_GPU) {
+        if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
+            return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
+        *on_gpu = 1;
+        return pl->ks ? ps_gpu_kmer_engine_new(e, pl->ks, o->gpu_id, workers, err)
+                      : ps_gpu_engine_new(e, pl->a, o->gpu_id, o->kernel, workers, err);
+    } else if (o->engine == PS_REQ_AUTO && o->by_record) {
+        snprintf(why, sizeof why, "--by-record counts on the CPU");
+    } else if (o->engine == PS_REQ_AUTO && ps_gpu_device_present()) {
+        char work[160];
+        if (exact_gpu_worth(o, pl, work, sizeof work)) {
+            if (o->verbose)
+                fprintf(stderr, "probescan: engine: auto: the GPU%s, the CPU while it starts (%s)\n", what, work);
+            *on_gpu = 1;
+            return pl->ks ? ps_mixed_kmer_engine_new(e, pl->ks, o->gpu_id, workers, err)
+                          : ps_mixed_engine_new(e, pl->a, o->gpu_id, o->kernel, workers, err);
+        }
+        snprintf(why, sizeof why, "%s: less than starting the GPU repays", work);
+    }
+    int rc = ps_plan_cpu_engine(e, pl, workers, err);
+    if (rc == PS_OK) say_cpu(o, what, why);
+    return rc;
+}
