@@ -10,6 +10,7 @@
 
 #include "patset.h"
 #include "pattern.h"
+#include "twobit.h"
 
 /* The bases an IUPAC letter stands for (A=1 C=2 G=4 T=8); 0: none. */
 static unsigned iupac_bits(int c)
@@ -142,13 +143,29 @@ int ps_guides_add_pam(ps_probes_t **pp, const char *pam, int five_prime, const c
             memset(u + m, 'N', L);
             memset(fx + i * longest + m, 1, L);
         }
-        for (size_t j = 0; j < m + L; j++) t[j] = (char)toupper((unsigned char)t[j]);
+        for (size_t j = 0; j < m + L; j++) {
+            t[j] = (char)toupper((unsigned char)t[j]);
+            u[j] = (char)toupper((unsigned char)u[j]);
+        }
         t[m + L] = u[m + L] = '\0';
         t += m + L + 1;
         u += m + L + 1;
     }
+    /* A probe named by its own sequence (a line without a name) is named by
+     * its sequence with the PAM, and stays unnamed in Cas-OFFinder's rows. */
+    char **names = malloc((p->n ? p->n : 1) * sizeof *names);
+    if (!names) {
+        free(fx);
+        free(s);
+        free(sb);
+        free(q);
+        free(qb);
+        return ps_fail(err, PS_E_NOMEM, "out of memory for %u guides", p->n);
+    }
+    for (uint32_t i = 0; i < p->n; i++) names[i] = strcmp(p->name[i], p->seq[i]) ? p->name[i] : s[i];
     ps_probes_t *np = NULL;
-    int rc = make_set(&np, p->n, s, p->name, fx, longest, p->limit, q, err);
+    int rc = make_set(&np, p->n, s, names, fx, longest, p->limit, q, err);
+    free(names);
     free(fx);
     free(s);
     free(sb);
@@ -167,8 +184,8 @@ int ps_guides_limits(ps_probes_t *p, int mismatches, int *max_mm, const char *pa
     for (uint32_t i = 0; i < p->n; i++) {
         if (p->limit[i] == PS_NO_LIMIT) p->limit[i] = (uint8_t)mismatches;
         if (p->limit[i] > PS_MAX_MM)
-            return ps_fail(err, PS_E_USAGE, "%s: probe '%s' asks for %s%u mismatches; the limit is %d", path,
-                           p->name[i], p->limit[i] >= PS_NO_LIMIT - 1 ? "over " : "", p->limit[i], PS_MAX_MM);
+            return ps_fail(err, PS_E_USAGE, "%s: probe '%s' asks for %u%s mismatches; the limit is %d", path,
+                           p->name[i], p->limit[i], p->limit[i] >= PS_NO_LIMIT - 1 ? " or more" : "", PS_MAX_MM);
         if (p->limit[i] > *max_mm) *max_mm = p->limit[i];
     }
     return PS_OK;
@@ -215,7 +232,10 @@ static int all_digits(const char *s)
 int ps_casoff_detect(const char *path, char **genome)
 {
     *genome = NULL;
-    if (!strcmp(path, "-")) return 0;
+    /* Only a regular file can be looked at and read again: a pipe
+     * (-p <(...)) would lose what the look took. */
+    struct stat sb;
+    if (!strcmp(path, "-") || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
     FILE *f = fopen(path, "r");
     if (!f) return 0;
     char *l1 = NULL, *l2 = NULL, *l3 = NULL;
@@ -277,6 +297,18 @@ int ps_casoff_inputs(const char *genome, char ***inputs, int *n, ps_err_t *err)
         }
         snprintf(full, len, "%s/%s", genome, e->d_name);
         if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(full);
+            continue;
+        }
+        /* As Cas-OFFinder does, only sequence files: FASTA (plain or
+         * gzip) or 2bit; an index or a note beside them is passed over. */
+        unsigned char head[4] = {0, 0, 0, 0};
+        FILE *hf = fopen(full, "rb");
+        const size_t got = hf ? fread(head, 1, 4, hf) : 0;
+        if (hf) fclose(hf);
+        if (!(got >= 1 && head[0] == '>') && !(got >= 2 && head[0] == 0x1f && head[1] == 0x8b) &&
+            !ps_twobit_magic(head, got)) {
+            fprintf(stderr, "probescan: %s: neither FASTA nor 2bit, passed over\n", full);
             free(full);
             continue;
         }

@@ -189,7 +189,13 @@ int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int t
         if (rc == PS_OK && go->pam) rc = ps_guides_add_pam(p, go->pam, go->pam5, path, err);
     }
     if (rc < 0) return rc;
+    /* A number in a third column changes what is counted: said aloud. */
+    uint32_t own = 0;
+    for (uint32_t i = 0; !casoff && (*p)->limit && i < (*p)->n; i++) own += (*p)->limit[i] != PS_NO_LIMIT;
     if ((rc = ps_guides_limits(*p, *mismatches, mismatches, path, err)) < 0) return rc;
+    if (own)
+        fprintf(stderr, "probescan: %s: %u probe%s own mismatch limit (the number in the third column)\n", path,
+                own, own == 1 ? " takes its" : "s take their");
     *both_out = both && (*p)->alpha != PS_PROTEIN;
     if (both && (*p)->alpha == PS_PROTEIN && strand_set)
         return ps_fail(err, PS_E_USAGE, "--strand both applies to DNA only; protein probes are %s forward", done);

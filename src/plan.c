@@ -118,13 +118,17 @@ int ps_plan_index(ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, 
         return PS_OK;
     }
     if ((rc = choose_kmer_set(o, p, both, pl->why, sizeof pl->why, err)) < 0) return rc;
+    /* count's tables and per-thread counts are bounded first (locate holds
+     * no table). */
     if (rc) {
-        if ((rc = check_memory_kmer(o, p, both, err)) < 0 || (rc = ps_kmerset_build(&pl->ks, p, both, o->threads, err)) < 0)
+        if ((!o->locate && (rc = check_memory_kmer(o, p, both, err)) < 0) ||
+            (rc = ps_kmerset_build(&pl->ks, p, both, o->threads, err)) < 0)
             return rc;
         pl->lv = &pl->ks->leaves;
         return PS_OK;
     }
-    if ((rc = check_memory(o, p, both, err)) < 0 || (rc = ps_automaton_build(&pl->a, p, both, err)) < 0) return rc;
+    if ((!o->locate && (rc = check_memory(o, p, both, err)) < 0) || (rc = ps_automaton_build(&pl->a, p, both, err)) < 0)
+        return rc;
     pl->lv = &pl->a->leaves;
     return PS_OK;
 }

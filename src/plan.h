@@ -5,8 +5,9 @@
  * limits per probe (and for `locate --engine gpu`, whose GPU kernels match
  * patterns); else the k-mer set (kmerset.h) where it is asked for, or for
  * DNA of k <= 32 from PS_KMER_SET_FROM strings on; else the Aho-Corasick
- * automaton. Before building the k-mer set or the automaton, one that could
- * not fit in the memory this process may use is refused.
+ * automaton. Before building the k-mer set or the automaton for `count`,
+ * one that could not fit with its counts in the memory this process may
+ * use is refused.
  *
  * The engine, over the pattern set: the GPU where asked for, or (auto)
  * where one is present and the work repays starting it (the CPU alone would

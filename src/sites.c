@@ -1,5 +1,7 @@
 #include "sites.h"
 
+#include <ctype.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,8 +149,8 @@ int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, co
         w->pname_len[i] = (uint32_t)strlen(p->name[i]);
         size_t most = w->pname_len[i] + strlen(p->seq[i]);
         if (most > w->row_most) w->row_most = most;
-        /* A probe named by its own sequence is not named. */
-        if (strcmp(p->name[i], p->query ? p->query[i] : p->seq[i])) w->casoff_ids = 1;
+        /* A probe named by its own sequence (with a PAM: with it, or its query) is not named. */
+        if (strcmp(p->name[i], p->seq[i]) && (!p->query || strcmp(p->name[i], p->query[i]))) w->casoff_ids = 1;
     }
     w->row_most += PS_NAME_MAX + 3 * PS_MAX_K + 3 * 20 + 16;
     for (uint32_t i = 0; p->id && i < p->n; i++) {
@@ -370,7 +372,8 @@ static char *casoff_row(const ps_site_writer_t *w, char *o, const row_t *r, cons
     for (size_t j = 0; j < len; j++) {
         char c = r->strand ? matched[len - 1 - j] : matched[j];
         if (r->strand) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : c == 'T' ? 'A' : c;
-        if (j < ql && q[j] != 'N' && !(iupac_of(q[j]) & iupac_of(c))) c = (char)(c + ('a' - 'A'));
+        const char g = j < ql ? (char)toupper((unsigned char)q[j]) : 'N';
+        if (g != 'N' && !(iupac_of(g) & iupac_of(c))) c = (char)(c + ('a' - 'A'));
         o[j] = c;
     }
     o += len;

@@ -427,7 +427,15 @@ printf 'pam.fa\nNNNNNNNNNGG\nACGTACGTNNN 2\n' >cof.txt
 run locate --format cas-offinder -p cof.txt
 if [ "$rc" -eq 0 ] && [ "$(tr '\n' '|' <out.txt)" = $'ACGTACGTNNN\tc\t0\tACGTACGTAGG\t+\t0|' ]; then ok; else bad "Cas-OFFinder file, its genome the input: $(cat out.txt err.txt | tr '\n' '|')"; fi
 expect_fail "Cas-OFFinder file with --pam" "--pam" count --pam NGG -p cof.txt
-expect_fail "--format cas-offinder for protein" "protein" locate --format cas-offinder -a protein -p guides.tsv pam.fa
+printf 'acgtacgt\nacgtrcgt\n' >lower.txt
+expect_fail "--format cas-offinder for protein" "protein" locate --format cas-offinder -a protein -p lower.txt pam.fa
+# Lower-case IUPAC probes: the query and the site's case as Cas-OFFinder
+# writes them; unnamed probes get no id column; a probe file through a pipe
+# is read whole (it is no Cas-OFFinder file).
+run locate --pam ngg --format cas-offinder -p lower.txt pam.fa
+if [ "$rc" -eq 0 ] && [ "$(tr '\n' '|' <out.txt)" = $'ACGTACGTNNN\tc\t0\tACGTACGTAGG\t+\t0|ACGTRCGTNNN\tc\t0\tACGTACGTAGG\t+\t0|' ]; then ok; else bad "lower-case probes with --pam, cas-offinder rows: $(cat out.txt err.txt | tr '\n' '|')"; fi
+run count -p <(cat guides.tsv) --pam NGG pam.fa
+if [ "$rc" -eq 0 ] && [ "$(grep -c '^g[12]' out.txt)" = 2 ]; then ok; else bad "a probe file through a pipe: $(cat out.txt err.txt | tr '\n' '|')"; fi
 awk 'BEGIN { s = ""; for (i = 0; i < 257; i++) s = s "A"; print s }' >long.txt
 expect_fail "probe longer than the limit" long.txt count -p long.txt genome.fa
 awk 'BEGIN { s = ""; for (i = 0; i < 256; i++) s = s "A"; print s }' >max.txt

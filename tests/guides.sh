@@ -143,6 +143,9 @@ for name, pat, n, lim, ids, pam, five in cases:
     write(name, pat, guides, limits, ids, pam, five)
 EOF
 
+# A note beside the genome, which both pass over.
+echo "two genomes" >genome/README
+
 # Cas-OFFinder's rows with the record column cut at its first blank.
 cof_rows() { awk -F'\t' 'BEGIN { OFS = "\t" } { sub(/ .*/, "", $2); print }' "$1" | sort; }
 

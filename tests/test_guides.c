@@ -440,7 +440,7 @@ START_TEST(test_pam_refusals)
     ck_assert_str_eq(p->seq[0], "TTVACGTAC");
     ck_assert_str_eq(p->seq[1], "TTVGGA");
     ck_assert_str_eq(p->query[0], "NNNACGTAC");
-    ck_assert_str_eq(p->name[1], "GGA");
+    ck_assert_str_eq(p->name[1], "TTVGGA"); /* unnamed: named by its sequence, PAM included */
     const size_t k = (size_t)p->k;
     for (size_t j = 0; j < 9; j++) ck_assert_int_eq(p->fixed[j], j < 3);
     for (size_t j = 0; j < 6; j++) ck_assert_int_eq(p->fixed[k + j], j < 3);
