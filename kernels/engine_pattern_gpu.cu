@@ -94,6 +94,13 @@ struct kparams {
     const uint64_t *gpam;   /* the two strands' PAM tables, gpam_words each */
     uint64_t gfull, gpm;
     uint32_t gm, gn_plus, gn, gsh0, gsh1, gpam_words, glane; /* glane: positions a lane ends windows at */
+    /* A guide set's joint exact-piece index (guideset.h), for pieces_kernel:
+     * piece q's buckets at pstart + poff[q], its entries at pent + peoff[q]
+     * (code; leaf | limit << 32). */
+    uint32_t pn, psh[PS_GUIDESET_MAX_PIECES], poff[PS_GUIDESET_MAX_PIECES], peoff[PS_GUIDESET_MAX_PIECES];
+    uint64_t pkm[PS_GUIDESET_MAX_PIECES], pexact[PS_GUIDESET_MAX_PIECES], pcare;
+    const uint32_t *pstart;
+    const ulonglong2 *pent;
     unsigned long long *counts;
     uint2 *sites;         /* listed instead of counted: (position, leaf), site_cap at most */
     unsigned long long *n_sites; /* 64 bits: a dense chunk's count must not wrap */
@@ -585,6 +592,55 @@ __global__ void __launch_bounds__(kBlock) guides_kernel(const kparams k)
     }
 }
 
+/* A guide set without a PAM, through its joint exact-piece index: each
+ * thread the windows ending in its own glane positions (rolled in from
+ * m - 1 symbols before, or its segment's start), each window's buckets
+ * fetched and their guides compared, each at its first piece that the
+ * window matches exactly (engine_guides.c's compare_pieces). */
+__global__ void __launch_bounds__(kBlock) pieces_kernel(const kparams k)
+{
+    const uint64_t s0 = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * k.glane;
+    if (s0 >= k.n) return;
+    const uint32_t m = k.gm, end = (uint32_t)min((uint64_t)k.n, s0 + k.glane);
+    const uint32_t from = max((uint32_t)s0, k.n_ctx);
+    if (from >= end) return;
+    uint32_t p = from >= m - 1 ? from - (m - 1) : 0u;
+    uint32_t lo = 0, hi = k.n_restart;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi) >> 1;
+        if (k.restart[mid] < p) lo = mid + 1;
+        else hi = mid;
+    }
+    uint32_t r = lo, next = r < k.n_restart ? k.restart[r] : k.n;
+    uint64_t x = 0;
+    uint32_t run = 0, cur = __ldg(k.text + (p >> 4));
+    for (; p < end; p++) {
+        if (p == next) {
+            run = 0;
+            x = 0;
+            r++;
+            next = r < k.n_restart ? k.restart[r] : k.n;
+        }
+        if ((p & 15u) == 0) cur = __ldg(k.text + (p >> 4));
+        x = (x << 2 | (cur >> (2u * (p & 15u)) & 3u)) & k.gfull;
+        if (++run < m || p < from) continue;
+        for (uint32_t q = 0; q < k.pn; q++) {
+            const uint32_t key = (uint32_t)(x >> k.psh[q] & k.pkm[q]);
+            const uint32_t a = __ldg(k.pstart + k.poff[q] + key), b = __ldg(k.pstart + k.poff[q] + key + 1);
+            for (uint32_t t = a; t < b; t++) {
+                const ulonglong2 en = __ldg(k.pent + k.peoff[q] + t);
+                const uint64_t diff = x ^ en.x;
+                bool before = false;
+                for (uint32_t f = 0; f < q && !before; f++) before = !(diff & k.pexact[f]);
+                if (before) continue;
+                const uint64_t y = diff & k.pcare;
+                const uint32_t d = (uint32_t)__popcll((y | y >> 1) & 0x5555555555555555ull);
+                if (d <= (uint32_t)(en.y >> 32)) record(k, (uint32_t)en.y + d, p);
+            }
+        }
+    }
+}
+
 /* The kernels' kinds: windows with units of one or two words, the general layout. */
 enum { kWindows1, kWindows2, kGeneral, kWindowsSub, kKinds };
 
@@ -811,8 +867,11 @@ struct ps_gpat {
     uint32_t *d_leaf;
     const uint8_t *drop; /* patset.h's leaf_drop (host), or NULL */
     /* A guide set (guideset.h): its strings and PAM tables on the device. */
-    int guides;
-    ulonglong2 *d_gstr;
+    int guides, pieces; /* the guide kernel (a PAM) or the piece kernel (none) */
+    ulonglong2 *d_gstr, *d_pent;
+    uint32_t *d_pstart;
+    uint32_t pn, psh[PS_GUIDESET_MAX_PIECES], poff[PS_GUIDESET_MAX_PIECES], peoff[PS_GUIDESET_MAX_PIECES];
+    uint64_t pkm[PS_GUIDESET_MAX_PIECES], pexact[PS_GUIDESET_MAX_PIECES], pcare;
     uint32_t *d_gleaf;
     uint8_t *d_glim;
     uint64_t *d_gpam;
@@ -876,13 +935,27 @@ cudaError_t guides_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint
     k.gsh0 = g->gsh0;
     k.gsh1 = g->gsh1;
     k.gpam_words = g->gpam_words;
+    k.pn = g->pn;
+    for (uint32_t q = 0; q < g->pn; q++) {
+        k.psh[q] = g->psh[q];
+        k.poff[q] = g->poff[q];
+        k.peoff[q] = g->peoff[q];
+        k.pkm[q] = g->pkm[q];
+        k.pexact[q] = g->pexact[q];
+    }
+    k.pcare = g->pcare;
+    k.pstart = g->d_pstart;
+    k.pent = g->d_pent;
+    /* Lanes of a few waves: the piece kernel's windows each cost far more. */
     uint64_t lane = (uint64_t)n / (4ull * g->resident);
-    lane = lane < 64 ? 64 : lane > 1024 ? 1024 : lane;
+    const uint64_t most = g->pieces ? 256 : 1024;
+    lane = lane < 32 ? 32 : lane > most ? most : lane;
     k.glane = (uint32_t)lane;
     const uint64_t lanes = ((uint64_t)n + lane - 1) / lane;
     const uint64_t blocks = (lanes + kBlock - 1) / kBlock;
     if (blocks > 0x7fffffffull) return cudaErrorInvalidValue;
-    guides_kernel<<<(unsigned)blocks, kBlock, 0, stream>>>(k);
+    if (g->pieces) pieces_kernel<<<(unsigned)blocks, kBlock, 0, stream>>>(k);
+    else guides_kernel<<<(unsigned)blocks, kBlock, 0, stream>>>(k);
     return cudaGetLastError();
 }
 
@@ -893,7 +966,7 @@ cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32
     /* Windows ending in the context were counted before; starts there
      * were left to this chunk. */
     if (n == 0 || (!g->general && n <= n_ctx) || g->n_gw == 0) return cudaSuccess;
-    if (g->guides) return guides_launch(g, d_text, n, n_ctx, d_restart, n_restart, list, stream);
+    if (g->guides || g->pieces) return guides_launch(g, d_text, n, n_ctx, d_restart, n_restart, list, stream);
     const uint32_t pw = g->bits == 2 ? 16u : 6u;
     const uint32_t wpw = 1u << g->wpw_shift, groups = (g->n_unit + wpw - 1) / wpw;
     const uint64_t text_words = (n + pw - 1) / pw;
@@ -955,9 +1028,62 @@ extern "C" void ps_gpat_free(ps_gpat_t *g)
     cudaFree(g->d_gleaf);
     cudaFree(g->d_glim);
     cudaFree(g->d_gpam);
+    cudaFree(g->d_pstart);
+    cudaFree(g->d_pent);
     cudaFree(g->d_counts);
     free(g->h_counts);
     free(g);
+}
+
+/* A joint exact-piece index (guideset.h) on the device: every piece's
+ * buckets in one array, its entries in another. */
+static int upload_pieces(ps_gpat_t *g, const ps_guideset_t *gs, ps_err_t *err)
+{
+    const ps_guide_pieces_t *ix = &gs->pieces[0];
+    uint64_t n_start = 0, n_ent = 0;
+    for (uint32_t q = 0; q < ix->n; q++) {
+        g->poff[q] = (uint32_t)n_start;
+        g->peoff[q] = (uint32_t)n_ent;
+        n_start += ix->key_mask[q] + 2;
+        n_ent += ix->start[q][ix->key_mask[q] + 1];
+    }
+    if (n_start > UINT32_MAX || n_ent > UINT32_MAX)
+        return ps_fail(err, PS_E_USAGE, "a guide index too large for the GPU");
+    uint32_t *start = (uint32_t *)malloc((n_start ? n_start : 1) * sizeof *start);
+    ulonglong2 *ent = (ulonglong2 *)malloc((n_ent ? n_ent : 1) * sizeof *ent);
+    int rc = PS_OK;
+    cudaError_t ce;
+    if (!start || !ent) {
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory for the GPU guide index");
+        goto done;
+    }
+    for (uint32_t q = 0; q < ix->n; q++) {
+        const uint64_t keys = ix->key_mask[q] + 1, cnt = ix->start[q][keys];
+        memcpy(start + g->poff[q], ix->start[q], (keys + 1) * sizeof *start);
+        for (uint64_t t = 0; t < cnt; t++) {
+            const ps_guide_entry_t *e = &ix->ent[q][t];
+            ent[g->peoff[q] + t] = make_ulonglong2(e->code, (uint64_t)e->leaf | (uint64_t)e->lim << 32);
+        }
+        g->psh[q] = ix->shift[q];
+        g->pkm[q] = ix->key_mask[q];
+        g->pexact[q] = ix->exact[q];
+    }
+    if ((ce = cudaMalloc(&g->d_pstart, (n_start ? n_start : 1) * sizeof *start)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->d_pent, (n_ent ? n_ent : 1) * sizeof *ent)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->d_pstart, start, n_start * sizeof *start, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (n_ent && (ce = cudaMemcpy(g->d_pent, ent, n_ent * sizeof *ent, cudaMemcpyHostToDevice)) != cudaSuccess)) {
+        rc = cuda_fail(err, ce, "uploading the GPU guide index");
+        goto done;
+    }
+    g->pieces = 1;
+    g->pn = ix->n;
+    g->pcare = ix->care;
+    g->gm = gs->m;
+    g->gfull = gs->m == 32 ? ~0ull : (1ull << (2 * gs->m)) - 1;
+done:
+    free(start);
+    free(ent);
+    return rc;
 }
 
 /* A guide set (guideset.h), where ps is one: its strings and PAM tables
@@ -969,8 +1095,14 @@ static int upload_guides(ps_gpat_t *g, const ps_patset_t *ps, ps_err_t *err)
     int rc = ps_guideset_build(&gs, ps, why, sizeof why, err);
     if (rc == 1) return PS_OK;
     if (rc < 0) return rc;
-    /* The kernel tests a PAM first; without one (or one that most windows
-     * pass) the bit-parallel kernels do as well. */
+    /* The guide kernel tests a PAM first; without one, the piece kernel
+     * takes a joint exact-piece index; else (a PAM most windows pass) the
+     * bit-parallel kernels do as well. */
+    if (!gs->P && gs->joint) {
+        rc = upload_pieces(g, gs, err);
+        ps_guideset_free(gs);
+        return rc;
+    }
     if (!gs->P || gs->pass > 0.25) {
         ps_guideset_free(gs);
         return PS_OK;
@@ -1326,8 +1458,8 @@ void pe_info(const ps_engine_t *e, ps_engine_info_t *out)
     out->gpu_sms = pe->prop.multiProcessorCount;
     out->gpu_mem_gib = pe->prop.totalGlobalMem / 1073741824.0;
     out->patterns = 1;
-    snprintf(out->kernel, sizeof out->kernel, "%s", pe->g->guides ? "guides" : "pattern");
-    out->guides = pe->g->guides;
+    snprintf(out->kernel, sizeof out->kernel, "%s", pe->g->guides ? "guides" : pe->g->pieces ? "pieces" : "pattern");
+    out->guides = pe->g->guides || pe->g->pieces;
     out->chunks_gpu = __atomic_load_n(&pe->chunks, __ATOMIC_RELAXED);
     out->max_chunk_syms = PS_GPU_CHUNK_SYMS;
     out->max_chunk_restarts = PS_GPU_CHUNK_RESTARTS;

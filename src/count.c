@@ -319,7 +319,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
         " s:I, s:I, s:{s:o, s:o, s:o, s:o, s:o, s:o}, s:I}",
         "version", PS_VERSION, "engine", ps_engine_ran(&in), "engine_requested", asked[o->engine], "device",
         ps_json_text(device), "gpu_started", in.gpu_started, "kernel", in.kernel[0] ? in.kernel : NULL, "index",
-        in.patterns ? "patterns" : in.kmer_set ? "kmer_set" : "automaton", "kmer_path", in.kmer_path, "chunks", "cpu",
+        in.guides ? "guides" : in.patterns ? "patterns" : in.kmer_set ? "kmer_set" : "automaton", "kmer_path", in.kmer_path, "chunks", "cpu",
         (json_int_t)in.chunks_cpu, "gpu", (json_int_t)in.chunks_gpu, "readers", n_engines, "threads", o->threads,
         "probes", (json_int_t)p->n, "k", p->k, "alphabet", ps_alpha_name(p->alpha), "strands",
         lv->both_strands ? "both" : "forward", "mismatches", lv->levels - 1, "inputs", ins, "records",

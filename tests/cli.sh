@@ -434,6 +434,8 @@ expect_fail "--format cas-offinder for protein" "protein" locate --format cas-of
 # is read whole (it is no Cas-OFFinder file).
 run locate --pam ngg --format cas-offinder -p lower.txt pam.fa
 if [ "$rc" -eq 0 ] && [ "$(tr '\n' '|' <out.txt)" = $'ACGTACGTNNN\tc\t0\tACGTACGTAGG\t+\t0|ACGTRCGTNNN\tc\t0\tACGTACGTAGG\t+\t0|' ]; then ok; else bad "lower-case probes with --pam, cas-offinder rows: $(cat out.txt err.txt | tr '\n' '|')"; fi
+run count --pam NGG --stats guides.json -p guides.tsv pam.fa
+if [ "$rc" -eq 0 ] && grep -q '"index": "guides"' guides.json; then ok; else bad "--stats of a guide library does not say index guides: $(grep index guides.json)"; fi
 run count -p <(cat guides.tsv) --pam NGG pam.fa
 if [ "$rc" -eq 0 ] && [ "$(grep -c '^g[12]' out.txt)" = 2 ]; then ok; else bad "a probe file through a pipe: $(cat out.txt err.txt | tr '\n' '|')"; fi
 awk 'BEGIN { s = ""; for (i = 0; i < 257; i++) s = s "A"; print s }' >long.txt
