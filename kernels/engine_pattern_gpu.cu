@@ -79,6 +79,26 @@ enum {
     kMasksWindows = kLast + 1
 };
 
+/* A guide set on the device (guideset.h), as the engine holds it and the
+ * guide kernels read it. */
+struct gset {
+    /* guides_kernel (a PAM): each string's code and care, leaf and limit,
+     * and the two strands' PAM tables, pam_words each. */
+    ulonglong2 *str;
+    uint32_t *leaf;
+    uint8_t *lim;
+    uint64_t *pam;
+    uint64_t full, pm;
+    uint32_t m, n_plus, n, sh0, sh1, pam_words;
+    /* pieces_kernel (no PAM): the joint exact-piece index, piece q's
+     * buckets at pstart + poff[q], its entries at pent + peoff[q] (code;
+     * leaf | limit << 32). */
+    uint32_t pn, psh[PS_GUIDESET_MAX_PIECES], poff[PS_GUIDESET_MAX_PIECES], peoff[PS_GUIDESET_MAX_PIECES];
+    uint64_t pkm[PS_GUIDESET_MAX_PIECES], pexact[PS_GUIDESET_MAX_PIECES], pcare;
+    uint32_t *pstart;
+    ulonglong2 *pent;
+};
+
 struct kparams {
     const uint32_t *text;
     const uint32_t *restart;
@@ -87,20 +107,8 @@ struct kparams {
     const uint64_t *mask; /* kMasks or kMasksWindows rows x n_gw */
     const uint32_t *leaf; /* 64 x n_gw */
     const uint64_t *sub;  /* n_gw: where a mismatch may fall (kWindowsSub; patset.h: sub) */
-    /* A guide set (guideset.h), matched PAM first by guides_kernel. */
-    const ulonglong2 *gstr; /* per string: its code and care */
-    const uint32_t *gleaf;
-    const uint8_t *glim;
-    const uint64_t *gpam;   /* the two strands' PAM tables, gpam_words each */
-    uint64_t gfull, gpm;
-    uint32_t gm, gn_plus, gn, gsh0, gsh1, gpam_words, glane; /* glane: positions a lane ends windows at */
-    /* A guide set's joint exact-piece index (guideset.h), for pieces_kernel:
-     * piece q's buckets at pstart + poff[q], its entries at pent + peoff[q]
-     * (code; leaf | limit << 32). */
-    uint32_t pn, psh[PS_GUIDESET_MAX_PIECES], poff[PS_GUIDESET_MAX_PIECES], peoff[PS_GUIDESET_MAX_PIECES];
-    uint64_t pkm[PS_GUIDESET_MAX_PIECES], pexact[PS_GUIDESET_MAX_PIECES], pcare;
-    const uint32_t *pstart;
-    const ulonglong2 *pent;
+    gset gs;              /* a guide set (guides_kernel, pieces_kernel) */
+    uint32_t glane;       /* the guide kernels: positions a lane ends windows at */
     unsigned long long *counts;
     uint2 *sites;         /* listed instead of counted: (position, leaf), site_cap at most */
     unsigned long long *n_sites; /* 64 bits: a dense chunk's count must not wrap */
@@ -522,10 +530,10 @@ __device__ __forceinline__ void guide_compare(const kparams &k, uint32_t a, uint
                                               uint32_t lane)
 {
     for (uint32_t i = a + lane; i < b; i += 32) {
-        const ulonglong2 sc = __ldg(k.gstr + i);
+        const ulonglong2 sc = __ldg(k.gs.str + i);
         const uint64_t y = (x ^ sc.x) & sc.y;
         const uint32_t d = (uint32_t)__popcll((y | y >> 1) & 0x5555555555555555ull);
-        if (d <= __ldg(k.glim + i)) record(k, __ldg(k.gleaf + i) + d, p);
+        if (d <= __ldg(k.gs.lim + i)) record(k, __ldg(k.gs.leaf + i) + d, p);
     }
 }
 
@@ -538,7 +546,7 @@ __global__ void __launch_bounds__(kBlock) guides_kernel(const kparams k)
     const uint32_t lane = threadIdx.x & 31u;
     const uint64_t warp = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const uint64_t s0 = (warp * 32u + lane) * k.glane;
-    const uint32_t m = k.gm;
+    const uint32_t m = k.gs.m;
     const bool mine = s0 < k.n;
     const uint32_t end = mine ? (uint32_t)min((uint64_t)k.n, s0 + k.glane) : 0u;
     /* Windows end at from or later: counted ones only (the context's were
@@ -570,24 +578,24 @@ __global__ void __launch_bounds__(kBlock) guides_kernel(const kparams k)
                 cur = __ldg(k.text + (p >> 4));
                 loaded = true;
             }
-            x = (x << 2 | (cur >> (2u * (p & 15u)) & 3u)) & k.gfull;
+            x = (x << 2 | (cur >> (2u * (p & 15u)) & 3u)) & k.gs.full;
             run++;
             if (run >= m && p >= from) {
-                c0 = k.gn_plus > 0 && (__ldg(k.gpam + ((x >> k.gsh0 & k.gpm) >> 6)) >> ((x >> k.gsh0 & k.gpm) & 63) & 1);
-                c1 = k.gn > k.gn_plus &&
-                     (__ldg(k.gpam + k.gpam_words + ((x >> k.gsh1 & k.gpm) >> 6)) >> ((x >> k.gsh1 & k.gpm) & 63) & 1);
+                c0 = k.gs.n_plus > 0 && (__ldg(k.gs.pam + ((x >> k.gs.sh0 & k.gs.pm) >> 6)) >> ((x >> k.gs.sh0 & k.gs.pm) & 63) & 1);
+                c1 = k.gs.n > k.gs.n_plus &&
+                     (__ldg(k.gs.pam + k.gs.pam_words + ((x >> k.gs.sh1 & k.gs.pm) >> 6)) >> ((x >> k.gs.sh1 & k.gs.pm) & 63) & 1);
             }
         }
         uint32_t m0 = __ballot_sync(0xffffffffu, c0), m1 = __ballot_sync(0xffffffffu, c1);
         while (m0) {
             const uint32_t c = (uint32_t)__ffs(m0) - 1u;
             m0 &= m0 - 1;
-            guide_compare(k, 0, k.gn_plus, __shfl_sync(0xffffffffu, x, c), __shfl_sync(0xffffffffu, p, c), lane);
+            guide_compare(k, 0, k.gs.n_plus, __shfl_sync(0xffffffffu, x, c), __shfl_sync(0xffffffffu, p, c), lane);
         }
         while (m1) {
             const uint32_t c = (uint32_t)__ffs(m1) - 1u;
             m1 &= m1 - 1;
-            guide_compare(k, k.gn_plus, k.gn, __shfl_sync(0xffffffffu, x, c), __shfl_sync(0xffffffffu, p, c), lane);
+            guide_compare(k, k.gs.n_plus, k.gs.n, __shfl_sync(0xffffffffu, x, c), __shfl_sync(0xffffffffu, p, c), lane);
         }
     }
 }
@@ -601,7 +609,7 @@ __global__ void __launch_bounds__(kBlock) pieces_kernel(const kparams k)
 {
     const uint64_t s0 = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * k.glane;
     if (s0 >= k.n) return;
-    const uint32_t m = k.gm, end = (uint32_t)min((uint64_t)k.n, s0 + k.glane);
+    const uint32_t m = k.gs.m, end = (uint32_t)min((uint64_t)k.n, s0 + k.glane);
     const uint32_t from = max((uint32_t)s0, k.n_ctx);
     if (from >= end) return;
     uint32_t p = from >= m - 1 ? from - (m - 1) : 0u;
@@ -622,18 +630,18 @@ __global__ void __launch_bounds__(kBlock) pieces_kernel(const kparams k)
             next = r < k.n_restart ? k.restart[r] : k.n;
         }
         if ((p & 15u) == 0) cur = __ldg(k.text + (p >> 4));
-        x = (x << 2 | (cur >> (2u * (p & 15u)) & 3u)) & k.gfull;
+        x = (x << 2 | (cur >> (2u * (p & 15u)) & 3u)) & k.gs.full;
         if (++run < m || p < from) continue;
-        for (uint32_t q = 0; q < k.pn; q++) {
-            const uint32_t key = (uint32_t)(x >> k.psh[q] & k.pkm[q]);
-            const uint32_t a = __ldg(k.pstart + k.poff[q] + key), b = __ldg(k.pstart + k.poff[q] + key + 1);
+        for (uint32_t q = 0; q < k.gs.pn; q++) {
+            const uint32_t key = (uint32_t)(x >> k.gs.psh[q] & k.gs.pkm[q]);
+            const uint32_t a = __ldg(k.gs.pstart + k.gs.poff[q] + key), b = __ldg(k.gs.pstart + k.gs.poff[q] + key + 1);
             for (uint32_t t = a; t < b; t++) {
-                const ulonglong2 en = __ldg(k.pent + k.peoff[q] + t);
+                const ulonglong2 en = __ldg(k.gs.pent + k.gs.peoff[q] + t);
                 const uint64_t diff = x ^ en.x;
                 bool before = false;
-                for (uint32_t f = 0; f < q && !before; f++) before = !(diff & k.pexact[f]);
+                for (uint32_t f = 0; f < q && !before; f++) before = !(diff & k.gs.pexact[f]);
                 if (before) continue;
-                const uint64_t y = diff & k.pcare;
+                const uint64_t y = diff & k.gs.pcare;
                 const uint32_t d = (uint32_t)__popcll((y | y >> 1) & 0x5555555555555555ull);
                 if (d <= (uint32_t)(en.y >> 32)) record(k, (uint32_t)en.y + d, p);
             }
@@ -868,15 +876,7 @@ struct ps_gpat {
     const uint8_t *drop; /* patset.h's leaf_drop (host), or NULL */
     /* A guide set (guideset.h): its strings and PAM tables on the device. */
     int guides, pieces; /* the guide kernel (a PAM) or the piece kernel (none) */
-    ulonglong2 *d_gstr, *d_pent;
-    uint32_t *d_pstart;
-    uint32_t pn, psh[PS_GUIDESET_MAX_PIECES], poff[PS_GUIDESET_MAX_PIECES], peoff[PS_GUIDESET_MAX_PIECES];
-    uint64_t pkm[PS_GUIDESET_MAX_PIECES], pexact[PS_GUIDESET_MAX_PIECES], pcare;
-    uint32_t *d_gleaf;
-    uint8_t *d_glim;
-    uint64_t *d_gpam;
-    uint64_t gfull, gpm;
-    uint32_t gm, gn_plus, gn, gsh0, gsh1, gpam_words;
+    gset gs;            /* for either, its arrays on the device */
     unsigned long long *d_counts;
     uint64_t *h_counts;
     kernel_fn kernel;
@@ -923,29 +923,7 @@ cudaError_t guides_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint
     k.n = n;
     k.n_ctx = n_ctx;
     k.n_restart = n_restart;
-    k.gstr = g->d_gstr;
-    k.gleaf = g->d_gleaf;
-    k.glim = g->d_glim;
-    k.gpam = g->d_gpam;
-    k.gfull = g->gfull;
-    k.gpm = g->gpm;
-    k.gm = g->gm;
-    k.gn_plus = g->gn_plus;
-    k.gn = g->gn;
-    k.gsh0 = g->gsh0;
-    k.gsh1 = g->gsh1;
-    k.gpam_words = g->gpam_words;
-    k.pn = g->pn;
-    for (uint32_t q = 0; q < g->pn; q++) {
-        k.psh[q] = g->psh[q];
-        k.poff[q] = g->poff[q];
-        k.peoff[q] = g->peoff[q];
-        k.pkm[q] = g->pkm[q];
-        k.pexact[q] = g->pexact[q];
-    }
-    k.pcare = g->pcare;
-    k.pstart = g->d_pstart;
-    k.pent = g->d_pent;
+    k.gs = g->gs;
     /* Lanes of a few waves: the piece kernel's windows each cost far more. */
     uint64_t lane = (uint64_t)n / (4ull * g->resident);
     const uint64_t most = g->pieces ? 256 : 1024;
@@ -1024,12 +1002,12 @@ extern "C" void ps_gpat_free(ps_gpat_t *g)
     cudaFree(g->d_mask);
     cudaFree(g->d_leaf);
     cudaFree(g->d_sub);
-    cudaFree(g->d_gstr);
-    cudaFree(g->d_gleaf);
-    cudaFree(g->d_glim);
-    cudaFree(g->d_gpam);
-    cudaFree(g->d_pstart);
-    cudaFree(g->d_pent);
+    cudaFree(g->gs.str);
+    cudaFree(g->gs.leaf);
+    cudaFree(g->gs.lim);
+    cudaFree(g->gs.pam);
+    cudaFree(g->gs.pstart);
+    cudaFree(g->gs.pent);
     cudaFree(g->d_counts);
     free(g->h_counts);
     free(g);
@@ -1042,8 +1020,8 @@ static int upload_pieces(ps_gpat_t *g, const ps_guideset_t *gs, ps_err_t *err)
     const ps_guide_pieces_t *ix = &gs->pieces[0];
     uint64_t n_start = 0, n_ent = 0;
     for (uint32_t q = 0; q < ix->n; q++) {
-        g->poff[q] = (uint32_t)n_start;
-        g->peoff[q] = (uint32_t)n_ent;
+        g->gs.poff[q] = (uint32_t)n_start;
+        g->gs.peoff[q] = (uint32_t)n_ent;
         n_start += ix->key_mask[q] + 2;
         n_ent += ix->start[q][ix->key_mask[q] + 1];
     }
@@ -1059,27 +1037,27 @@ static int upload_pieces(ps_gpat_t *g, const ps_guideset_t *gs, ps_err_t *err)
     }
     for (uint32_t q = 0; q < ix->n; q++) {
         const uint64_t keys = ix->key_mask[q] + 1, cnt = ix->start[q][keys];
-        memcpy(start + g->poff[q], ix->start[q], (keys + 1) * sizeof *start);
+        memcpy(start + g->gs.poff[q], ix->start[q], (keys + 1) * sizeof *start);
         for (uint64_t t = 0; t < cnt; t++) {
             const ps_guide_entry_t *e = &ix->ent[q][t];
-            ent[g->peoff[q] + t] = make_ulonglong2(e->code, (uint64_t)e->leaf | (uint64_t)e->lim << 32);
+            ent[g->gs.peoff[q] + t] = make_ulonglong2(e->code, (uint64_t)e->leaf | (uint64_t)e->lim << 32);
         }
-        g->psh[q] = ix->shift[q];
-        g->pkm[q] = ix->key_mask[q];
-        g->pexact[q] = ix->exact[q];
+        g->gs.psh[q] = ix->shift[q];
+        g->gs.pkm[q] = ix->key_mask[q];
+        g->gs.pexact[q] = ix->exact[q];
     }
-    if ((ce = cudaMalloc(&g->d_pstart, (n_start ? n_start : 1) * sizeof *start)) != cudaSuccess ||
-        (ce = cudaMalloc(&g->d_pent, (n_ent ? n_ent : 1) * sizeof *ent)) != cudaSuccess ||
-        (ce = cudaMemcpy(g->d_pstart, start, n_start * sizeof *start, cudaMemcpyHostToDevice)) != cudaSuccess ||
-        (n_ent && (ce = cudaMemcpy(g->d_pent, ent, n_ent * sizeof *ent, cudaMemcpyHostToDevice)) != cudaSuccess)) {
+    if ((ce = cudaMalloc(&g->gs.pstart, (n_start ? n_start : 1) * sizeof *start)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->gs.pent, (n_ent ? n_ent : 1) * sizeof *ent)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->gs.pstart, start, n_start * sizeof *start, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (n_ent && (ce = cudaMemcpy(g->gs.pent, ent, n_ent * sizeof *ent, cudaMemcpyHostToDevice)) != cudaSuccess)) {
         rc = cuda_fail(err, ce, "uploading the GPU guide index");
         goto done;
     }
     g->pieces = 1;
-    g->pn = ix->n;
-    g->pcare = ix->care;
-    g->gm = gs->m;
-    g->gfull = gs->m == 32 ? ~0ull : (1ull << (2 * gs->m)) - 1;
+    g->gs.pn = ix->n;
+    g->gs.pcare = ix->care;
+    g->gs.m = gs->m;
+    g->gs.full = gs->m == 32 ? ~0ull : (1ull << (2 * gs->m)) - 1;
 done:
     free(start);
     free(ent);
@@ -1118,26 +1096,26 @@ static int upload_guides(ps_gpat_t *g, const ps_patset_t *ps, ps_err_t *err)
     for (uint32_t i = 0; i < gs->n; i++) str[i] = make_ulonglong2(gs->code[i], gs->care[i]);
     memcpy(pam, gs->pam_ok[0], pw * sizeof *pam);
     memcpy(pam + pw, gs->pam_ok[1], pw * sizeof *pam);
-    if ((ce = cudaMalloc(&g->d_gstr, n * sizeof *str)) != cudaSuccess ||
-        (ce = cudaMalloc(&g->d_gleaf, n * sizeof(uint32_t))) != cudaSuccess ||
-        (ce = cudaMalloc(&g->d_glim, n)) != cudaSuccess ||
-        (ce = cudaMalloc(&g->d_gpam, 2 * pw * sizeof *pam)) != cudaSuccess ||
-        (ce = cudaMemcpy(g->d_gstr, str, gs->n * sizeof *str, cudaMemcpyHostToDevice)) != cudaSuccess ||
-        (ce = cudaMemcpy(g->d_gleaf, gs->leaf, gs->n * sizeof(uint32_t), cudaMemcpyHostToDevice)) != cudaSuccess ||
-        (ce = cudaMemcpy(g->d_glim, gs->lim, gs->n, cudaMemcpyHostToDevice)) != cudaSuccess ||
-        (ce = cudaMemcpy(g->d_gpam, pam, 2 * pw * sizeof *pam, cudaMemcpyHostToDevice)) != cudaSuccess) {
+    if ((ce = cudaMalloc(&g->gs.str, n * sizeof *str)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->gs.leaf, n * sizeof(uint32_t))) != cudaSuccess ||
+        (ce = cudaMalloc(&g->gs.lim, n)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->gs.pam, 2 * pw * sizeof *pam)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->gs.str, str, gs->n * sizeof *str, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->gs.leaf, gs->leaf, gs->n * sizeof(uint32_t), cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->gs.lim, gs->lim, gs->n, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->gs.pam, pam, 2 * pw * sizeof *pam, cudaMemcpyHostToDevice)) != cudaSuccess) {
         rc = cuda_fail(err, ce, "uploading the GPU guide set");
         goto done;
     }
     g->guides = 1;
-    g->gm = gs->m;
-    g->gfull = gs->m == 32 ? ~0ull : (1ull << (2 * gs->m)) - 1;
-    g->gpm = gs->pam_mask;
-    g->gn_plus = gs->n_plus;
-    g->gn = gs->n;
-    g->gsh0 = gs->pam_shift[0];
-    g->gsh1 = gs->pam_shift[1];
-    g->gpam_words = (uint32_t)pw;
+    g->gs.m = gs->m;
+    g->gs.full = gs->m == 32 ? ~0ull : (1ull << (2 * gs->m)) - 1;
+    g->gs.pm = gs->pam_mask;
+    g->gs.n_plus = gs->n_plus;
+    g->gs.n = gs->n;
+    g->gs.sh0 = gs->pam_shift[0];
+    g->gs.sh1 = gs->pam_shift[1];
+    g->gs.pam_words = (uint32_t)pw;
     rc = PS_OK;
 done:
     free(str);

@@ -199,6 +199,34 @@ static void write_probes(const gcase_t *c, const char *path)
     tu_buf_free(&b);
 }
 
+/* Case c written to in (records) and pf (probes), the probes loaded as
+ * guides (PAM, limits) and laid out; *mm the most mismatches any takes. */
+static ps_patset_t *case_set(const gcase_t *c, int k, const char *in, const char *pf, ps_probes_t **p, int *mm)
+{
+    write_recs(c, in);
+    write_probes(c, pf);
+    ps_err_t err = {0};
+    *p = NULL;
+    ck_assert_msg(ps_probes_load(p, pf, PS_ALPHA_DNA, 1, &err) == PS_OK, "case %d: %s", k, err.msg);
+    if (c->pam[0]) ck_assert_msg(ps_guides_add_pam(p, c->pam, c->five, pf, &err) == PS_OK, "case %d: %s", k, err.msg);
+    *mm = 0;
+    ck_assert_msg(ps_guides_limits(*p, c->mm, mm, pf, &err) == PS_OK, "%s", err.msg);
+    ps_patset_t *ps = NULL;
+    ck_assert_msg(ps_patset_build(&ps, *p, c->both, *mm, &err) == PS_OK, "%s", err.msg);
+    return ps;
+}
+
+/* Engine e's counts of file in, per leaf of ps (calloc'd). */
+static uint64_t *scan_counts(ps_engine_t *e, const ps_patset_t *ps, const char *in, const ps_scan_opts_t *so)
+{
+    uint64_t *got = calloc(ps->leaves.n_leaves ? ps->leaves.n_leaves : 1, sizeof *got);
+    ck_assert(got);
+    ps_err_t err = {0};
+    ps_scan_stats_t st;
+    ck_assert_msg(ps_scan_file(e, &ps->leaves, in, so, got, NULL, &st, NULL, NULL, &err) == PS_OK, "%s", err.msg);
+    return got;
+}
+
 START_TEST(test_random_pam)
 {
     tu_rng_t r;
@@ -209,16 +237,10 @@ START_TEST(test_random_pam)
     for (int k = 0; k < 300; k++) {
         gcase_t c;
         make_gcase(&r, &c);
-        write_recs(&c, in);
-        write_probes(&c, pf);
         ps_err_t err = {0};
         ps_probes_t *p = NULL;
-        ck_assert_msg(ps_probes_load(&p, pf, PS_ALPHA_DNA, 1, &err) == PS_OK, "case %d: %s", k, err.msg);
-        if (c.pam[0]) ck_assert_msg(ps_guides_add_pam(&p, c.pam, c.five, pf, &err) == PS_OK, "case %d: %s", k, err.msg);
-        int mm = 0;
-        ck_assert_msg(ps_guides_limits(p, c.mm, &mm, pf, &err) == PS_OK, "%s", err.msg);
-        ps_patset_t *ps = NULL;
-        ck_assert_msg(ps_patset_build(&ps, p, c.both, mm, &err) == PS_OK, "%s", err.msg);
+        int mm;
+        ps_patset_t *ps = case_set(&c, k, in, pf, &p, &mm);
         ps_engine_info_t info = {.kind = PS_ENGINE_CPU};
         ps_scan_opts_t so;
         ps_scan_opts_init(&so, &info, c.threads);
@@ -226,10 +248,8 @@ START_TEST(test_random_pam)
         ps_engine_t *e = NULL;
         ck_assert_msg(ps_pattern_engine_new(&e, ps, ps_scan_workers(&so), &err) == PS_OK, "%s", err.msg);
         const uint32_t nl = ps->leaves.n_leaves;
-        uint64_t *got = calloc(nl, sizeof *got), *want = calloc(nl, sizeof *want);
-        ck_assert(got && want);
-        ps_scan_stats_t st;
-        ck_assert_msg(ps_scan_file(e, &ps->leaves, in, &so, got, NULL, &st, NULL, NULL, &err) == PS_OK, "%s", err.msg);
+        uint64_t *got = scan_counts(e, ps, in, &so), *want = calloc(nl, sizeof *want);
+        ck_assert(want);
         brute(&c, want, mm + 1);
         /* The guide engine (PAM first), where the set qualifies: the same
          * counts, and the same rows. */
@@ -240,10 +260,7 @@ START_TEST(test_random_pam)
         if (grc == PS_OK) {
             guide_sets++;
             unpammed += !c.pam[0];
-            uint64_t *g2 = calloc(nl, sizeof *g2);
-            ck_assert(g2);
-            ck_assert_msg(ps_scan_file(ge, &ps->leaves, in, &so, g2, NULL, &st, NULL, NULL, &err) == PS_OK, "%s",
-                          err.msg);
+            uint64_t *g2 = scan_counts(ge, ps, in, &so);
             for (uint32_t l = 0; l < nl; l++)
                 ck_assert_msg(g2[l] == want[l], "case %d (seed %llu): guide engine, leaf %u: %llu sites, brute force %llu",
                               k, (unsigned long long)tu_seed(), l, (unsigned long long)g2[l],
@@ -310,16 +327,10 @@ START_TEST(test_pam_split)
         gcase_t c;
         do make_gcase(&r, &c);
         while (c.n < 2 && (free_gcase(&c), 1));
-        write_recs(&c, in);
-        write_probes(&c, pf);
         ps_err_t err = {0};
         ps_probes_t *p = NULL;
-        ck_assert(ps_probes_load(&p, pf, PS_ALPHA_DNA, 1, &err) == PS_OK);
-        if (c.pam[0]) ck_assert(ps_guides_add_pam(&p, c.pam, c.five, pf, &err) == PS_OK);
-        int mm = 0;
-        ck_assert(ps_guides_limits(p, c.mm, &mm, pf, &err) == PS_OK);
-        ps_patset_t *ps = NULL, *parts[2] = {NULL, NULL};
-        ck_assert(ps_patset_build(&ps, p, c.both, mm, &err) == PS_OK);
+        int mm;
+        ps_patset_t *ps = case_set(&c, k, in, pf, &p, &mm), *parts[2] = {NULL, NULL};
         /* A random split of the probes in two (either may be empty). */
         uint32_t *sel[2], n_sel[2] = {0, 0};
         sel[0] = malloc(p->n * sizeof *sel[0]);
@@ -353,10 +364,8 @@ START_TEST(test_pam_split)
         ps_engine_t *e = NULL;
         ck_assert(ps_split_engine_new(&e, pe[0], map[0], nlp[0], pe[1], map[1], nlp[1], &err) == PS_OK);
         const uint32_t nl = ps->leaves.n_leaves;
-        uint64_t *got = calloc(nl, sizeof *got), *want = calloc(nl, sizeof *want);
-        ck_assert(got && want);
-        ps_scan_stats_t st;
-        ck_assert_msg(ps_scan_file(e, &ps->leaves, in, &so, got, NULL, &st, NULL, NULL, &err) == PS_OK, "%s", err.msg);
+        uint64_t *got = scan_counts(e, ps, in, &so), *want = calloc(nl, sizeof *want);
+        ck_assert(want);
         brute(&c, want, mm + 1);
         for (uint32_t l = 0; l < nl; l++)
             ck_assert_msg(got[l] == want[l], "case %d (seed %llu): leaf %u: %llu sites, brute force %llu", k,
