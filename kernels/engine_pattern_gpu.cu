@@ -39,6 +39,12 @@
  * layout: its start) and leaf go. A list that overflows is counted all the
  * same, and the chunk runs again with room for all.
  *
+ * Guides with bulges (bulges.h) take their own kernel: a lane steps through
+ * its positions with the windows that end and start there, forward and
+ * reverse-complemented; each window whose PAM holds is compared by the
+ * warp with every guide, as engine_bulges.c compares it, its sites listed
+ * at their start.
+ *
  * Engine: as the automaton's GPU engine (engine_gpu.cu): two or three
  * streams with a chunk buffer each, a host worker takes a free stream,
  * queues the copies and the kernel and returns once the copies are done;
@@ -99,6 +105,34 @@ struct gset {
     ulonglong2 *pent;
 };
 
+/* Blocks of the bulge kernel an SM holds at least: its register budget (80
+ * registers, a few spilled, against 104 for one block: 1,000 guides with
+ * bulges of 1 over 1.02 Gbp counted in 2.6 s instead of 3.0 s on an H100). */
+#ifndef PS_BULGE_MIN_BLOCKS
+#define PS_BULGE_MIN_BLOCKS 3
+#endif
+
+/* The bulge classes the kernel takes: bulges of up to 4 bases each kind
+ * (larger sets stay on CPU threads). */
+constexpr uint32_t kBulgeClasses = 9;
+
+/* A bulge set on the device (bulges.h), as bulges_kernel reads it: per
+ * guide its spacer's code and care and its limit; per guide and class its
+ * first variant, first bulge position and positions; the PAM table. */
+struct bset {
+    ulonglong2 *str;
+    uint8_t *lim, *jlo, *jn;
+    uint8_t *plain;      /* per guide: its compared positions span the spacer (the classes' own bounds) */
+    uint32_t *var_at;
+    uint64_t *pam;
+    uint32_t G, C, n, a, W, dna, strands, levels;
+    int pam5, all;
+    /* per class, for plain guides: the bound's masks and the penalty where
+     * the bound has one side (engine_bulges.c) */
+    uint64_t upre[kBulgeClasses], usuf[kBulgeClasses];
+    uint8_t upen[kBulgeClasses];
+};
+
 struct kparams {
     const uint32_t *text;
     const uint32_t *restart;
@@ -108,6 +142,7 @@ struct kparams {
     const uint32_t *leaf; /* 64 x n_gw */
     const uint64_t *sub;  /* n_gw: where a mismatch may fall (kWindowsSub; patset.h: sub) */
     gset gs;              /* a guide set (guides_kernel, pieces_kernel) */
+    bset bs;              /* a bulge set (bulges_kernel) */
     uint32_t glane;       /* the guide kernels: positions a lane ends windows at */
     unsigned long long *counts;
     uint2 *sites;         /* listed instead of counted: (position, leaf), site_cap at most */
@@ -649,6 +684,196 @@ __global__ void __launch_bounds__(kBlock) pieces_kernel(const kparams k)
     }
 }
 
+/* ---- guides with bulges (bulges.h) ------------------------------------- */
+
+__device__ __forceinline__ uint64_t bpre(uint32_t n, uint32_t j)
+{
+    return ((1ull << (2 * n)) - 1) & ~((1ull << (2 * (n - j))) - 1);
+}
+__device__ __forceinline__ uint64_t bsuf(uint32_t n, uint32_t x) { return x >= n ? 0 : (1ull << (2 * (n - x))) - 1; }
+
+/* Class c >= 1 of guide g at a candidate: every bulge position j, the
+ * best (or each within the limit) recorded. Rare: the bound passed. */
+__device__ __forceinline__ void bulge_class(const kparams &k, uint32_t g, uint32_t c, uint64_t A, uint64_t B,
+                                         uint32_t lim, uint32_t s, uint32_t start)
+{
+    const bset &b = k.bs;
+    const uint32_t n = b.n, C = b.C, del = c <= b.dna ? 0 : c - b.dna;
+    const uint32_t jn = __ldg(b.jn + (size_t)g * C + c);
+    if (!jn) return;
+    const uint32_t jlo = __ldg(b.jlo + (size_t)g * C + c), jhi = jlo + jn - 1;
+    const uint32_t v0 = __ldg(b.var_at + (size_t)g * C + c);
+    uint32_t best = lim + 1, best_j = 0;
+    for (uint32_t j = jlo; j <= jhi; j++) {
+        const uint32_t d = (uint32_t)__popcll(A & bpre(n, j)) + (uint32_t)__popcll(B & bsuf(n, j + del));
+        if (d > lim) continue;
+        if (b.all) record(k, ((v0 + j - jlo) * b.strands + s) * b.levels + d, start);
+        else if (d < best) best = d, best_j = j;
+    }
+    if (!b.all && best <= lim) record(k, ((v0 + best_j - jlo) * b.strands + s) * b.levels + best, start);
+}
+
+/* One candidate (a window whose PAM holds on strand s) against the guides,
+ * spread over the warp's lanes: engine_bulges.c's pass 1 and pass 2 in one,
+ * a lane a guide at a time. valid: a bit per class whose site lies in its
+ * segment and ends past the context; its site starts at e - len[c] (end
+ * layout) or at q. The shifted views are the candidate's; plain guides take
+ * their class's bound masks, the others their own. */
+__device__ void bulge_compare(const kparams &k, uint64_t run, uint32_t s, uint32_t valid, bool at_end, uint32_t e,
+                              uint32_t q, uint32_t lane)
+{
+    const bset &b = k.bs;
+    const uint32_t n = b.n, C = b.C, dna = b.dna;
+    const uint64_t mask = (1ull << (2 * n)) - 1;
+    const uint64_t v0 = b.pam5 ? run >> (2 * dna) & mask : run & mask;
+    uint64_t vs[kBulgeClasses];
+#pragma unroll
+    for (uint32_t c = 1; c < kBulgeClasses; c++) {
+        const bool isdna = c <= dna;
+        const uint32_t i = isdna ? c : c - dna;
+        if (b.pam5) vs[c] = isdna ? run >> (2 * (dna - i)) & mask : run >> (2 * (dna + i)) & mask;
+        else vs[c] = isdna ? run >> (2 * i) & mask : run << (2 * i) & mask;
+    }
+    const uint32_t base = b.n + b.a;
+    for (uint32_t g = lane; g < b.G; g += 32) {
+        const ulonglong2 sc = __ldg(b.str + g);
+        const uint32_t lim = __ldg(b.lim + g);
+        const bool plain = __ldg(b.plain + g);
+        uint64_t t = (v0 ^ sc.x) & sc.y;
+        const uint64_t m0 = (t | t >> 1) & 0x5555555555555555ull;
+        if (valid & 1u) {
+            const uint32_t d0 = (uint32_t)__popcll(m0);
+            if (d0 <= lim)
+                record(k, (__ldg(b.var_at + (size_t)g * C) * b.strands + s) * b.levels + d0, at_end ? e - base : q);
+        }
+#pragma unroll
+        for (uint32_t c = 1; c < kBulgeClasses; c++) {
+            if (c >= C) break;
+            if (!(valid >> c & 1u)) continue;
+            t = (vs[c] ^ sc.x) & sc.y;
+            const uint64_t ms = (t | t >> 1) & 0x5555555555555555ull;
+            const uint64_t A = b.pam5 ? m0 : ms, B = b.pam5 ? ms : m0;
+            uint32_t bound;
+            if (plain) {
+                bound = min((uint32_t)__popcll(A & b.upre[c]), (uint32_t)__popcll(B & b.usuf[c]) + b.upen[c]);
+            } else {
+                const uint32_t jn = __ldg(b.jn + (size_t)g * C + c);
+                if (!jn) continue;
+                const uint32_t del = c <= dna ? 0 : c - dna;
+                const uint32_t jlo = __ldg(b.jlo + (size_t)g * C + c), h = (2 * jlo + jn) / 2;
+                bound = (uint32_t)__popcll(A & bpre(n, h));
+                if (h > jlo) bound = min(bound, (uint32_t)__popcll(B & bsuf(n, h - 1 + del)));
+            }
+            if (bound > lim) continue;
+            const uint32_t len = c <= dna ? base + c : base - (c - dna);
+            bulge_class(k, g, c, A, B, lim, s, at_end ? e - len : q);
+        }
+    }
+}
+
+/* A warp's slice of positions: each lane the positions q of its own glane,
+ * with four rolling codes of W symbols: the window ending at q (its PAM at
+ * its end) and the one starting at q (its PAM at its start), each forward
+ * and reverse-complemented. A window whose PAM holds on a strand is a
+ * candidate; the warp compares each with every guide. A site ends at its
+ * window's end or starts at its window's start, so each is found once. */
+__global__ void __launch_bounds__(kBlock, PS_BULGE_MIN_BLOCKS) bulges_kernel(const kparams k)
+{
+    const bset &b = k.bs;
+    const uint32_t lane = threadIdx.x & 31u;
+    const uint64_t warp = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const uint64_t s0 = (warp * 32u + lane) * k.glane;
+    const bool mine = s0 < k.n;
+    const uint32_t q0 = mine ? (uint32_t)s0 : k.n, q1 = mine ? (uint32_t)min((uint64_t)k.n, s0 + k.glane) : k.n;
+    const uint32_t W = b.W, a = b.a, C = b.C;
+    const uint64_t full = W == 32 ? ~0ull : (1ull << (2 * W)) - 1, pm = (1ull << (2 * a)) - 1;
+    const uint64_t run_mask = b.n + b.dna == 32 ? ~0ull : (1ull << (2 * (b.n + b.dna))) - 1;
+    const uint32_t base = b.n + b.a;
+    /* the segment of q: [seg_lo, seg_hi) */
+    uint32_t lo = 0, hi = k.n_restart;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi) >> 1;
+        if (k.restart[mid] <= q0) lo = mid + 1;
+        else hi = mid;
+    }
+    uint32_t r = lo;
+    uint32_t seg_lo = r ? k.restart[r - 1] : 0u, seg_hi = r < k.n_restart ? k.restart[r] : k.n;
+    uint64_t Fe = 0, Re = 0, Fs = 0, Rs = 0;
+    /* symbol at p (0 outside the chunk) */
+    auto sym = [&](int64_t p) -> uint64_t {
+        if (p < 0 || p >= (int64_t)k.n) return 0;
+        return __ldg(k.text + (p >> 4)) >> (2u * ((uint32_t)p & 15u)) & 3u;
+    };
+    const uint32_t sh = 2 * (W - 1);
+    /* Warm-up: the codes as they stand before q0. */
+    for (int64_t t = (int64_t)q0 - (int64_t)W; t < (int64_t)q0; t++) {
+        const uint64_t xe = sym(t), xs = sym(t + W - 1);
+        Fe = (Fe << 2 | xe) & full;
+        Re = Re >> 2 | (3 ^ xe) << sh;
+        Fs = (Fs << 2 | xs) & full;
+        Rs = Rs >> 2 | (3 ^ xs) << sh;
+    }
+    const uint32_t steps = k.glane;
+    for (uint32_t t = 0; t < steps; t++) {
+        const uint32_t q = q0 + t;
+        bool ce = false, cs = false;
+        uint32_t ve = 0, vs = 0;
+        uint64_t run_e = 0, run_s = 0;
+        if (q < q1) {
+            const uint64_t xe = sym((int64_t)q), xs = sym((int64_t)q + W - 1);
+            Fe = (Fe << 2 | xe) & full;
+            Re = Re >> 2 | (3 ^ xe) << sh;
+            Fs = (Fs << 2 | xs) & full;
+            Rs = Rs >> 2 | (3 ^ xs) << sh;
+            while (q >= seg_hi && r < k.n_restart) {
+                r++;
+                seg_lo = seg_hi;
+                seg_hi = r < k.n_restart ? k.restart[r] : k.n;
+            }
+            /* PAM at the window's end: 3' plus (Fe), 5' minus (Re). */
+            const uint32_t se = b.pam5 ? 1u : 0u, ss = 1u - se;
+            if (se == 0 || b.strands == 2) {
+                const uint64_t X = b.pam5 ? Re : Fe, pam = b.pam5 ? X >> (2 * (W - a)) : X & pm;
+                if (__ldg(b.pam + (pam >> 6)) >> (pam & 63) & 1) {
+                    const uint32_t e = q + 1;
+                    for (uint32_t c = 0; c < C; c++) {
+                        const uint32_t len = c == 0 ? base : c <= b.dna ? base + c : base - (c - b.dna);
+                        if (e >= seg_lo + len && e <= seg_hi && e - 1 >= k.n_ctx) ve |= 1u << c;
+                    }
+                    ce = ve != 0;
+                    run_e = b.pam5 ? X & run_mask : X >> (2 * a);
+                }
+            }
+            /* PAM at the window's start: 3' minus (Rs), 5' plus (Fs). */
+            if (ss == 0 || b.strands == 2) {
+                const uint64_t X = b.pam5 ? Fs : Rs, pam = b.pam5 ? X >> (2 * (W - a)) : X & pm;
+                if (__ldg(b.pam + (pam >> 6)) >> (pam & 63) & 1) {
+                    for (uint32_t c = 0; c < C; c++) {
+                        const uint32_t len = c == 0 ? base : c <= b.dna ? base + c : base - (c - b.dna);
+                        if (q >= seg_lo && q + len <= seg_hi && q + len - 1 >= k.n_ctx) vs |= 1u << c;
+                    }
+                    cs = vs != 0;
+                    run_s = b.pam5 ? X & run_mask : X >> (2 * a);
+                }
+            }
+        }
+        uint32_t me = __ballot_sync(0xffffffffu, ce), ms = __ballot_sync(0xffffffffu, cs);
+        const uint32_t se = b.pam5 ? 1u : 0u;
+        while (me) {
+            const uint32_t c = (uint32_t)__ffs(me) - 1u;
+            me &= me - 1;
+            bulge_compare(k, __shfl_sync(0xffffffffu, run_e, c), se, __shfl_sync(0xffffffffu, ve, c), true,
+                          __shfl_sync(0xffffffffu, q + 1, c), 0, lane);
+        }
+        while (ms) {
+            const uint32_t c = (uint32_t)__ffs(ms) - 1u;
+            ms &= ms - 1;
+            bulge_compare(k, __shfl_sync(0xffffffffu, run_s, c), 1u - se, __shfl_sync(0xffffffffu, vs, c), false, 0,
+                          __shfl_sync(0xffffffffu, q, c), lane);
+        }
+    }
+}
+
 /* The kernels' kinds: windows with units of one or two words, the general layout. */
 enum { kWindows1, kWindows2, kGeneral, kWindowsSub, kKinds };
 
@@ -877,6 +1102,8 @@ struct ps_gpat {
     /* A guide set (guideset.h): its strings and PAM tables on the device. */
     int guides, pieces; /* the guide kernel (a PAM) or the piece kernel (none) */
     gset gs;            /* for either, its arrays on the device */
+    int bulges;         /* a bulge set (bulges.h): bulges_kernel, sites listed at their start */
+    bset bs;
     unsigned long long *d_counts;
     uint64_t *h_counts;
     kernel_fn kernel;
@@ -937,6 +1164,32 @@ cudaError_t guides_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint
     return cudaGetLastError();
 }
 
+/* A bulge set's launch: a lane the PAM positions of glane, a few waves. */
+cudaError_t bulges_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32_t n_ctx, const uint32_t *d_restart,
+                          uint32_t n_restart, const site_list *list, cudaStream_t stream)
+{
+    kparams k;
+    memset(&k, 0, sizeof k);
+    k.text = d_text;
+    k.restart = d_restart;
+    k.counts = g->d_counts;
+    k.sites = list ? list->sites : NULL;
+    k.n_sites = list ? list->n : NULL;
+    k.site_cap = list ? list->cap : 0;
+    k.n = n;
+    k.n_ctx = n_ctx;
+    k.n_restart = n_restart;
+    k.bs = g->bs;
+    uint64_t lane = (uint64_t)n / (4ull * g->resident);
+    lane = lane < 64 ? 64 : lane > 1024 ? 1024 : lane;
+    k.glane = (uint32_t)lane;
+    const uint64_t lanes = ((uint64_t)n + lane - 1) / lane;
+    const uint64_t blocks = (lanes + kBlock - 1) / kBlock;
+    if (blocks > 0x7fffffffull) return cudaErrorInvalidValue;
+    bulges_kernel<<<(unsigned)blocks, kBlock, 0, stream>>>(k);
+    return cudaGetLastError();
+}
+
 cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32_t n_ctx, const uint32_t *d_restart,
                         uint32_t n_restart, const uint8_t *d_edge, uint8_t head_edge, uint8_t tail_edge,
                         const site_list *list, cudaStream_t stream)
@@ -944,6 +1197,7 @@ cudaError_t gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint32_t n, uint32
     /* Windows ending in the context were counted before; starts there
      * were left to this chunk. */
     if (n == 0 || (!g->general && n <= n_ctx) || g->n_gw == 0) return cudaSuccess;
+    if (g->bulges) return bulges_launch(g, d_text, n, n_ctx, d_restart, n_restart, list, stream);
     if (g->guides || g->pieces) return guides_launch(g, d_text, n, n_ctx, d_restart, n_restart, list, stream);
     const uint32_t pw = g->bits == 2 ? 16u : 6u;
     const uint32_t wpw = 1u << g->wpw_shift, groups = (g->n_unit + wpw - 1) / wpw;
@@ -1008,6 +1262,13 @@ extern "C" void ps_gpat_free(ps_gpat_t *g)
     cudaFree(g->gs.pam);
     cudaFree(g->gs.pstart);
     cudaFree(g->gs.pent);
+    cudaFree(g->bs.str);
+    cudaFree(g->bs.lim);
+    cudaFree(g->bs.jlo);
+    cudaFree(g->bs.jn);
+    cudaFree(g->bs.var_at);
+    cudaFree(g->bs.pam);
+    cudaFree(g->bs.plain);
     cudaFree(g->d_counts);
     free(g->h_counts);
     free(g);
@@ -1207,6 +1468,89 @@ fail:
     return rc;
 }
 
+/* The bulge set on the current device, with its leaf counters. */
+static int gpat_new_bulges(ps_gpat_t **out, const ps_bulgeset_t *b, ps_err_t *err)
+{
+    *out = NULL;
+    if (b->n_classes > kBulgeClasses)
+        return ps_fail(err, PS_E_USAGE, "the GPU takes bulges of up to %u bases each kind; these are searched on CPU "
+                       "threads", (kBulgeClasses - 1) / 2);
+    ps_gpat_t *g = (ps_gpat_t *)calloc(1, sizeof *g);
+    if (!g) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    g->bits = 2;
+    g->levels = b->leaves.levels;
+    g->n_gw = 1; /* work to launch */
+    g->n_leaves = b->leaves.n_leaves;
+    g->bulges = 1;
+    const size_t G = b->n_guides, C = b->n_classes, pw = ((size_t)1 << (2 * b->a)) / 64 + 1;
+    ulonglong2 *str = (ulonglong2 *)malloc((G ? G : 1) * sizeof *str);
+    uint8_t *plain = (uint8_t *)malloc(G ? G : 1);
+    cudaError_t ce;
+    int rc = PS_OK, dev = 0, sms = 0, per_sm = 0;
+    if (!str || !plain || !(g->h_counts = (uint64_t *)malloc(((size_t)g->n_leaves + 1) * sizeof(uint64_t)))) {
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory for the GPU bulge set");
+        goto done;
+    }
+    for (size_t i = 0; i < G; i++) str[i] = make_ulonglong2(b->code[i], b->care[i]);
+    /* A plain guide compares its spacer's first and last positions: its
+     * classes' ranges, and so their bounds, are the set's (bulges.c). */
+    {
+        const uint64_t ends = (uint64_t)3 << (2 * (b->n - 1)) | 3u;
+        for (size_t i = 0; i < G; i++) plain[i] = (b->care[i] & ends) == ends;
+        for (uint32_t c = 1; c < C && c < kBulgeClasses; c++) {
+            int lo, cnt;
+            ps_bulge_class_range(b, c, 0, (int)b->n - 1, &lo, &cnt);
+            const uint32_t del = c <= (uint32_t)b->dna ? 0 : c - (uint32_t)b->dna, n = b->n;
+            const uint32_t jlo = (uint32_t)lo, h = (2 * jlo + (uint32_t)cnt) / 2;
+            const uint64_t m = (1ull << (2 * n)) - 1;
+            g->bs.upre[c] = cnt ? m & ~((1ull << (2 * (n - h))) - 1) : m;
+            g->bs.usuf[c] = cnt && h > jlo && h - 1 + del < n ? (1ull << (2 * (n - (h - 1 + del)))) - 1 : 0;
+            g->bs.upen[c] = cnt && h > jlo ? 0 : 64;
+        }
+    }
+    if ((ce = cudaGetDevice(&dev)) != cudaSuccess ||
+        (ce = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+        (ce = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->bs.str, (G ? G : 1) * sizeof *str)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->bs.lim, G ? G : 1)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->bs.jlo, G * C ? G * C : 1)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->bs.jn, G * C ? G * C : 1)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->bs.var_at, (G * C + 1) * sizeof(uint32_t))) != cudaSuccess ||
+        (ce = cudaMalloc(&g->bs.pam, pw * sizeof(uint64_t))) != cudaSuccess ||
+        (ce = cudaMalloc(&g->bs.plain, G ? G : 1)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->d_counts, ((size_t)g->n_leaves + 1) * sizeof(uint64_t))) != cudaSuccess ||
+        (ce = cudaMemcpy(g->bs.str, str, G * sizeof *str, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->bs.lim, b->lim, G, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->bs.jlo, b->jlo, G * C, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->bs.jn, b->jn, G * C, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->bs.var_at, b->var_at, (G * C + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice)) !=
+            cudaSuccess ||
+        (ce = cudaMemcpy(g->bs.pam, b->pam_ok, pw * sizeof(uint64_t), cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->bs.plain, plain, G, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemset(g->d_counts, 0, ((size_t)g->n_leaves + 1) * sizeof(uint64_t))) != cudaSuccess ||
+        (ce = cudaDeviceSynchronize()) != cudaSuccess) {
+        rc = cuda_fail(err, ce, "uploading the GPU bulge set");
+        goto done;
+    }
+    g->resident = (uint32_t)sms * (uint32_t)per_sm;
+    g->bs.G = (uint32_t)G;
+    g->bs.C = (uint32_t)C;
+    g->bs.n = b->n;
+    g->bs.a = b->a;
+    g->bs.W = b->W;
+    g->bs.dna = (uint32_t)b->dna;
+    g->bs.strands = b->leaves.both_strands ? 2u : 1u;
+    g->bs.levels = (uint32_t)b->leaves.levels;
+    g->bs.pam5 = b->pam5;
+    g->bs.all = b->all_positions;
+done:
+    free(str);
+    free(plain);
+    if (rc < 0) ps_gpat_free(g);
+    else *out = g;
+    return rc;
+}
+
 extern "C" int ps_gpat_launch(ps_gpat_t *g, const uint32_t *d_text, uint64_t n, uint32_t n_ctx,
                               const uint32_t *d_restart, const uint8_t *d_edge, uint32_t n_restart, uint8_t head_edge,
                               uint8_t tail_edge, void *stream, ps_err_t *err)
@@ -1369,7 +1713,7 @@ int sites_on(pengine *pe, pstream *s, const ps_chunk_t *c, ps_sites_t *out, ps_e
         const uint2 v = s->h_sites[i];
         if (pe->g->drop && pe->g->drop[v.y]) continue; /* beyond its probe's own limit */
         /* Windows are listed at their end, the general layout at its start. */
-        out->pos[out->n] = pe->g->general ? v.x : v.x + 1u - pe->leaf_len[v.y];
+        out->pos[out->n] = pe->g->general || pe->g->bulges ? v.x : v.x + 1u - pe->leaf_len[v.y];
         out->leaf[out->n++] = v.y;
     }
     return PS_OK;
@@ -1436,8 +1780,10 @@ void pe_info(const ps_engine_t *e, ps_engine_info_t *out)
     out->gpu_sms = pe->prop.multiProcessorCount;
     out->gpu_mem_gib = pe->prop.totalGlobalMem / 1073741824.0;
     out->patterns = 1;
-    snprintf(out->kernel, sizeof out->kernel, "%s", pe->g->guides ? "guides" : pe->g->pieces ? "pieces" : "pattern");
-    out->guides = pe->g->guides || pe->g->pieces;
+    snprintf(out->kernel, sizeof out->kernel, "%s",
+             pe->g->bulges ? "bulges" : pe->g->guides ? "guides" : pe->g->pieces ? "pieces" : "pattern");
+    out->guides = pe->g->guides || pe->g->pieces || pe->g->bulges;
+    out->bulges = pe->g->bulges;
     out->chunks_gpu = __atomic_load_n(&pe->chunks, __ATOMIC_RELAXED);
     out->max_chunk_syms = PS_GPU_CHUNK_SYMS;
     out->max_chunk_restarts = PS_GPU_CHUNK_RESTARTS;
@@ -1475,11 +1821,12 @@ void pe_destroy(ps_engine_t *e)
 
 } // namespace
 
-extern "C" int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *ps, int gpu_id, int workers,
-                                         ps_err_t *err)
+/* The engine over a pattern set ps or a bulge set b (one of them). */
+static int engine_new(ps_engine_t **out, const ps_patset_t *ps, const ps_bulgeset_t *b, int gpu_id, int workers,
+                      ps_err_t *err)
 {
     *out = NULL;
-    int rc = check_set(ps, err);
+    int rc = ps ? check_set(ps, err) : PS_OK;
     if (rc < 0) return rc;
     char why[384];
     if (!ps_gpu_usable(gpu_id, why, sizeof why))
@@ -1498,7 +1845,7 @@ extern "C" int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *p
     pe->workers = workers > 0 ? workers : 1;
     /* Two streams at least, so that one's copy overlaps the other's kernel. */
     pe->n_streams = workers >= 3 ? 3 : 2;
-    const int bits = ps_alpha_bits(ps->leaves.alpha);
+    const int bits = ps ? ps_alpha_bits(ps->leaves.alpha) : 2;
     /* Padded past the last word for the kernel's one-word read-ahead. */
     const size_t text_bytes = ((size_t)(PS_GPU_CHUNK_SYMS / PS_PER_WORD(bits) + 1) * sizeof(uint32_t) + 31) & ~(size_t)15;
     cudaError_t ce;
@@ -1510,7 +1857,7 @@ extern "C" int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *p
         rc = cuda_fail(err, ce, "cudaGetDeviceProperties");
         goto fail;
     }
-    if ((rc = ps_gpat_new(&pe->g, ps, err)) < 0) goto fail;
+    if ((rc = ps ? ps_gpat_new(&pe->g, ps, err) : gpat_new_bulges(&pe->g, b, err)) < 0) goto fail;
     if (!(pe->s = (pstream *)calloc((size_t)pe->n_streams, sizeof *pe->s))) {
         rc = ps_fail(err, PS_E_NOMEM, "out of memory creating the GPU pattern engine");
         goto fail;
@@ -1531,12 +1878,13 @@ extern "C" int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *p
             goto fail;
         }
     }
-    /* Each leaf's length, from the last bits that carry its string's. */
-    if (!(pe->leaf_len = (uint32_t *)calloc((size_t)ps->leaves.n_leaves + 1, sizeof *pe->leaf_len))) {
+    /* Each leaf's length, from the last bits that carry its string's
+     * (sites of a bulge set are listed at their start). */
+    if (ps && !(pe->leaf_len = (uint32_t *)calloc((size_t)ps->leaves.n_leaves + 1, sizeof *pe->leaf_len))) {
         rc = ps_fail(err, PS_E_NOMEM, "out of memory creating the GPU pattern engine");
         goto fail;
     }
-    for (uint32_t w = 0; w < ps->n_words; w++)
+    for (uint32_t w = 0; ps && w < ps->n_words; w++)
         for (uint64_t m = ps->last[w]; m; m &= m - 1) {
             const uint32_t bit = w * 64u + (uint32_t)__builtin_ctzll(m);
             for (int d = 0; d <= ps->max_mm; d++) pe->leaf_len[ps->leaf_at[bit] + (uint32_t)d] = ps->len_at[bit];
@@ -1553,4 +1901,16 @@ extern "C" int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *p
 fail:
     pe_destroy(e);
     return rc;
+}
+
+extern "C" int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *ps, int gpu_id, int workers,
+                                         ps_err_t *err)
+{
+    return engine_new(out, ps, NULL, gpu_id, workers, err);
+}
+
+extern "C" int ps_gpu_bulge_engine_new(ps_engine_t **out, const ps_bulgeset_t *b, int gpu_id, int workers,
+                                       ps_err_t *err)
+{
+    return engine_new(out, NULL, b, gpu_id, workers, err);
 }

@@ -197,7 +197,7 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         case PS_OPT_INCLUDED: case PS_OPT_SKIP_FREQUENT: case PS_OPT_MAX_X: case PS_OPT_NO_OVERLAPS: case PS_OPT_SHORTEST:
             if ((rc = ps_opt_psscan(c, optarg, &o->pso, err)) > 0) rc = PS_OK;
             break;
-        case PS_OPT_PAM: case PS_OPT_PAM5:
+        case PS_OPT_PAM: case PS_OPT_PAM5: case PS_OPT_DNA_BULGE: case PS_OPT_RNA_BULGE:
             if ((rc = ps_opt_guide(c, optarg, &o->go, err)) > 0) rc = PS_OK;
             break;
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan count --help)", argv[optind - 1]);
@@ -319,7 +319,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
         " s:I, s:I, s:{s:o, s:o, s:o, s:o, s:o, s:o}, s:I}",
         "version", PS_VERSION, "engine", ps_engine_ran(&in), "engine_requested", asked[o->engine], "device",
         ps_json_text(device), "gpu_started", in.gpu_started, "kernel", in.kernel[0] ? in.kernel : NULL, "index",
-        in.guides ? "guides" : in.patterns ? "patterns" : in.kmer_set ? "kmer_set" : "automaton", "kmer_path", in.kmer_path, "chunks", "cpu",
+        in.bulges ? "bulges" : in.guides ? "guides" : in.patterns ? "patterns" : in.kmer_set ? "kmer_set" : "automaton", "kmer_path", in.kmer_path, "chunks", "cpu",
         (json_int_t)in.chunks_cpu, "gpu", (json_int_t)in.chunks_gpu, "readers", n_engines, "threads", o->threads,
         "probes", (json_int_t)p->n, "k", p->k, "alphabet", ps_alpha_name(p->alpha), "strands",
         lv->both_strands ? "both" : "forward", "mismatches", lv->levels - 1, "inputs", ins, "records",
@@ -379,6 +379,12 @@ static int run_count(opts_t *o, ps_err_t *err)
                            &o->mismatches, "counted", &both, err);
     if (rc < 0) goto done;
     if (p->limit) o->mm_set = 1; /* probes of their own limits: a column per level */
+    if ((p->bulge_dna || p->bulge_rna) && (o->by_record || o->by_file || o->samples)) {
+        rc = ps_fail(err, PS_E_USAGE, "bulges: count writes one table of guides (columns by bulge and mismatches); "
+                                      "--by-record, --by-file and --samples are not taken with bulges, "
+                                      "use locate and group its rows");
+        goto done;
+    }
     if (o->verbose)
         fprintf(stderr, "probescan: %u probes of length %d; alphabet %s%s; strands: %s\n", p->n, p->k,
                 ps_alpha_name(p->alpha),
@@ -401,12 +407,15 @@ static int run_count(opts_t *o, ps_err_t *err)
     if ((rc = ps_plan_index(&pl, &po, p, both, err)) < 0) goto done;
     {
         /* -m 0 on exact probes: the exact index, and its one column. */
-        ps_leaves_t *own = pl.ps ? &pl.ps->leaves : pl.ks ? &pl.ks->leaves : &pl.a->leaves;
+        ps_leaves_t *own = pl.bs ? &pl.bs->leaves : pl.ps ? &pl.ps->leaves : pl.ks ? &pl.ks->leaves : &pl.a->leaves;
         own->mm_columns = o->mm_set;
         lv = own;
     }
     tm.build = ps_now() - t;
-    if (o->verbose && pl.ps) {
+    if (o->verbose && pl.bs) {
+        fprintf(stderr, "probescan: bulge set: %u guides, %u variants (DNA bulges up to %d, RNA up to %d), up to %d "
+                        "mismatches\n", pl.bs->n_guides, pl.bs->n_var, pl.bs->dna, pl.bs->rna, o->mismatches);
+    } else if (o->verbose && pl.ps) {
         const ps_patset_t *f = pl.ps->fwd;
         fprintf(stderr, "probescan: pattern set: %u strings, %u bit words%s, up to %d mismatches, built in %.3f s\n",
                 pl.ps->n_strings + (f ? f->n_strings : 0), pl.ps->n_words + (f ? f->n_words : 0),
@@ -538,7 +547,9 @@ static int run_count(opts_t *o, ps_err_t *err)
     }
     t = ps_now();
     FILE *f = ps_output_stream(out);
-    if (!o->by_record)
+    if (pl.bs)
+        rc = ps_bulges_write_counts(f, pl.bs, counts, err);
+    else if (!o->by_record)
         rc = o->samples ? ps_write_matrix(f, p, lv, counts, (const char *const *)o->samples->name,
                                           (int)o->samples->n_samples, o->threads, err)
              : o->by_file ? ps_write_matrix(f, p, lv, counts, (const char *const *)o->names, o->n_inputs, o->threads, err)

@@ -48,6 +48,7 @@ typedef struct {
     int kmer_set;           /* probes are looked up in the k-mer set (kmerset.h), not walked in the automaton */
     int patterns;           /* probes are matched as patterns (patset.h): classes, lengths, mismatches */
     int guides;             /* patterns matched PAM first (guideset.h): a guide library with its PAM */
+    int bulges;             /* guides with DNA and RNA bulges (bulges.h) */
     int split;              /* GPU: CPU threads count the patterns it does not take, on the same chunks */
     uint64_t chunks_cpu;    /* chunks scanned on CPU threads */
     uint64_t chunks_gpu;    /* chunks scanned on the GPU */

@@ -29,6 +29,7 @@
 
 #include <stdint.h>
 
+#include "bulges.h"
 #include "engine.h"
 #include "error.h"
 #include "patset.h"
@@ -48,6 +49,11 @@ extern "C" {
  * callers (>= 1) over ps, which must outlive it. PS_E_USAGE: the set is
  * not one the GPU takes; PS_E_GPU: no usable GPU, or a CUDA failure. */
 int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *ps, int gpu_id, int workers, ps_err_t *err);
+
+/* The same for guides with bulges (bulges.h): bulges_kernel, a warp's lanes
+ * stepping through PAM positions, each candidate compared with every guide
+ * as engine_bulges.c does (the same sites, counts and rows). */
+int ps_gpu_bulge_engine_new(ps_engine_t **out, const ps_bulgeset_t *b, int gpu_id, int workers, ps_err_t *err);
 
 /* The device layout of ps with its leaf counters, on the current device. */
 typedef struct ps_gpat ps_gpat_t;

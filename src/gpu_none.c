@@ -45,3 +45,10 @@ int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *ps, int gpu_
     *out = NULL;
     return ps_fail(err, PS_E_GPU, "GPU pattern engine unavailable: this probescan was built without CUDA");
 }
+
+int ps_gpu_bulge_engine_new(ps_engine_t **out, const ps_bulgeset_t *b, int gpu_id, int workers, ps_err_t *err)
+{
+    (void)b, (void)gpu_id, (void)workers;
+    *out = NULL;
+    return ps_fail(err, PS_E_GPU, "GPU bulge engine unavailable: this probescan was built without CUDA");
+}

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bulges.h"
 #include "patset.h"
 #include "pattern.h"
 #include "twobit.h"
@@ -350,6 +351,7 @@ int ps_casoff_load(ps_probes_t **out, const char *path, ps_err_t *err)
     int rc = PS_OK, fields = 0;
     unsigned long lineno = 2;
     size_t L = 0;
+    int bulge[2] = {0, 0}; /* DNA, RNA */
     if (next_line(f, &line, &cap) < 0 || next_line(f, &line, &cap) < 0) {
         rc = ps_fail(err, PS_E_FORMAT, "%s: a Cas-OFFinder input file needs a genome line and a pattern line", path);
         goto done;
@@ -361,10 +363,15 @@ int ps_casoff_load(ps_probes_t **out, const char *path, ps_err_t *err)
             rc = ps_fail(err, PS_E_FORMAT, "%s: line 2: the pattern must be IUPAC letters", path);
             goto done;
         }
-        if (nw == 3 && (strcmp(w[1], "0") || strcmp(w[2], "0"))) {
-            rc = ps_fail(err, PS_E_USAGE, "%s: line 2: DNA and RNA bulges (%s %s) are not searched yet; give "
-                                          "bulge sizes 0 0, or leave them out", path, w[1], w[2]);
-            goto done;
+        if (nw == 3) {
+            for (int b = 1; b <= 2; b++)
+                if (!all_digits(w[b]) || strlen(w[b]) > 2 || atoi(w[b]) > PS_BULGE_MAX) {
+                    rc = ps_fail(err, PS_E_USAGE, "%s: line 2: bulge sizes are 0 to %d bases, not '%s'", path,
+                                 PS_BULGE_MAX, w[b]);
+                    goto done;
+                }
+            bulge[0] = atoi(w[1]);
+            bulge[1] = atoi(w[2]);
         }
         if (nw != 1 && nw != 3) {
             rc = ps_fail(err, PS_E_FORMAT, "%s: line 2: a pattern, or a pattern and two bulge sizes", path);
@@ -466,6 +473,10 @@ int ps_casoff_load(ps_probes_t **out, const char *path, ps_err_t *err)
         goto done;
     }
     rc = make_set(out, n, seq, name, fx, L, lim, query, err);
+    if (rc == PS_OK) {
+        (*out)->bulge_dna = (uint8_t)bulge[0];
+        (*out)->bulge_rna = (uint8_t)bulge[1];
+    }
     goto done;
 oom:
     rc = ps_fail(err, PS_E_NOMEM, "out of memory reading %s", path);

@@ -15,7 +15,8 @@
  *
  * Cas-OFFinder's input file: its first line names a FASTA file or a folder
  * of them (the input when none is given), its second a pattern (IUPAC, N
- * for "any"; two more numbers are bulge sizes), then one line a guide:
+ * for "any"; two more numbers are the DNA and RNA bulge sizes, probes.h's
+ * bulge_dna and bulge_rna: bulges.h), then one line a guide:
  * `SEQ LIMIT [ID]`, SEQ as long as the pattern, read up to the first
  * blank line. A guide is matched as Cas-OFFinder matches it: where the
  * pattern names bases and the guide has N, the site must hold them
@@ -37,6 +38,7 @@ extern "C" {
 typedef struct {
     const char *pam; /* --pam or --pam5: the PAM, or NULL */
     int pam5;        /* the PAM is 5' of the probe (--pam5) */
+    int dna_bulge, rna_bulge; /* --dna-bulge, --rna-bulge (bulges.h) */
 } ps_guide_opts_t;
 
 /* The longest PAM. */

@@ -183,7 +183,7 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
         case PS_OPT_INCLUDED: case PS_OPT_SKIP_FREQUENT: case PS_OPT_MAX_X: case PS_OPT_NO_OVERLAPS: case PS_OPT_SHORTEST:
             if ((rc = ps_opt_psscan(c, optarg, &o->pso, err)) > 0) rc = PS_OK;
             break;
-        case PS_OPT_PAM: case PS_OPT_PAM5:
+        case PS_OPT_PAM: case PS_OPT_PAM5: case PS_OPT_DNA_BULGE: case PS_OPT_RNA_BULGE:
             if ((rc = ps_opt_guide(c, optarg, &o->go, err)) > 0) rc = PS_OK;
             break;
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan locate --help)", argv[optind - 1]);
@@ -272,7 +272,7 @@ static int run_locate(opts_t *o, ps_err_t *err)
     const ps_plan_opts_t po = {.locate = 1, .engine = o->engine, .index = PS_INDEX_AUTO, .gpu_id = o->gpu_id,
                                .threads = o->threads, .verbose = o->verbose, .mismatches = o->mismatches,
                                .bytes = ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs),
-                               .probes = o->probes};
+                               .casoff_rows = o->format == PS_SITES_CASOFF, .probes = o->probes};
     if ((rc = ps_plan_index(&pl, &po, p, both, err)) < 0) goto done;
 
     ps_engine_info_t info = {.kind = PS_ENGINE_CPU};
@@ -284,7 +284,9 @@ static int run_locate(opts_t *o, ps_err_t *err)
     ps_scan_opts_init(&so, &info, o->threads);
     if ((rc = ps_scanner_new(&sc, e, pl.lv, &so, err)) < 0) goto done;
     if ((rc = ps_output_open(&out, o->output, o->cleanup, err)) < 0) goto done;
-    if ((rc = ps_site_writer_new(&w, ps_output_stream(out), p, pl.lv, o->format, o->max_hits, err)) < 0) goto done;
+    if ((rc = pl.bs ? ps_site_writer_new_bulges(&w, ps_output_stream(out), pl.bs, o->format, o->max_hits, err)
+                    : ps_site_writer_new(&w, ps_output_stream(out), p, pl.lv, o->format, o->max_hits, err)) < 0)
+        goto done;
     uint32_t n_rules = 0;
     if (ps_opt_psscan_rules(p, o->mismatches) && (rc = ps_site_writer_rules(w, &o->pso, &n_rules, err)) < 0) goto done;
     if (o->verbose && n_rules)

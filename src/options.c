@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bulges.h"
 #include "host.h"
 #include "patset.h"
 #include "samples.h"
@@ -148,6 +149,15 @@ int ps_opt_psscan_rules(const ps_probes_t *p, int mismatches)
 
 int ps_opt_guide(int key, const char *arg, ps_guide_opts_t *o, ps_err_t *err)
 {
+    if (key == PS_OPT_DNA_BULGE || key == PS_OPT_RNA_BULGE) {
+        uint64_t v;
+        if (ps_opt_uint(arg, PS_BULGE_MAX, &v))
+            return ps_fail(err, PS_E_USAGE, "%s takes 0 to %d bases, not '%s'",
+                           key == PS_OPT_DNA_BULGE ? "--dna-bulge" : "--rna-bulge", PS_BULGE_MAX, arg);
+        if (key == PS_OPT_DNA_BULGE) o->dna_bulge = (int)v;
+        else o->rna_bulge = (int)v;
+        return 1;
+    }
     if (key != PS_OPT_PAM && key != PS_OPT_PAM5) return 0;
     int rc = ps_guides_check_pam(arg, key == PS_OPT_PAM ? "--pam" : "--pam5", err);
     if (rc < 0) return rc;
@@ -183,10 +193,17 @@ int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int t
         if (go->pam)
             return ps_fail(err, PS_E_USAGE, "%s is a Cas-OFFinder input file, whose pattern line holds the PAM; "
                                             "leave out %s", path, go->pam5 ? "--pam5" : "--pam");
+        if (go->dna_bulge || go->rna_bulge)
+            return ps_fail(err, PS_E_USAGE, "%s is a Cas-OFFinder input file, whose pattern line holds the bulge "
+                                            "sizes; leave out --dna-bulge and --rna-bulge", path);
         rc = ps_casoff_load(p, path, err);
     } else {
         rc = ps_probes_load_flags(p, path, alpha, threads, pso->skip_frequent ? PS_LOAD_SKIP_FREQUENT : 0, err);
         if (rc == PS_OK && go->pam) rc = ps_guides_add_pam(p, go->pam, go->pam5, path, err);
+        if (rc == PS_OK) {
+            (*p)->bulge_dna = (uint8_t)go->dna_bulge;
+            (*p)->bulge_rna = (uint8_t)go->rna_bulge;
+        }
     }
     if (rc < 0) return rc;
     /* A number in a third column changes what is counted: said aloud. */

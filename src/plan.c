@@ -3,11 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine_bulges.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
 #include "engine_guides.h"
 #include "engine_kmer.h"
 #include "engine_mixed.h"
+#include "engine_pattern_gpu.h"
 #include "engine_pattern.h"
 #include "engine_split.h"
 #include "host.h"
@@ -19,6 +21,7 @@ void ps_plan_free(ps_plan_t *pl)
     ps_patset_free(pl->ps);
     ps_patset_free(pl->parts[0]);
     ps_patset_free(pl->parts[1]);
+    ps_bulgeset_free(pl->bs);
     memset(pl, 0, sizeof *pl);
 }
 
@@ -108,6 +111,13 @@ int ps_plan_index(ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, 
 {
     memset(pl, 0, sizeof *pl);
     int rc;
+    if (p->bulge_dna || p->bulge_rna) {
+        if (o->index != PS_INDEX_AUTO) return ps_fail(err, PS_E_USAGE, "--index applies to exact probes, not to bulges");
+        if ((rc = ps_bulgeset_build(&pl->bs, p, o->mismatches, both, o->casoff_rows, err)) < 0) return rc;
+        pl->lv = &pl->bs->leaves;
+        snprintf(pl->why, sizeof pl->why, "bulges");
+        return PS_OK;
+    }
     if (p->patterns || o->mismatches > 0 || (o->locate && o->engine == PS_REQ_GPU)) {
         if (o->index != PS_INDEX_AUTO)
             return ps_fail(err, PS_E_USAGE, "--index applies to exact probes of one length, not to %s",
@@ -135,6 +145,7 @@ int ps_plan_index(ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, 
 
 int ps_plan_cpu_engine(ps_engine_t **e, const ps_plan_t *pl, int workers, ps_err_t *err)
 {
+    if (pl->bs) return ps_bulge_engine_new(e, pl->bs, workers, err);
     if (pl->ps) {
         char why[160];
         int rc = ps_guide_engine_new(e, pl->ps, workers, why, sizeof why, err);
@@ -227,10 +238,60 @@ static int exact_gpu_worth(const ps_plan_opts_t *o, const ps_plan_t *pl, char *w
     return cpu_s > 1.0;
 }
 
+/* Whether the GPU repays its start on a bulge set: the CPU engine's time,
+ * PAM windows (both strands) times guides times classes at BULGE_NS a
+ * class and guide on a thread, over half a second (the GPU's start and its
+ * first chunk take about 0.4 s: 1,000 guides with NGG and bulges of 1 over
+ * one yeast genome took 0.6 s on an H100). Measured: 2.8 ns on the GPU
+ * machine's host (AVX-512; the same over yeast x 10, 16 threads: 8.0 s),
+ * 4 ns on 2 cores without AVX-512 (E. coli). */
+#define BULGE_NS 2.8
+static int bulge_gpu_worth(const ps_plan_opts_t *o, const ps_bulgeset_t *b, char *why, size_t len)
+{
+    if (o->bytes == 0) {
+        snprintf(why, len, "input size unknown");
+        return 1;
+    }
+    uint64_t pass = 0;
+    const uint64_t codes = (uint64_t)1 << (2 * b->a);
+    for (uint64_t w = 0; w < codes / 64 + 1; w++) pass += (uint64_t)__builtin_popcountll(b->pam_ok[w]);
+    const double windows = o->bytes * (b->leaves.both_strands ? 2.0 : 1.0) * (double)pass / (double)codes;
+    const double cpu_s = windows * b->n_guides * b->n_classes * BULGE_NS * 1e-9 / o->threads;
+    snprintf(why, len, "%.3g PAM windows x %u guides x %u bulge classes, about %.2f s on %d CPU threads", windows,
+             b->n_guides, b->n_classes, cpu_s, o->threads);
+    return cpu_s > 0.5;
+}
+
+/* Over a bulge set: the GPU when asked, or (auto) where one is present and
+ * the work repays its start; else CPU threads. */
+static int bulge_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *o, int workers, int *on_gpu,
+                        ps_err_t *err)
+{
+    char why[sizeof err->msg] = "no NVIDIA GPU device found", work[200] = "";
+    int want_gpu = o->engine == PS_REQ_GPU;
+    if (o->engine == PS_REQ_AUTO && ps_gpu_device_present()) {
+        want_gpu = bulge_gpu_worth(o, pl->bs, work, sizeof work);
+        snprintf(why, sizeof why, "%s", work);
+    }
+    if (want_gpu) {
+        int rc = ps_gpu_bulge_engine_new(e, pl->bs, o->gpu_id, workers, err);
+        if (rc == PS_OK) {
+            *on_gpu = 1;
+            if (o->verbose) fprintf(stderr, "probescan: engine: the GPU, bulges (%s)\n", work[0] ? work : "asked for");
+            return rc;
+        }
+        if (o->engine == PS_REQ_GPU) return rc;
+        snprintf(why, sizeof why, "%s", err->msg);
+    }
+    say_cpu(o, ", bulges", why);
+    return ps_plan_cpu_engine(e, pl, workers, err);
+}
+
 int ps_plan_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, int workers,
                    int *on_gpu, ps_err_t *err)
 {
     *on_gpu = 0;
+    if (pl->bs) return bulge_engine(e, pl, o, workers, on_gpu, err);
     if (pl->ps) return pattern_engine(e, pl, o, p, workers, on_gpu, err);
     char why[sizeof err->msg] = "no NVIDIA GPU device found";
     const char *what = pl->ks ? ", k-mer set" : "";

@@ -1,31 +1,36 @@
 /* plan.h - the one place `count` and `locate` choose what the probes are
  * matched in (the index) and by what (the engine).
  *
- * The index: the pattern set (patset.h) for patterns, mismatches, a PAM or
- * limits per probe (and for `locate --engine gpu`, whose GPU kernels match
- * patterns); else the k-mer set (kmerset.h) where it is asked for, or for
- * DNA of k <= 32 from PS_KMER_SET_FROM strings on; else the Aho-Corasick
+ * The index: the bulge set (bulges.h) for guides with DNA or RNA bulges;
+ * the pattern set (patset.h) for patterns, mismatches, a PAM or limits per
+ * probe (and for `locate --engine gpu`, whose GPU kernels match patterns);
+ * else the k-mer set (kmerset.h) where it is asked for, or for DNA of
+ * k <= 32 from PS_KMER_SET_FROM strings on; else the Aho-Corasick
  * automaton. Before building the k-mer set or the automaton for `count`,
  * one that could not fit with its counts in the memory this process may
  * use is refused.
  *
- * The engine, over the pattern set: the GPU where asked for, or (auto)
- * where one is present and the work repays starting it (the CPU alone would
- * take over a second: ps_patset_gpu_worth), not for per-record counts; the
- * GPU takes the patterns of up to 64 positions, CPU threads beside it the
- * longer ones (engine_split.h). Else CPU threads: windows apart from the
- * rest where the set has both (engine_split.h), a guide library PAM first
- * (engine_guides.h), or the pattern engine. Over the k-mer set or the
- * automaton: for `count`, the GPU when asked for, or (auto) the GPU with
- * CPU threads scanning while it starts (engine_mixed.h) where the CPU
- * alone would take over a second; for `locate`, which places exact probes
- * as fast as the input is read, CPU threads. -v says what ran and why. */
+ * The engine, over the bulge set: the GPU where asked for, or (auto) where
+ * one is present and the CPU bulge engine (engine_bulges.h) would take over
+ * half a second; else CPU threads. Over the pattern set: the GPU where asked
+ * for, or (auto) where one is present and the work repays starting it (the
+ * CPU alone would take over a second: ps_patset_gpu_worth), not for
+ * per-record counts; the GPU takes the patterns of up to 64 positions, CPU
+ * threads beside it the longer ones (engine_split.h). Else CPU threads:
+ * windows apart from the rest where the set has both (engine_split.h), a
+ * guide library PAM first (engine_guides.h), or the pattern engine. Over
+ * the k-mer set or the automaton: for `count`, the GPU when asked for, or
+ * (auto) the GPU with CPU threads scanning while it starts (engine_mixed.h)
+ * where the CPU alone would take over a second; for `locate`, which places
+ * exact probes as fast as the input is read, CPU threads. -v says what ran
+ * and why. */
 #ifndef PS_PLAN_H
 #define PS_PLAN_H
 
 #include <stdint.h>
 
 #include "automaton.h"
+#include "bulges.h"
 #include "engine.h"
 #include "error.h"
 #include "kmerset.h"
@@ -50,6 +55,7 @@ typedef struct {
     int by_record;          /* counts per record (the CPU alone) */
     int mismatches;         /* the most any probe takes */
     int count_windows;      /* CPU threads: windows counted, not listed (engine_split.h) */
+    int casoff_rows;        /* bulges: every bulge position a row (Cas-OFFinder's rows, bulges.h) */
     double bytes;           /* the inputs' sequence bytes (ps_inputs_bytes; 0: unknown) */
     uint64_t columns;       /* count columns of the table, for the memory bound */
     const char *probes;     /* the probe file, for messages */
@@ -62,6 +68,7 @@ typedef struct {
     ps_kmerset_t *ks;
     ps_patset_t *ps;
     ps_patset_t *parts[2];
+    ps_bulgeset_t *bs;      /* guides with bulges: the bulge set, its variants the probes of the rows */
     const ps_leaves_t *lv;
     char why[160];          /* why this index, for -v */
 } ps_plan_t;

@@ -64,6 +64,7 @@ typedef struct {
                         * PS_NO_LIMIT where none was given; NULL: none was given anywhere */
     uint8_t *fixed;    /* patterns: n * k flags, 1 where a site must match without a mismatch (a PAM);
                         * NULL: none */
+    uint8_t bulge_dna, bulge_rna; /* the most bases of a DNA, an RNA bulge a site may hold (bulges.h) */
     char **query;      /* n texts for --format cas-offinder's query column (the guide with N over the
                         * PAM); NULL: the sequence */
     char *query_text;

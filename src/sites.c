@@ -17,6 +17,7 @@ typedef struct {
                                * its start, j + 1 for its j-th header); offsets in it */
     uint32_t probe;
     uint8_t strand, dist, held; /* held: its name and letters are in the held rows' buffers */
+    uint8_t whole;            /* its text is the whole row, formatted on a pool thread */
     uint32_t name;            /* the record's name, in names */
     uint32_t n_x;             /* ps_scan's rules: the X's its match takes where residues are named */
     uint32_t tlen;            /* the length of its text */
@@ -73,6 +74,7 @@ struct ps_site_writer {
     const char *last_name; /* the record name written last, and its length (valid within one
                             * emit: name buffers are refilled between them) */
     size_t last_len;
+    const ps_bulgeset_t *bs; /* guides with bulges: the probes are its variants (bulges.h) */
     ps_site_stats_t st;
     ps_site_rows_t held;  /* rows near the last chunk's end, waiting for the next */
     ps_site_rows_t spare; /* where the next held rows are copied */
@@ -106,12 +108,13 @@ static void probe_pattern(const ps_probes_t *p, uint32_t i, int s, ps_pattern_t 
     else *out = fw;
 }
 
-int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, const ps_leaves_t *lv,
-                       ps_sites_format_t format, uint64_t max_hits, ps_err_t *err)
+static int make(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, const ps_leaves_t *lv,
+                ps_sites_format_t format, uint64_t max_hits, const ps_bulgeset_t *bs, ps_err_t *err)
 {
     *out = NULL;
     ps_site_writer_t *w = calloc(1, sizeof *w);
     if (!w) return nomem(err);
+    w->bs = bs;
     w->f = f;
     w->p = p;
     w->lv = lv;
@@ -153,6 +156,7 @@ int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, co
         if (strcmp(p->name[i], p->seq[i]) && (!p->query || strcmp(p->name[i], p->query[i]))) w->casoff_ids = 1;
     }
     w->row_most += PS_NAME_MAX + 3 * PS_MAX_K + 3 * 20 + 16;
+    if (bs) w->row_most += ps_bulges_row_most(bs);
     for (uint32_t i = 0; p->id && i < p->n; i++) {
         size_t most = strlen(p->id[i]) + w->pname_len[i] + 2 * PS_PATTERN_MAX + PS_NAME_MAX + 160;
         if (most > w->row_most) w->row_most = most;
@@ -180,9 +184,24 @@ int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, co
         }
     }
     if (format == PS_SITES_TSV)
-        fputs("input\trecord\tstart\tend\tname\tmismatches\tstrand\tprobe\tmatched\n", f);
+        fputs(bs ? "input\trecord\tstart\tend\tname\tmismatches\tstrand\tprobe\tmatched\tbulge\tbulge_size\n"
+                 : "input\trecord\tstart\tend\tname\tmismatches\tstrand\tprobe\tmatched\n",
+              f);
+    if (format == PS_SITES_CASOFF && bs && f) ps_bulges_casoff_header(f);
     *out = w;
     return PS_OK;
+}
+
+int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, const ps_leaves_t *lv,
+                       ps_sites_format_t format, uint64_t max_hits, ps_err_t *err)
+{
+    return make(out, f, p, lv, format, max_hits, NULL, err);
+}
+
+int ps_site_writer_new_bulges(ps_site_writer_t **out, FILE *f, const ps_bulgeset_t *bs, ps_sites_format_t format,
+                              uint64_t max_hits, ps_err_t *err)
+{
+    return make(out, f, bs->variants, &bs->leaves, format, max_hits, bs, err);
 }
 
 int ps_site_writer_rules(ps_site_writer_t *w, const ps_psopts_t *o, uint32_t *n_rules, ps_err_t *err)
@@ -421,6 +440,33 @@ static void write_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const c
     }
     const int tsv = w->format == PS_SITES_TSV;
     char *o = w->out + w->out_len;
+    if (r->whole) {
+        memcpy(o, matched, r->tlen);
+        w->out_len += r->tlen;
+        if (w->out_len >= OUT_BUF) {
+            fwrite(w->out, 1, w->out_len, w->f);
+            w->out_len = 0;
+        }
+        return;
+    }
+    if (w->format == PS_SITES_CASOFF && w->bs) {
+        /* the site on its strand */
+        char site[2 * PS_PATTERN_MAX + 2];
+        const size_t len = (size_t)(r->end - r->start);
+        for (size_t j = 0; j < len && j < sizeof site; j++) {
+            char c = r->strand ? matched[len - 1 - j] : matched[j];
+            if (r->strand) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : c == 'T' ? 'A' : c;
+            site[j] = c;
+        }
+        o = ps_bulges_casoff_row(w->bs, o, r->probe, site, len < sizeof site ? len : sizeof site, name,
+                                 w->last_len, r->start + shift, r->strand, r->dist);
+        w->out_len = (size_t)(o - w->out);
+        if (w->out_len >= OUT_BUF) {
+            fwrite(w->out, 1, w->out_len, w->f);
+            w->out_len = 0;
+        }
+        return;
+    }
     if (w->format == PS_SITES_CASOFF) {
         o = casoff_row(w, o, r, name, shift, matched);
         w->out_len = (size_t)(o - w->out);
@@ -458,13 +504,21 @@ static void write_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const c
     *o++ = '\t';
     *o++ = r->strand ? '-' : '+';
     if (tsv) {
-        const size_t sl = strlen(w->p->seq[r->probe]);
+        const ps_bulge_var_t *bv = w->bs ? &w->bs->var[r->probe] : NULL;
+        const char *seq = bv ? w->bs->guides->seq[bv->guide] : w->p->seq[r->probe];
+        const size_t sl = strlen(seq);
         *o++ = '\t';
-        memcpy(o, w->p->seq[r->probe], sl);
+        memcpy(o, seq, sl);
         o += sl;
         *o++ = '\t';
         memcpy(o, matched, (size_t)(r->end - r->start));
         o += r->end - r->start;
+        if (bv) {
+            *o++ = '\t';
+            for (const char *t = ps_bulge_type_name(bv->type); *t; t++) *o++ = *t;
+            *o++ = '\t';
+            o = fmt_u64(o, bv->size);
+        }
     }
     *o++ = '\n';
     w->out_len = (size_t)(o - w->out);
@@ -685,8 +739,28 @@ static int add_rows(const ps_site_writer_t *w, ps_site_rows_t *rs, const ps_chun
             row_t *row = new_row(rs);
             if (!row) return nomem(err);
             uint64_t rec = j == c->n_rec ? 0 : block ? c->rec_id[j] + 1 : c->rec_id[j];
-            *row = (row_t){rec, soff, soff + len, en->probe, en->strand, en->dist, 0, name, pm.n_x, (uint32_t)len, 0};
+            *row = (row_t){rec, soff, soff + len, en->probe, en->strand, en->dist, 0, 0, name, pm.n_x, (uint32_t)len, 0};
             if (!has_text(w)) continue;
+            if (w->bs && w->format == PS_SITES_CASOFF && !block) {
+                /* Cas-OFFinder 3's rows are long: formatted here, on the
+                 * pool's threads, and only copied by the writer. */
+                const char *rn = c->rec_name + c->name_off[j];
+                const size_t rl = strlen(rn);
+                if (grow(&rs->text, &rs->text_cap, rs->text_len + w->row_most + rl)) return nomem(err);
+                char site[2 * PS_PATTERN_MAX + 2];
+                const size_t sl = len < sizeof site ? (size_t)len : sizeof site;
+                for (size_t t = 0; t < sl; t++) {
+                    const int x = (int)ps_chunk_sym(c, spos + (en->strand ? len - 1 - t : t));
+                    site[t] = ps_alpha_letter(alpha, en->strand ? 3 - x : x);
+                }
+                row->moff = rs->text_len;
+                char *o = ps_bulges_casoff_row(w->bs, rs->text + rs->text_len, en->probe, site, sl, rn, rl, soff,
+                                               en->strand, en->dist);
+                row->tlen = (uint32_t)(o - (rs->text + rs->text_len));
+                rs->text_len += row->tlen;
+                row->whole = 1;
+                continue;
+            }
             if (grow(&rs->text, &rs->text_cap, rs->text_len + 2 * len + 2 * PS_PATTERN_MAX + 1)) return nomem(err);
             row->moff = rs->text_len;
             if (rule && w->format != PS_SITES_TSV) {

@@ -53,6 +53,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bulges.h"
 #include "error.h"
 #include "leaves.h"
 #include "pack.h"
@@ -79,6 +80,12 @@ typedef struct {
  * per probe at most (0: no limit). */
 int ps_site_writer_new(ps_site_writer_t **out, FILE *f, const ps_probes_t *p, const ps_leaves_t *lv,
                        ps_sites_format_t format, uint64_t max_hits, ps_err_t *err);
+/* The same for guides with bulges (bulges.h): the rows of bs's variants,
+ * each named as its guide; TSV adds the columns bulge (X, DNA or RNA) and
+ * bulge_size, its probe column the guide; cas-offinder writes Cas-OFFinder
+ * 3.0.0's header lines and rows (bulges.h: ps_bulges_casoff_row). */
+int ps_site_writer_new_bulges(ps_site_writer_t **out, FILE *f, const ps_bulgeset_t *bs, ps_sites_format_t format,
+                              uint64_t max_hits, ps_err_t *err);
 /* ps_scan's rules (prosite.h) for the protein PROSITE patterns of an
  * exact run (no mismatches): each such site ends where ps_scan's match at
  * its start ends, and rows pass the rules in order before max_hits. Call

@@ -421,8 +421,30 @@ expect_fail "--pam and --pam5 together" "--pam5" count --pam NGG --pam5 TTTV -p 
 expect_fail "PAM beside protein probes" "protein" count --pam NGG -a protein -p guides.tsv pam.fa
 printf 'g\tACGT\t9\n' >limit9.tsv
 expect_fail "a probe's limit over 8" "'g'" count -p limit9.tsv pam.fa
-printf 'pam.fa\nNNNNNNNNGG 1 1\nACGTACGTNN 2\n' >bulge.txt
-expect_fail "Cas-OFFinder file with bulges" "bulges" count -p bulge.txt
+# Bulges: a Cas-OFFinder file with bulge sizes, and --dna-bulge/--rna-bulge;
+# count's sites are locate's rows, and the refusals.
+printf 'pam.fa\nNNNNNNNNGG 1 1\nACGTACGTNN 2 b1\n' >bulge.txt
+run count -p bulge.txt
+total=$(awk -F'\t' 'NR == 2 { print $3 }' out.txt)
+if [ "$rc" -eq 0 ] && head -1 out.txt | grep -q $'\tdna1_mm0\t.*\trna1_mm2$' && [ "${total:-0}" -gt 0 ] &&
+    [ "$($RUN_AS "$PROBESCAN" locate -q -p bulge.txt | wc -l)" = "$total" ]; then
+    ok
+else
+    bad "count of a Cas-OFFinder file with bulges, against locate's rows: $(cat out.txt err.txt | tr '\n' '|')"
+fi
+run locate --format cas-offinder -p bulge.txt
+if [ "$rc" -eq 0 ] && [ "$(head -2 out.txt | tail -1 | cut -f1-3)" = $'#Id\tBulge Type\tcrRNA' ] &&
+    grep -q $'^b1\tDNA\tACGTACGT-NN\tACGTACGTAGG\tc\t0\t+\t0\t1$' out.txt && [ "$(grep -c '^b1' out.txt)" = 3 ]; then
+    ok
+else
+    bad "Cas-OFFinder 3 rows of a file with bulges: $(cat out.txt err.txt | tr '\n' '|')"
+fi
+run locate --pam GG --dna-bulge 1 --format tsv -p guides.tsv pam.fa
+if [ "$rc" -eq 0 ] && head -1 out.txt | grep -q $'\tbulge\tbulge_size$'; then ok; else bad "locate --dna-bulge --format tsv: $(head -2 out.txt err.txt | tr '\n' '|')"; fi
+expect_fail "--dna-bulge beside a Cas-OFFinder file" "bulge sizes" count --dna-bulge 1 -p bulge.txt
+expect_fail "a bulge of 9" "--rna-bulge" count --rna-bulge 9 --pam NGG -p guides.tsv pam.fa
+printf "ACGTACGTAC\n" >spacers.txt
+expect_fail "bulges with --by-record" "--by-record" count --by-record --dna-bulge 1 --pam NGG -p spacers.txt pam.fa
 printf 'pam.fa\nNNNNNNNNNGG\nACGTACGTNNN 2\n' >cof.txt
 run locate --format cas-offinder -p cof.txt
 if [ "$rc" -eq 0 ] && [ "$(tr '\n' '|' <out.txt)" = $'ACGTACGTNNN\tc\t0\tACGTACGTAGG\t+\t0|' ]; then ok; else bad "Cas-OFFinder file, its genome the input: $(cat out.txt err.txt | tr '\n' '|')"; fi

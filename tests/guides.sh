@@ -21,6 +21,24 @@
 # same rows. Guides are sampled from PAM sites on both strands with a few
 # bases changed (seeded; PS_SEED repeats a run).
 #
+# Bulges, against Cas-OFFinder 3.0.0 (beta; built from the main branch's
+# tarball beside 2.4.1's): SpCas9 with DNA and RNA bulges of 1 (30 guides,
+# ids, limits 0 to 4), the same with a DNA bulge of 2, and Cas12a (5' PAM)
+# with bulges of 1. Its '+' rows are compared whole; its '-' rows by site
+# (id, type, record, location, strand, mismatches, size), since on '-' it
+# writes crRNA and DNA strings that do not spell the genome (and, for a 5'
+# PAM, the location of its padded window, moved here to the site's start).
+# It reads a window of the pattern's length plus the DNA bulge size, so it
+# does not search sites whose window would leave the record; those of
+# probescan's rows are set aside before comparing. It keys its variants by
+# their text across guides, so where two guides share one (a duplicate
+# guide, or a base deleted from each leaving one string) it writes that
+# variant's rows once, under the first guide's id but with both guides'
+# bulge positions: such guides are set aside on both sides. For the first case also:
+# locate's native rows (each distinct site once, at its fewest mismatches)
+# and count's sites per guide against the sites of its rows, and the same
+# guides with --pam NGG --dna-bulge 1 --rna-bulge 1 giving the same rows.
+#
 # Cas-OFFinder is built from ../shared/peers/cas-offinder-2.4.1.tar.gz (or
 # PS_PEERS) and run on the CPU through pocl (Debian: pocl-opencl-icd
 # ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers cmake); the cases
@@ -49,9 +67,9 @@ finish() {
     [ "$failed" -eq 0 ]
     exit
 }
-CASES=5 CHECKS_PER_CASE=3
+CASES=5 CHECKS_PER_CASE=3 BULGE_CHECKS=9
 skip_all() {
-    skipped=$((CASES * CHECKS_PER_CASE + 1))
+    skipped=$((CASES * CHECKS_PER_CASE + 1 + BULGE_CHECKS))
     echo "guides.sh: $skipped skipped ($1: $2)"
     finish
 }
@@ -256,5 +274,174 @@ if [ -s spcas9.want ] && "$cof" twobit.cof C twobit.out >twobit.coflog 2>&1; the
 else
     skipped=$((skipped + 1))
     echo "guides.sh: 1 skipped (tool: Cas-OFFinder did not run on the 2bit genome)"
+fi
+
+# 5. Bulges against Cas-OFFinder 3.0.0 (beta).
+beta_tar=$PEERS/cas-offinder-main-0a9ac00.tar.gz
+skip_bulges() {
+    skipped=$((skipped + BULGE_CHECKS))
+    echo "guides.sh: $BULGE_CHECKS skipped ($1: $2)"
+    finish
+}
+[ -r "$beta_tar" ] || skip_bulges data "Cas-OFFinder 3.0.0 source not found (PS_PEERS or ../shared/peers)"
+tar xzf "$beta_tar" && cd cas-offinder-main-0a9ac00 &&
+    cmake -DCMAKE_POLICY_VERSION_MINIMUM=3.5 -DCMAKE_BUILD_TYPE=Release . >../cmake3.log 2>&1 &&
+    make -j2 >>../cmake3.log 2>&1
+built=$?
+cd "$work" || exit 2
+[ "$built" -eq 0 ] && [ -x cas-offinder-main-0a9ac00/cas-offinder ] || {
+    tail -5 cmake3.log
+    skip_bulges tool "Cas-OFFinder 3.0.0 did not build"
+}
+cof3=$work/cas-offinder-main-0a9ac00/cas-offinder
+python3 - "$seed" "$work/genome" <<'EOF' || { echo "FAIL: writing the bulge cases"; exit 1; }
+import os, random, sys
+rnd = random.Random(int(sys.argv[1]) ^ 0xb01e5)
+folder = sys.argv[2]
+seq = []
+for fn in sorted(os.listdir(folder)):
+    if not fn.endswith('.fa'): continue
+    cur = []
+    for line in open(os.path.join(folder, fn)):
+        if line.startswith('>'):
+            if cur: seq.append(''.join(cur)); cur = []
+        else:
+            cur.append(line.strip().upper())
+    if cur: seq.append(''.join(cur))
+COMP = {'A': 'T', 'C': 'G', 'G': 'C', 'T': 'A'}
+def rc(s): return ''.join(COMP[c] for c in reversed(s))
+def sample(n, L, ok, five, P):
+    out = []
+    while len(out) < n:
+        s = rnd.choice(seq)
+        i = rnd.randrange(len(s) - L)
+        site = s[i:i + L]
+        if any(c not in 'ACGT' for c in site): continue
+        if rnd.random() < 0.5: site = rc(site)
+        if not ok(site): continue
+        g = list(site)
+        for _ in range(rnd.randrange(3)):
+            j = rnd.randrange(L)
+            g[j] = rnd.choice('ACGT')
+        out.append('N' * P + ''.join(g[P:]) if five else ''.join(g[:L - P]) + 'N' * P)
+    return out
+ngg = lambda s: s.endswith('GG')
+tttv = lambda s: s.startswith('TTT') and s[3] in 'ACG'
+cases = [('b11', 'N' * 21 + 'GG 1 1', ngg, False, 3, 30, True),
+         ('b21', 'N' * 21 + 'GG 2 1', ngg, False, 3, 20, False),
+         ('c12b', 'TTTV' + 'N' * 23 + ' 1 1', tttv, True, 4, 20, False)]
+def variants(g, D, R, five):
+    # Cas-OFFinder 3's compare strings of guide line g (cas-offinder.cpp)
+    f = len(g) - len(g.lstrip('N')); l = len(g.rstrip('N')) - 1
+    out = []
+    for i in range(1, D + 1):
+        for j in range(f, l + 2):
+            out.append(g[:j] + 'N' * i + g[j:] + 'N' * (D - i) if five else 'N' * (D - i) + g[:j] + 'N' * i + g[j:])
+    for i in range(1, R + 1):
+        for j in range(f, l + 1 - i):
+            out.append(g[:j] + g[j + i:] + 'N' * (D + i) if five else 'N' * (D + i) + g[:j] + g[j + i:])
+    return out
+for name, pat, ok, five, P, n, ids in cases:
+    L = len(pat.split()[0])
+    D, R = int(pat.split()[1]), int(pat.split()[2])
+    guides = sample(n, L, ok, five, P)
+    limits = [rnd.randrange(5) if ids else 3 for _ in guides]
+    # Cas-OFFinder 3 keys variants by their text across guides: where two
+    # guides share one (a duplicate, or one base deleted from each leaving
+    # the same string), it writes that variant's rows under the first
+    # guide's id, with the bulge positions of both.
+    owners = {}
+    for k, g in enumerate(guides):
+        for v in set(variants(g, D, R, five)): owners.setdefault(v, set()).add(k)
+    shared = sorted(set(k for ks in owners.values() if len(ks) > 1 for k in ks))
+    shadowed = ['g%d' % k if ids else str(k) for k in shared]
+    with open(name + '.skip', 'w') as f:
+        f.write(''.join(x + '\n' for x in shadowed))
+    with open(name + '.cof', 'w') as f:
+        f.write(folder + '\n' + pat + '\n')
+        for k, g in enumerate(guides):
+            f.write('%s %d%s\n' % (g, limits[k], ' g%d' % k if ids else ''))
+    if ids:
+        with open(name + '.tsv', 'w') as f:
+            for k, g in enumerate(guides):
+                f.write('g%d\t%s\t%d\n' % (k, g[:L - P], limits[k]))
+EOF
+# Record lengths, for the windows Cas-OFFinder 3 reads.
+for f in genome/*.fa; do
+    awk '/^>/ { if (n) print n "\t" l; n = substr($1, 2); l = 0; next } { l += length($0) } END { print n "\t" l }' "$f"
+done >reclen.tsv
+# split3 FILE DNA PATLEN FIVE MINE SKIP: FILE's rows as FILE.plus (whole,
+# the record cut at its first blank) and FILE.minus (by site), each sorted
+# and distinct, less the guides in SKIP (above); MINE=1: probescan's, less
+# the sites whose padded window leaves the record; else Cas-OFFinder's, a
+# 5' PAM's '-' locations moved from its window to the site.
+split3() {
+    : >"$1.plus"
+    : >"$1.minus"
+    awk -F'\t' -v D="$2" -v P="$3" -v five="$4" -v mine="$5" -v out="$1" 'BEGIN { OFS = "\t" }
+        FILENAME == ARGV[1] { skip[$1] = 1; next }
+        FILENAME == ARGV[2] { len[$1] = $2; next }
+        /^#/ || ($1 in skip) { next }
+        { sub(/ .*/, "", $5)
+          pad = $2 == "X" ? D : $2 == "DNA" ? D - $9 : D + $9
+          site = $2 == "DNA" ? P + $9 : $2 == "RNA" ? P - $9 : P
+          if (mine) {
+              ws = ($7 == "+") == (five == 0) ? $6 - pad : $6
+              if (ws < 0 || ws + site + pad > len[$5]) next
+          } else if (five && $7 == "-") $6 += pad
+          if ($7 == "+") print > (out ".plus")
+          else print $1, $2, $5, $6, $7, $8, $9 > (out ".minus") }' "$6" reclen.tsv "$1"
+    sort -u -o "$1.plus" "$1.plus"
+    sort -u -o "$1.minus" "$1.minus"
+}
+for spec in b11:1:23:0 b21:2:23:0 c12b:1:27:1; do
+    IFS=: read -r name D P five <<<"$spec"
+    if ! "$cof3" "$name.cof" C "$name.out" >"$name.coflog" 2>&1; then
+        tail -3 "$name.coflog"
+        skipped=$((skipped + 2))
+        echo "guides.sh: 2 skipped (tool: Cas-OFFinder 3.0.0 did not run on the CPU)"
+        continue
+    fi
+    if ! "$bin" locate -q -p "$name.cof" --format cas-offinder -o "$name.got" 2>"$name.err"; then
+        bad "$name: locate failed: $(head -2 "$name.err")"
+        bad "$name: no rows to compare"
+        continue
+    fi
+    split3 "$name.out" "$D" "$P" "$five" 0 "$name.skip"
+    split3 "$name.got" "$D" "$P" "$five" 1 "$name.skip"
+    echo "guides.sh: $name: Cas-OFFinder 3 wrote $(grep -vc '^#' "$name.out") rows ($(wc -l <"$name.out.plus") '+' and $(wc -l <"$name.out.minus") '-' distinct, $(grep -c $'\t[DR]NA\t' "$name.out") with a bulge; $(wc -l <"$name.skip") guides set aside)"
+    if [ -s "$name.out.plus" ] && cmp -s "$name.out.plus" "$name.got.plus"; then ok; else bad "$name: '+' rows differ from Cas-OFFinder 3's: $(diff "$name.out.plus" "$name.got.plus" | head -4 | tr '\n' ' ')"; fi
+    if [ -s "$name.out.minus" ] && cmp -s "$name.out.minus" "$name.got.minus"; then ok; else bad "$name: '-' sites differ from Cas-OFFinder 3's: $(diff "$name.out.minus" "$name.got.minus" | head -4 | tr '\n' ' ')"; fi
+done
+# The first case natively: each distinct site once at its fewest mismatches
+# (BED), count's sites per guide, and --pam with the bulge options.
+if [ -s b11.out ] && [ -s b11.got ]; then
+    awk -F'\t' 'BEGIN { OFS = "\t" } /^#/ { next }
+        { sub(/ .*/, "", $5); len = $2 == "DNA" ? 23 + $9 : $2 == "RNA" ? 23 - $9 : 23
+          k = $5 OFS $6 OFS $6 + len OFS $1 OFS $7
+          if (!(k in m) || $8 < m[k]) m[k] = $8 }
+        END { for (k in m) { split(k, f, OFS); print f[1], f[2], f[3], f[4], m[k], f[5] } }' b11.got | sort >b11.sites
+    if "$bin" locate -q -p b11.cof -o b11.bed 2>b11.berr; then
+        sort b11.bed >b11.bed.s
+        if [ -s b11.sites ] && cmp -s b11.sites b11.bed.s; then ok; else bad "b11: locate's rows are not the distinct sites at their fewest mismatches: $(diff b11.sites b11.bed.s | head -4 | tr '\n' ' ')"; fi
+    else
+        bad "b11: locate (BED) failed: $(head -2 b11.berr)"
+    fi
+    if "$bin" count -q -p b11.cof -o b11.counts 2>b11.cerr; then
+        awk -F'\t' 'NR > 1 && $3 > 0 { print $1 "\t" $3 }' b11.counts | sort >b11.cnt
+        cut -f4 b11.sites | sort | uniq -c | awk '{ print $2 "\t" $1 }' | sort >b11.cnt.want
+        if cmp -s b11.cnt b11.cnt.want; then ok; else bad "b11: count's sites per guide differ from locate's: $(diff b11.cnt.want b11.cnt | head -4 | tr '\n' ' ')"; fi
+    else
+        bad "b11: count failed: $(head -2 b11.cerr)"
+    fi
+    if "$bin" locate -q -p b11.tsv --pam NGG --dna-bulge 1 --rna-bulge 1 --format cas-offinder -o b11.nat genome/*.fa 2>b11.nerr &&
+        cmp -s <(sort b11.got) <(sort b11.nat); then
+        ok
+    else
+        bad "b11: --pam NGG --dna-bulge 1 --rna-bulge 1 rows differ from the Cas-OFFinder file's: $(head -2 b11.nerr)"
+    fi
+else
+    skipped=$((skipped + 3))
+    echo "guides.sh: 3 skipped (tool: Cas-OFFinder 3.0.0 did not run)"
 fi
 finish

@@ -4,7 +4,8 @@
  * the same way, over files (classes, lengths 1 to 64, mismatches, both
  * strands, N runs and records, small chunks, FASTA and FASTQ) and over
  * chunks made here, for windows and for general patterns (variable
- * repeats, anchors).
+ * repeats, anchors); the guide kernels and the bulge kernel against the
+ * CPU guide and bulge engines, counts and rows.
  *
  * The runner (check_main.c) adds this suite only where a GPU is usable, and
  * otherwise reports its checks skipped. CUDA is first touched inside the
@@ -17,7 +18,9 @@
 #include <string.h>
 
 #include "automaton.h"
+#include "bulges.h"
 #include "engine.h"
+#include "engine_bulges.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
 #include "engine_kmer.h"
@@ -1379,6 +1382,131 @@ START_TEST(test_gpu_guides)
 }
 END_TEST
 
+/* Guides with bulges (bulges.h): the GPU bulge engine against the CPU's,
+ * counts and rows (TSV at each site's best position, or Cas-OFFinder's
+ * rows at every position), random guides from the records, PAMs 3' and 5'
+ * or none, bulges of 0 to 2 bases each kind, limits, chunk cuts. */
+static void gb_case(tu_rng_t *r, const char *dir, int idx, uint32_t most)
+{
+    static const char *const pams[] = {"NGG", "NRG", "TTTV", ""};
+    const int pi = (int)tu_rng_below(r, 4), five = pi == 2;
+    const int n_rec = (int)tu_rng_range(r, 1, 4);
+    char **rec = calloc((size_t)n_rec, sizeof *rec);
+    ck_assert(rec);
+    tu_buf_t fa = {0};
+    for (int t = 0; t < n_rec; t++) {
+        rec[t] = gp_record(r, PS_DNA, (size_t)tu_rng_below(r, 30000));
+        tu_buf_printf(&fa, ">r%d\n%s\n", t, rec[t]);
+    }
+    char *path = tu_path(dir, "bulges.fa");
+    tu_write_file(path, fa.p ? fa.p : "", fa.n);
+    tu_buf_free(&fa);
+    const uint32_t n = (uint32_t)tu_rng_range(r, 1, most);
+    const size_t L = (size_t)tu_rng_range(r, 12, 22);
+    char **g = calloc(n, sizeof *g);
+    ck_assert(g);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *src = rec[tu_rng_below(r, (uint64_t)n_rec)];
+        const size_t sl = strlen(src);
+        g[i] = gp_probe(r, PS_DNA, (uint32_t)L, sl > L ? src + tu_rng_below(r, sl - L) : NULL);
+        for (size_t j = 0; g[i][j]; j++)
+            if (!strchr("ACGT", g[i][j])) g[i][j] = "ACGT"[tu_rng_below(r, 4)];
+    }
+    ps_err_t err;
+    ps_probes_t *p = NULL;
+    ck_assert_msg(ps_probes_from_strings(&p, n, (const char *const *)g, NULL, PS_ALPHA_DNA, &err) == PS_OK, "%s",
+                  err.msg);
+    if (pams[pi][0]) ck_assert_msg(ps_guides_add_pam(&p, pams[pi], five, "guides", &err) == PS_OK, "%s", err.msg);
+    do {
+        p->bulge_dna = (uint8_t)tu_rng_below(r, 3);
+        p->bulge_rna = (uint8_t)tu_rng_below(r, 3);
+    } while (!p->bulge_dna && !p->bulge_rna);
+    const int mm0 = (int)tu_rng_below(r, 4);
+    if (tu_rng_chance(r, 40)) {
+        ck_assert((p->limit = malloc(n)) != NULL);
+        for (uint32_t i = 0; i < n; i++) p->limit[i] = tu_rng_chance(r, 50) ? (uint8_t)tu_rng_below(r, 4) : PS_NO_LIMIT;
+    }
+    int mm = 0;
+    ck_assert(ps_guides_limits(p, mm0, &mm, "guides", &err) == PS_OK);
+    const int both = tu_rng_chance(r, 80), all = tu_rng_chance(r, 50);
+    ps_bulgeset_t *b = NULL;
+    ck_assert_msg(ps_bulgeset_build(&b, p, mm, both, all, &err) == PS_OK, "%s", err.msg);
+    char what[256];
+    snprintf(what, sizeof what, "bulges case %d (seed %llu; %u guides of %zu + %s %s, bulges %d/%d, -m %d%s, %s strands%s)",
+             idx, (unsigned long long)tu_seed(), n, L, pams[pi], five ? "5'" : "3'", p->bulge_dna, p->bulge_rna, mm0,
+             p->limit ? " and limits" : "", both ? "both" : "one", all ? ", every position" : "");
+    const uint32_t nl = b->leaves.n_leaves;
+    uint64_t *want = calloc(nl + 1, sizeof *want), *got = calloc(nl + 1, sizeof *got);
+    ck_assert(want && got);
+    ps_engine_info_t cin = {.kind = PS_ENGINE_CPU};
+    ps_scan_opts_t co;
+    ps_scan_opts_init(&co, &cin, 2);
+    ps_engine_t *ce = NULL, *ge = NULL;
+    ck_assert_int_eq(ps_bulge_engine_new(&ce, b, ps_scan_workers(&co), &err), PS_OK);
+    ck_assert_msg(ps_scan_file(ce, &b->leaves, path, &co, want, NULL, NULL, NULL, NULL, &err) == PS_OK, "%s",
+                  err.msg);
+    ps_engine_info_t gin = {.kind = PS_ENGINE_GPU, .max_chunk_syms = PS_GPU_CHUNK_SYMS,
+                            .max_chunk_restarts = PS_GPU_CHUNK_RESTARTS};
+    ps_scan_opts_t go;
+    ps_scan_opts_init(&go, &gin, 2);
+    if (tu_rng_chance(r, 60)) go.chunk_syms = (uint64_t)b->leaves.k + tu_rng_below(r, 3000);
+    ck_assert_msg(ps_gpu_bulge_engine_new(&ge, b, 0, ps_scan_workers(&go), &err) == PS_OK, "%s: %s", what, err.msg);
+    ck_assert_msg(ps_scan_file(ge, &b->leaves, path, &go, got, NULL, NULL, NULL, NULL, &err) == PS_OK, "%s: %s",
+                  what, err.msg);
+    for (uint32_t l = 0; l < nl; l++)
+        ck_assert_msg(got[l] == want[l], "%s: leaf %u: GPU %llu, CPU %llu", what, l, (unsigned long long)got[l],
+                      (unsigned long long)want[l]);
+    char *rows[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        size_t len = 0;
+        FILE *mem = open_memstream(&rows[k], &len);
+        ck_assert(mem);
+        ps_site_writer_t *w = NULL;
+        ck_assert(ps_site_writer_new_bulges(&w, mem, b, all ? PS_SITES_CASOFF : PS_SITES_TSV, 0, &err) == PS_OK);
+        ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
+                                 ps_site_writer_free_rows};
+        ck_assert_msg(ps_scan_file(k ? ge : ce, &b->leaves, path, k ? &go : &co, NULL, &sink, NULL, NULL, NULL,
+                                   &err) == PS_OK, "%s: %s", what, err.msg);
+        ck_assert(ps_site_writer_flush(w, &err) == PS_OK);
+        ps_site_writer_free(w);
+        fclose(mem);
+    }
+    ck_assert_msg(!strcmp(rows[0], rows[1]), "%s: the rows differ between the CPU and the GPU", what);
+    free(rows[0]);
+    free(rows[1]);
+    ps_engine_destroy(ce);
+    ps_engine_destroy(ge);
+    free(want);
+    free(got);
+    ps_bulgeset_free(b);
+    ps_probes_free(p);
+    for (uint32_t i = 0; i < n; i++) free(g[i]);
+    free(g);
+    for (int t = 0; t < n_rec; t++) free(rec[t]);
+    free(rec);
+    free(path);
+}
+
+START_TEST(test_gpu_bulges_small)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0xb51du);
+    char *dir = tu_mkdtemp();
+    for (int k = 0; k < 6; k++) gb_case(&r, dir, k, 30);
+    tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(test_gpu_bulges)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0xb52du);
+    char *dir = tu_mkdtemp();
+    for (int k = 0; k < 40; k++) gb_case(&r, dir, k, k % 4 == 3 ? 300 : 50);
+    tu_rmtree(dir);
+}
+END_TEST
+
 /* A case of the suite, run with CK_RUN_CASE=name; 600 s each, since a GPU
  * under compute-sanitizer runs far slower. */
 static TCase *gpu_case(Suite *s, const char *name)
@@ -1421,5 +1549,8 @@ Suite *suite_gpu(int *n_checks)
     /* Guides (PAM, limits): "guides_small" for compute-sanitizer. */
     TU_ADD_TEST(gpu_case(s, "guides_small"), test_gpu_guides_small, n_checks);
     TU_ADD_TEST(gpu_case(s, "guides"), test_gpu_guides, n_checks);
+    /* Bulges: "bulges_small" for compute-sanitizer. */
+    TU_ADD_TEST(gpu_case(s, "bulges_small"), test_gpu_bulges_small, n_checks);
+    TU_ADD_TEST(gpu_case(s, "bulges"), test_gpu_bulges, n_checks);
     return s;
 }

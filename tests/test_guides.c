@@ -498,7 +498,8 @@ START_TEST(test_casoff_file)
     /* Refusals: bulges (for now), a base both ask for that differ, a limit
      * over the most, lengths that differ, fields that differ. */
     static const char *const bad[][2] = {
-        {"NNNNNNGG 1 0\nACGTACNN 2\n", "bulges"},
+        {"NNNNNNGG 1 9\nACGTACNN 2\n", "bulge sizes"},
+        {"NNNNNNGG 1 x\nACGTACNN 2\n", "bulge sizes"},
         {"NNNNNNGG\nACGTACNC 2\n", "position 8"},
         {"NNNNNNGG\nACGTACNN 9\n", "9 mismatches"},
         {"NNNNNNGG\nACGTACNN 1\nACGTACN 1\n", "long"},
@@ -511,6 +512,18 @@ START_TEST(test_casoff_file)
         tu_buf_free(&t);
         ck_assert_int_eq(ps_casoff_load(&p, f, &err) < 0, 1);
         ck_assert_msg(strstr(err.msg, bad[i][1]), "case %zu: '%s' lacks '%s'", i, err.msg, bad[i][1]);
+    }
+    /* Bulge sizes on the pattern line are the probes' (bulges.h). */
+    {
+        tu_buf_t t = {0};
+        tu_buf_printf(&t, "%s\nNNNNNNGG 2 1\nACGTACNN 2\n", g);
+        tu_write_file(f, t.p, t.n);
+        tu_buf_free(&t);
+        ck_assert_msg(ps_casoff_load(&p, f, &err) == PS_OK, "%s", err.msg);
+        ck_assert_uint_eq(p->bulge_dna, 2);
+        ck_assert_uint_eq(p->bulge_rna, 1);
+        ps_probes_free(p);
+        p = NULL;
     }
     /* Not its shape: a plain probe list, a FASTA file. */
     tu_write_file(f, "ACGTACGT\nACGTAAAA\nACGTCCCC\n", 27);

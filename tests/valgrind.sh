@@ -51,6 +51,12 @@ vg 0 locate -t 2 --pam5 TTTV -m 2 --format tsv -p "$work/g.tsv" "$work/e.fa"
 { echo "$work/e.fa"; echo NNNNNNNNNNNNNNNNNNNNNRG; awk 'NR <= 5 { print substr($0, 1, 20) "NNN 3 id" NR }' "$work/e.txt"; } > "$work/cof.txt"
 vg 0 locate -t 2 --format cas-offinder -p "$work/cof.txt"
 vg 0 count -t 1 --by-record -p "$work/cof.txt"
+# Bulges: the bulge engine, count's table, Cas-OFFinder 3's rows and TSV.
+{ echo "$work/e.fa"; echo NNNNNNNNNNNNNNNNNNNNNGG 1 2; awk 'NR <= 5 { print substr($0, 1, 20) "NNN 3" }' "$work/e.txt"; } > "$work/cofb.txt"
+vg 0 locate -t 2 --format cas-offinder -p "$work/cofb.txt"
+vg 0 count -t 2 -p "$work/cofb.txt"
+awk 'NR <= 5' "$work/g.tsv" > "$work/g5.tsv"
+vg 0 locate -t 2 --pam5 TTTV -m 2 --dna-bulge 2 --rna-bulge 1 --format tsv -p "$work/g5.tsv" "$work/e.fa"
 if [ -f "$data/illumina_hiseqX_10k.fq.gz" ]; then
     vg 0 count -t 2 --by-record -p "$work/e.txt" "$data/illumina_hiseqX_10k.fq.gz"
 else
