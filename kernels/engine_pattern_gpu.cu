@@ -120,16 +120,17 @@ constexpr uint32_t kBulgeClasses = 9;
  * guide its spacer's code and care and its limit; per guide and class its
  * first variant, first bulge position and positions; the PAM table. */
 struct bset {
-    ulonglong2 *str;
-    uint8_t *lim, *jlo, *jn;
-    uint8_t *plain;      /* per guide: its compared positions span the spacer (the classes' own bounds) */
+    uint4 *gp;           /* per guide: its spacer's bit planes (high and low bit of each base, a bit a
+                          * position, the first highest), its compared positions, its limit | plain << 8
+                          * (plain: its compared positions span the spacer: its classes' bounds are the set's) */
+    uint8_t *jlo, *jn;
     uint32_t *var_at;
     uint64_t *pam;
     uint32_t G, C, n, a, W, dna, strands, levels;
     int pam5, all;
     /* per class, for plain guides: the bound's masks and the penalty where
      * the bound has one side (engine_bulges.c) */
-    uint64_t upre[kBulgeClasses], usuf[kBulgeClasses];
+    uint32_t upre[kBulgeClasses], usuf[kBulgeClasses];
     uint8_t upen[kBulgeClasses];
 };
 
@@ -686,16 +687,26 @@ __global__ void __launch_bounds__(kBlock) pieces_kernel(const kparams k)
 
 /* ---- guides with bulges (bulges.h) ------------------------------------- */
 
-__device__ __forceinline__ uint64_t bpre(uint32_t n, uint32_t j)
+/* Positions p < j of an n-position bit plane (the first highest), and p >= x. */
+__device__ __forceinline__ uint32_t bpre(uint32_t n, uint32_t j) { return ((1u << n) - 1) & ~((1u << (n - j)) - 1); }
+__device__ __forceinline__ uint32_t bsuf(uint32_t n, uint32_t x) { return x >= n ? 0u : (1u << (n - x)) - 1; }
+
+/* The even bits of x, packed: one bit plane of a 2-bit code. */
+__host__ __device__ __forceinline__ uint32_t even_bits(uint64_t x)
 {
-    return ((1ull << (2 * n)) - 1) & ~((1ull << (2 * (n - j))) - 1);
+    x &= 0x5555555555555555ull;
+    x = (x | x >> 1) & 0x3333333333333333ull;
+    x = (x | x >> 2) & 0x0f0f0f0f0f0f0f0full;
+    x = (x | x >> 4) & 0x00ff00ff00ff00ffull;
+    x = (x | x >> 8) & 0x0000ffff0000ffffull;
+    return (uint32_t)(x | x >> 16);
 }
-__device__ __forceinline__ uint64_t bsuf(uint32_t n, uint32_t x) { return x >= n ? 0 : (1ull << (2 * (n - x))) - 1; }
 
 /* Class c >= 1 of guide g at a candidate: every bulge position j, the
- * best (or each within the limit) recorded. Rare: the bound passed. */
-__device__ __forceinline__ void bulge_class(const kparams &k, uint32_t g, uint32_t c, uint64_t A, uint64_t B,
-                                         uint32_t lim, uint32_t s, uint32_t start)
+ * best (or each within the limit) recorded. Rare: the bound passed. A and
+ * B: the mismatched positions before and after the bulge, a bit each. */
+__device__ __forceinline__ void bulge_class(const kparams &k, uint32_t g, uint32_t c, uint32_t A, uint32_t B,
+                                            uint32_t lim, uint32_t s, uint32_t start)
 {
     const bset &b = k.bs;
     const uint32_t n = b.n, C = b.C, del = c <= b.dna ? 0 : c - b.dna;
@@ -705,7 +716,7 @@ __device__ __forceinline__ void bulge_class(const kparams &k, uint32_t g, uint32
     const uint32_t v0 = __ldg(b.var_at + (size_t)g * C + c);
     uint32_t best = lim + 1, best_j = 0;
     for (uint32_t j = jlo; j <= jhi; j++) {
-        const uint32_t d = (uint32_t)__popcll(A & bpre(n, j)) + (uint32_t)__popcll(B & bsuf(n, j + del));
+        const uint32_t d = (uint32_t)__popc(A & bpre(n, j)) + (uint32_t)__popc(B & bsuf(n, j + del));
         if (d > lim) continue;
         if (b.all) record(k, ((v0 + j - jlo) * b.strands + s) * b.levels + d, start);
         else if (d < best) best = d, best_j = j;
@@ -715,34 +726,45 @@ __device__ __forceinline__ void bulge_class(const kparams &k, uint32_t g, uint32
 
 /* One candidate (a window whose PAM holds on strand s) against the guides,
  * spread over the warp's lanes: engine_bulges.c's pass 1 and pass 2 in one,
- * a lane a guide at a time. valid: a bit per class whose site lies in its
- * segment and ends past the context; its site starts at e - len[c] (end
- * layout) or at q. The shifted views are the candidate's; plain guides take
- * their class's bound masks, the others their own. */
+ * a lane a guide at a time, in bit planes: a base's high and low bits apart,
+ * so that a view is one shift and a guide's mismatches two xors, an or and
+ * an and on 32 bits. valid: a bit per class whose site lies in its segment
+ * and ends past the context; its site starts at e - len[c] (end layout) or
+ * at q. Plain guides take their class's bound masks, the others their own. */
 __device__ void bulge_compare(const kparams &k, uint64_t run, uint32_t s, uint32_t valid, bool at_end, uint32_t e,
                               uint32_t q, uint32_t lane)
 {
     const bset &b = k.bs;
     const uint32_t n = b.n, C = b.C, dna = b.dna;
-    const uint64_t mask = (1ull << (2 * n)) - 1;
-    const uint64_t v0 = b.pam5 ? run >> (2 * dna) & mask : run & mask;
-    uint64_t vs[kBulgeClasses];
+    const uint32_t mask = (1u << n) - 1;
+    const uint32_t rlo = even_bits(run), rhi = even_bits(run >> 1);
+    const uint32_t sh0 = b.pam5 ? dna : 0;
+    const uint32_t v0h = rhi >> sh0 & mask, v0l = rlo >> sh0 & mask;
+    uint32_t vh[kBulgeClasses], vl[kBulgeClasses];
 #pragma unroll
     for (uint32_t c = 1; c < kBulgeClasses; c++) {
         const bool isdna = c <= dna;
         const uint32_t i = isdna ? c : c - dna;
-        if (b.pam5) vs[c] = isdna ? run >> (2 * (dna - i)) & mask : run >> (2 * (dna + i)) & mask;
-        else vs[c] = isdna ? run >> (2 * i) & mask : run << (2 * i) & mask;
+        if (b.pam5) {
+            const uint32_t sh = isdna ? dna - i : dna + i;
+            vh[c] = rhi >> sh & mask;
+            vl[c] = rlo >> sh & mask;
+        } else if (isdna) {
+            vh[c] = rhi >> i & mask;
+            vl[c] = rlo >> i & mask;
+        } else {
+            vh[c] = rhi << i & mask;
+            vl[c] = rlo << i & mask;
+        }
     }
     const uint32_t base = b.n + b.a;
     for (uint32_t g = lane; g < b.G; g += 32) {
-        const ulonglong2 sc = __ldg(b.str + g);
-        const uint32_t lim = __ldg(b.lim + g);
-        const bool plain = __ldg(b.plain + g);
-        uint64_t t = (v0 ^ sc.x) & sc.y;
-        const uint64_t m0 = (t | t >> 1) & 0x5555555555555555ull;
+        const uint4 gp = __ldg(b.gp + g);
+        const uint32_t lim = gp.w & 0xffu;
+        const bool plain = gp.w >> 8 & 1u;
+        const uint32_t m0 = ((v0h ^ gp.x) | (v0l ^ gp.y)) & gp.z;
         if (valid & 1u) {
-            const uint32_t d0 = (uint32_t)__popcll(m0);
+            const uint32_t d0 = (uint32_t)__popc(m0);
             if (d0 <= lim)
                 record(k, (__ldg(b.var_at + (size_t)g * C) * b.strands + s) * b.levels + d0, at_end ? e - base : q);
         }
@@ -750,19 +772,18 @@ __device__ void bulge_compare(const kparams &k, uint64_t run, uint32_t s, uint32
         for (uint32_t c = 1; c < kBulgeClasses; c++) {
             if (c >= C) break;
             if (!(valid >> c & 1u)) continue;
-            t = (vs[c] ^ sc.x) & sc.y;
-            const uint64_t ms = (t | t >> 1) & 0x5555555555555555ull;
-            const uint64_t A = b.pam5 ? m0 : ms, B = b.pam5 ? ms : m0;
+            const uint32_t ms = ((vh[c] ^ gp.x) | (vl[c] ^ gp.y)) & gp.z;
+            const uint32_t A = b.pam5 ? m0 : ms, B = b.pam5 ? ms : m0;
             uint32_t bound;
             if (plain) {
-                bound = min((uint32_t)__popcll(A & b.upre[c]), (uint32_t)__popcll(B & b.usuf[c]) + b.upen[c]);
+                bound = min((uint32_t)__popc(A & b.upre[c]), (uint32_t)__popc(B & b.usuf[c]) + b.upen[c]);
             } else {
                 const uint32_t jn = __ldg(b.jn + (size_t)g * C + c);
                 if (!jn) continue;
                 const uint32_t del = c <= dna ? 0 : c - dna;
                 const uint32_t jlo = __ldg(b.jlo + (size_t)g * C + c), h = (2 * jlo + jn) / 2;
-                bound = (uint32_t)__popcll(A & bpre(n, h));
-                if (h > jlo) bound = min(bound, (uint32_t)__popcll(B & bsuf(n, h - 1 + del)));
+                bound = (uint32_t)__popc(A & bpre(n, h));
+                if (h > jlo) bound = min(bound, (uint32_t)__popc(B & bsuf(n, h - 1 + del)));
             }
             if (bound > lim) continue;
             const uint32_t len = c <= dna ? base + c : base - (c - dna);
@@ -1262,13 +1283,12 @@ extern "C" void ps_gpat_free(ps_gpat_t *g)
     cudaFree(g->gs.pam);
     cudaFree(g->gs.pstart);
     cudaFree(g->gs.pent);
-    cudaFree(g->bs.str);
-    cudaFree(g->bs.lim);
+    cudaFree(g->bs.gp);
     cudaFree(g->bs.jlo);
     cudaFree(g->bs.jn);
     cudaFree(g->bs.var_at);
     cudaFree(g->bs.pam);
-    cudaFree(g->bs.plain);
+
     cudaFree(g->d_counts);
     free(g->h_counts);
     free(g);
@@ -1483,50 +1503,46 @@ static int gpat_new_bulges(ps_gpat_t **out, const ps_bulgeset_t *b, ps_err_t *er
     g->n_leaves = b->leaves.n_leaves;
     g->bulges = 1;
     const size_t G = b->n_guides, C = b->n_classes, pw = ((size_t)1 << (2 * b->a)) / 64 + 1;
-    ulonglong2 *str = (ulonglong2 *)malloc((G ? G : 1) * sizeof *str);
-    uint8_t *plain = (uint8_t *)malloc(G ? G : 1);
+    uint4 *gp = (uint4 *)malloc((G ? G : 1) * sizeof *gp);
     cudaError_t ce;
     int rc = PS_OK, dev = 0, sms = 0, per_sm = 0;
-    if (!str || !plain || !(g->h_counts = (uint64_t *)malloc(((size_t)g->n_leaves + 1) * sizeof(uint64_t)))) {
+    if (!gp || !(g->h_counts = (uint64_t *)malloc(((size_t)g->n_leaves + 1) * sizeof(uint64_t)))) {
         rc = ps_fail(err, PS_E_NOMEM, "out of memory for the GPU bulge set");
         goto done;
     }
-    for (size_t i = 0; i < G; i++) str[i] = make_ulonglong2(b->code[i], b->care[i]);
     /* A plain guide compares its spacer's first and last positions: its
      * classes' ranges, and so their bounds, are the set's (bulges.c). */
-    {
-        const uint64_t ends = (uint64_t)3 << (2 * (b->n - 1)) | 3u;
-        for (size_t i = 0; i < G; i++) plain[i] = (b->care[i] & ends) == ends;
-        for (uint32_t c = 1; c < C && c < kBulgeClasses; c++) {
-            int lo, cnt;
-            ps_bulge_class_range(b, c, 0, (int)b->n - 1, &lo, &cnt);
-            const uint32_t del = c <= (uint32_t)b->dna ? 0 : c - (uint32_t)b->dna, n = b->n;
-            const uint32_t jlo = (uint32_t)lo, h = (2 * jlo + (uint32_t)cnt) / 2;
-            const uint64_t m = (1ull << (2 * n)) - 1;
-            g->bs.upre[c] = cnt ? m & ~((1ull << (2 * (n - h))) - 1) : m;
-            g->bs.usuf[c] = cnt && h > jlo && h - 1 + del < n ? (1ull << (2 * (n - (h - 1 + del)))) - 1 : 0;
-            g->bs.upen[c] = cnt && h > jlo ? 0 : 64;
-        }
+    for (size_t i = 0; i < G; i++) {
+        const uint32_t care = even_bits(b->care[i]), ends = 1u << (b->n - 1) | 1u;
+        gp[i] = make_uint4(even_bits(b->code[i] >> 1), even_bits(b->code[i]), care,
+                           (uint32_t)b->lim[i] | (uint32_t)((care & ends) == ends) << 8);
+    }
+    for (uint32_t c = 1; c < C && c < kBulgeClasses; c++) {
+        int lo, cnt;
+        ps_bulge_class_range(b, c, 0, (int)b->n - 1, &lo, &cnt);
+        const uint32_t del = c <= (uint32_t)b->dna ? 0 : c - (uint32_t)b->dna, n = b->n;
+        const uint32_t jlo = (uint32_t)lo, h = (2 * jlo + (uint32_t)cnt) / 2, m = (1u << n) - 1;
+        g->bs.upre[c] = cnt ? m & ~((1u << (n - h)) - 1) : m;
+        g->bs.usuf[c] = cnt && h > jlo && h - 1 + del < n ? (1u << (n - (h - 1 + del))) - 1 : 0;
+        g->bs.upen[c] = cnt && h > jlo ? 0 : 64;
     }
     if ((ce = cudaGetDevice(&dev)) != cudaSuccess ||
         (ce = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
         (ce = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev)) != cudaSuccess ||
-        (ce = cudaMalloc(&g->bs.str, (G ? G : 1) * sizeof *str)) != cudaSuccess ||
-        (ce = cudaMalloc(&g->bs.lim, G ? G : 1)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->bs.gp, (G ? G : 1) * sizeof *gp)) != cudaSuccess ||
         (ce = cudaMalloc(&g->bs.jlo, G * C ? G * C : 1)) != cudaSuccess ||
         (ce = cudaMalloc(&g->bs.jn, G * C ? G * C : 1)) != cudaSuccess ||
         (ce = cudaMalloc(&g->bs.var_at, (G * C + 1) * sizeof(uint32_t))) != cudaSuccess ||
         (ce = cudaMalloc(&g->bs.pam, pw * sizeof(uint64_t))) != cudaSuccess ||
-        (ce = cudaMalloc(&g->bs.plain, G ? G : 1)) != cudaSuccess ||
+
         (ce = cudaMalloc(&g->d_counts, ((size_t)g->n_leaves + 1) * sizeof(uint64_t))) != cudaSuccess ||
-        (ce = cudaMemcpy(g->bs.str, str, G * sizeof *str, cudaMemcpyHostToDevice)) != cudaSuccess ||
-        (ce = cudaMemcpy(g->bs.lim, b->lim, G, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->bs.gp, gp, G * sizeof *gp, cudaMemcpyHostToDevice)) != cudaSuccess ||
         (ce = cudaMemcpy(g->bs.jlo, b->jlo, G * C, cudaMemcpyHostToDevice)) != cudaSuccess ||
         (ce = cudaMemcpy(g->bs.jn, b->jn, G * C, cudaMemcpyHostToDevice)) != cudaSuccess ||
         (ce = cudaMemcpy(g->bs.var_at, b->var_at, (G * C + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice)) !=
             cudaSuccess ||
         (ce = cudaMemcpy(g->bs.pam, b->pam_ok, pw * sizeof(uint64_t), cudaMemcpyHostToDevice)) != cudaSuccess ||
-        (ce = cudaMemcpy(g->bs.plain, plain, G, cudaMemcpyHostToDevice)) != cudaSuccess ||
+
         (ce = cudaMemset(g->d_counts, 0, ((size_t)g->n_leaves + 1) * sizeof(uint64_t))) != cudaSuccess ||
         (ce = cudaDeviceSynchronize()) != cudaSuccess) {
         rc = cuda_fail(err, ce, "uploading the GPU bulge set");
@@ -1544,8 +1560,7 @@ static int gpat_new_bulges(ps_gpat_t **out, const ps_bulgeset_t *b, ps_err_t *er
     g->bs.pam5 = b->pam5;
     g->bs.all = b->all_positions;
 done:
-    free(str);
-    free(plain);
+    free(gp);
     if (rc < 0) ps_gpat_free(g);
     else *out = g;
     return rc;
@@ -1684,7 +1699,10 @@ int sites_on(pengine *pe, pstream *s, const ps_chunk_t *c, ps_sites_t *out, ps_e
     if ((!s->d_n_sites && (ce = cudaMalloc(&s->d_n_sites, sizeof *s->d_n_sites)) != cudaSuccess) ||
         (!s->h_n_sites && (ce = cudaHostAlloc(&s->h_n_sites, sizeof *s->h_n_sites, cudaHostAllocDefault)) != cudaSuccess))
         return cuda_fail(err, ce, "allocating the GPU's site list");
-    if ((rc = site_room(s, 1u << 16, err)) < 0) return rc;
+    /* Room for a dense chunk's sites from the start: a list that overflows
+     * runs its chunk again (8 MB a stream; 1,000 guides with bulges over
+     * 1.02 Gbp: 2.6 s for 1.3 million BED rows, 3.0 s with 64 Ki). */
+    if ((rc = site_room(s, 1u << 20, err)) < 0) return rc;
     for (;;) {
         const site_list list = {s->d_sites, s->d_n_sites, s->site_cap};
         if ((ce = cudaMemsetAsync(s->d_n_sites, 0, sizeof *s->d_n_sites, s->stream)) != cudaSuccess ||

@@ -113,6 +113,10 @@ int ps_bulgeset_build(ps_bulgeset_t **out, const ps_probes_t *p, int mismatches,
                      b->n, a, b->dna, b->W);
         goto fail;
     }
+    if (b->n > 31) {
+        rc = ps_fail(err, PS_E_USAGE, "bulges: spacers of up to 31 bases, not %u", b->n);
+        goto fail;
+    }
     if ((uint32_t)b->rna >= b->n) {
         rc = ps_fail(err, PS_E_USAGE, "bulges: an RNA bulge of %d bases in a spacer of %u", b->rna, b->n);
         goto fail;
