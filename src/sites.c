@@ -427,12 +427,14 @@ static void write_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const c
                                              w->lv->probe_leaf[r->strand][r->probe] + r->dist, 1, &w->rec_err);
         return;
     }
-    if (w->max_hits && w->hits[r->probe] >= w->max_hits) {
-        if (w->hits[r->probe]++ == w->max_hits) w->st.probes_capped++;
+    /* --max-hits caps a probe's rows; with bulges, a guide's (all its variants'). */
+    const uint32_t hk = w->bs ? w->bs->var[r->probe].guide : r->probe;
+    if (w->max_hits && w->hits[hk] >= w->max_hits) {
+        if (w->hits[hk]++ == w->max_hits) w->st.probes_capped++;
         w->st.dropped++;
         return;
     }
-    w->hits[r->probe]++;
+    w->hits[hk]++;
     w->st.rows++;
     if (name != w->last_name) {
         w->last_name = name;

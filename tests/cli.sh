@@ -441,6 +441,13 @@ else
 fi
 run locate --pam GG --dna-bulge 1 --format tsv -p guides.tsv pam.fa
 if [ "$rc" -eq 0 ] && head -1 out.txt | grep -q $'\tbulge\tbulge_size$'; then ok; else bad "locate --dna-bulge --format tsv: $(head -2 out.txt err.txt | tr '\n' '|')"; fi
+# --max-hits caps a guide's rows, whatever its variants.
+run locate --max-hits 1 --format cas-offinder -p bulge.txt
+if [ "$rc" -eq 0 ] && [ "$(grep -c '^b1' out.txt)" = 1 ] && grep -q "1 probe had more sites; 2 sites not reported" err.txt; then
+    ok
+else
+    bad "--max-hits 1 with bulges: $(cat out.txt err.txt | tr '\n' '|')"
+fi
 expect_fail "--dna-bulge beside a Cas-OFFinder file" "bulge sizes" count --dna-bulge 1 -p bulge.txt
 expect_fail "a bulge of 9" "--rna-bulge" count --rna-bulge 9 --pam NGG -p guides.tsv pam.fa
 printf "ACGTACGTAC\n" >spacers.txt
