@@ -81,12 +81,29 @@ static int count_columns(char *const *f, size_t n, size_t from, int *strands)
 }
 
 /* 1 when f[from..n) are mm0, mm1, ... in order (none counts too). */
+/* mm0 ... mmD from column `from` to the end; with bulges (count
+ * --dna-bulge, --rna-bulge: bulges.h) the same again for each DNA bulge size
+ * (dna1_mm0 ...), then each RNA bulge size (rna1_mm0 ...). */
 static int mm_columns(char *const *f, size_t n, size_t from)
 {
-    for (size_t i = from; i < n; i++) {
-        char want[32];
-        snprintf(want, sizeof want, "mm%zu", i - from);
-        if (strcmp(f[i], want) != 0) return 0;
+    size_t levels = 0;
+    char want[48];
+    for (; from + levels < n; levels++) {
+        snprintf(want, sizeof want, "mm%zu", levels);
+        if (strcmp(f[from + levels], want) != 0) break;
+    }
+    if (levels == 0 || (n - from - levels) % levels) return 0;
+    unsigned dna = 0, rna = 0;
+    for (size_t i = from + levels; i < n; i += levels) {
+        /* a block's kind and size follow on from the one before */
+        const int is_rna = !strncmp(f[i], "rna", 3);
+        if (is_rna) rna++;
+        else if (rna == 0) dna++;
+        else return 0;
+        for (size_t d = 0; d < levels; d++) {
+            snprintf(want, sizeof want, "%s%u_mm%zu", is_rna ? "rna" : "dna", is_rna ? rna : dna, d);
+            if (strcmp(f[i + d], want) != 0) return 0;
+        }
     }
     return 1;
 }

@@ -4,6 +4,8 @@
  * Every table is tab-separated with a header row, one row per line, each
  * line ending in a line break; counts are decimal, 64-bit unsigned.
  *   totals     name  [id]  sequence  count  [forward  reverse]  [mm0 ... mmD]
+ *              (with bulges, count --dna-bulge/--rna-bulge: then dna1_mm0 ...
+ *              dnaB_mmD and rna1_mm0 ... rnaB_mmD, summed as the mm columns)
  *   by-file    name  sequence  SAMPLE...            (one column per input)
  *   by-record  input  record  name  sequence  count  [forward  reverse]
  * The strand columns appear for DNA counted on both strands, where

@@ -441,6 +441,18 @@ else
 fi
 run locate --pam GG --dna-bulge 1 --format tsv -p guides.tsv pam.fa
 if [ "$rc" -eq 0 ] && head -1 out.txt | grep -q $'\tbulge\tbulge_size$'; then ok; else bad "locate --dna-bulge --format tsv: $(head -2 out.txt err.txt | tr '\n' '|')"; fi
+# merge sums bulge tables column by column (their header kept); a header
+# whose bulge blocks are out of order is no table.
+"$PROBESCAN" count -q -p bulge.txt -o bulge_a.tsv && cp bulge_a.tsv bulge_b.tsv
+run merge bulge_a.tsv bulge_b.tsv
+if [ "$rc" -eq 0 ] && [ "$(head -1 out.txt)" = "$(head -1 bulge_a.tsv)" ] &&
+    [ "$(awk -F'\t' 'NR == 2 { print $3 }' out.txt)" = "$((2 * $(awk -F'\t' 'NR == 2 { print $3 }' bulge_a.tsv)))" ]; then
+    ok
+else
+    bad "merge of two bulge tables: $(cat out.txt err.txt | tr '\n' '|')"
+fi
+sed '1s/dna1_/dna2_/g' bulge_a.tsv >bulge_bad.tsv
+expect_fail "a bulge table with its blocks misnamed" "header" merge bulge_bad.tsv bulge_a.tsv
 # --max-hits caps a guide's rows, whatever its variants.
 run locate --max-hits 1 --format cas-offinder -p bulge.txt
 if [ "$rc" -eq 0 ] && [ "$(grep -c '^b1' out.txt)" = 1 ] && grep -q "1 probe had more sites; 2 sites not reported" err.txt; then
