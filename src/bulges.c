@@ -5,33 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guides.h"
+#include "output.h"
 #include "patset.h"
 #include "pattern.h"
 
 const char *ps_bulge_type_name(int type) { return type == PS_BULGE_DNA ? "DNA" : type == PS_BULGE_RNA ? "RNA" : "X"; }
-
-/* The bases an IUPAC letter stands for (A=1 C=2 G=4 T=8); 0: none. */
-static unsigned bases_of(int c)
-{
-    switch (toupper(c)) {
-    case 'A': return 1;
-    case 'C': return 2;
-    case 'G': return 4;
-    case 'T': case 'U': return 8;
-    case 'R': return 5;
-    case 'Y': return 10;
-    case 'S': return 6;
-    case 'W': return 9;
-    case 'K': return 12;
-    case 'M': return 3;
-    case 'B': return 14;
-    case 'D': return 13;
-    case 'H': return 11;
-    case 'V': return 7;
-    case 'N': return 15;
-    default: return 0;
-    }
-}
 
 static int code_of(unsigned bits) { return bits == 1 ? 0 : bits == 2 ? 1 : bits == 4 ? 2 : bits == 8 ? 3 : -1; }
 
@@ -148,7 +127,7 @@ int ps_bulgeset_build(ps_bulgeset_t **out, const ps_probes_t *p, int mismatches,
                                               "every guide (the spacer beside it holds no PAM base)", p->name[g]);
                 goto fail;
             }
-            const unsigned bits = bases_of((unsigned char)s[q]);
+            const unsigned bits = ps_iupac_bits((unsigned char)s[q]);
             if (in_pam) {
                 const uint32_t at = pam5 ? q : q - b->n;
                 if (g == 0) pam_bits[at] = bits;
@@ -329,24 +308,12 @@ size_t ps_bulges_row_most(const ps_bulgeset_t *b)
     return most + 2 * ((size_t)b->n + b->a + (size_t)b->dna + (size_t)b->rna) + 3 * 24 + 16;
 }
 
-static char *put_u64(char *o, uint64_t v)
-{
-    char t[24];
-    int n = 0;
-    do {
-        t[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n) *o++ = t[--n];
-    return o;
-}
-
 /* A site letter against the guide letter it aligns with: lower case where
  * it is none of the guide's bases (N takes all). */
 static char marked(char c, char g)
 {
-    const unsigned gb = bases_of((unsigned char)g);
-    return gb != 15 && !(gb & bases_of((unsigned char)c)) ? (char)tolower((unsigned char)c) : c;
+    const unsigned gb = ps_iupac_bits((unsigned char)g);
+    return gb != 15 && !(gb & ps_iupac_bits((unsigned char)c)) ? (char)tolower((unsigned char)c) : c;
 }
 
 char *ps_bulges_casoff_row(const ps_bulgeset_t *b, char *o, uint32_t v, const char *site, size_t len,
@@ -363,7 +330,7 @@ char *ps_bulges_casoff_row(const ps_bulgeset_t *b, char *o, uint32_t v, const ch
         memcpy(o, nm, nl);
         o += nl;
     } else {
-        o = put_u64(o, x->guide);
+        o = ps_put_u64(o, x->guide);
     }
     *o++ = '\t';
     const char *t = ps_bulge_type_name(x->type);
@@ -396,13 +363,13 @@ char *ps_bulges_casoff_row(const ps_bulgeset_t *b, char *o, uint32_t v, const ch
     memcpy(o, rec, rec_len);
     o += rec_len;
     *o++ = '\t';
-    o = put_u64(o, start);
+    o = ps_put_u64(o, start);
     *o++ = '\t';
     *o++ = s ? '-' : '+';
     *o++ = '\t';
-    o = put_u64(o, (uint64_t)d);
+    o = ps_put_u64(o, (uint64_t)d);
     *o++ = '\t';
-    o = put_u64(o, i);
+    o = ps_put_u64(o, i);
     *o++ = '\n';
     return o;
 }

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hits.h"
+
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 #define POPCNT __attribute__((target_clones("popcnt", "default")))
 #define WIDE __attribute__((target_clones("arch=icelake-server", "popcnt", "default")))
@@ -13,39 +15,17 @@
 
 #define EVEN 0x5555555555555555ull
 
-typedef struct {
-    uint64_t *counts;  /* n_leaves */
-    ps_sites_t *sites; /* scan_sites: where the sites go */
-    int oom;
-    uint64_t *m0;      /* per guide: its mismatch mask against the window, no bulge */
-    uint8_t *flag;     /* per guide: within reach of a site (pass 1) */
-} worker_t;
-
 typedef struct bound bound_t;
 
 typedef struct {
     const ps_bulgeset_t *b;
     bound_t *bd;
     int threads;
-    worker_t *w;
+    ps_hits_t *h;      /* per worker */
+    uint64_t **m0;     /* per worker and guide: its mismatch mask against the window, no bulge */
+    uint8_t **flag;    /* per worker and guide: within reach of a site (pass 1) */
     uint64_t chunks;
 } gen_t;
-
-static void hit(worker_t *w, uint32_t leaf, uint64_t start)
-{
-    if (w->sites) {
-        ps_sites_t *s = w->sites;
-        ps_err_t ignored;
-        if (s->n == s->cap && ps_sites_reserve(s, 1, &ignored) < 0) {
-            w->oom = 1;
-            return;
-        }
-        s->pos[s->n] = (uint32_t)start;
-        s->leaf[s->n++] = leaf;
-        return;
-    }
-    w->counts[leaf]++;
-}
 
 /* Positions p < j of an n-position mask, and positions p >= x. */
 static inline uint64_t pre(uint32_t n, uint32_t j) { return ((1ull << (2 * n)) - 1) & ~((1ull << (2 * (n - j))) - 1); }
@@ -100,7 +80,7 @@ WIDE static void pass_c(const ps_bulgeset_t *b, const bound_t *bd, uint32_t c, u
 
 /* Pass 2, a flagged guide: its sites, each class at its best position (or
  * every position within the limit). */
-static void exact(const ps_bulgeset_t *b, worker_t *w, uint32_t g, uint64_t v0, const uint64_t *vs, int s,
+static void exact(const ps_bulgeset_t *b, ps_hits_t *w, uint32_t g, uint64_t v0, const uint64_t *vs, int s,
                   const int *valid, const uint64_t *start)
 {
     const uint32_t n = b->n, C = b->n_classes, dna = (uint32_t)b->dna;
@@ -111,7 +91,7 @@ static void exact(const ps_bulgeset_t *b, worker_t *w, uint32_t g, uint64_t v0, 
     const uint64_t m0 = (t | t >> 1) & EVEN;
     const uint32_t d0 = pc(m0);
     const uint32_t *at = b->var_at + (size_t)g * C;
-    if (valid[0] && d0 <= lim) hit(w, (at[0] * strands + (uint32_t)s) * levels + d0, start[0]);
+    if (valid[0] && d0 <= lim) ps_hits_add(w, (at[0] * strands + (uint32_t)s) * levels + d0, start[0]);
     for (uint32_t c = 1; c < C; c++) {
         const uint32_t jn = b->jn[(size_t)g * C + c];
         if (!valid[c] || !jn) continue;
@@ -125,21 +105,21 @@ static void exact(const ps_bulgeset_t *b, worker_t *w, uint32_t g, uint64_t v0, 
             const uint32_t d = pc(A & pre(n, j)) + pc(B & suf(n, j + del));
             if (d > lim) continue;
             if (b->all_positions) {
-                hit(w, ((at[c] + j - jlo) * strands + (uint32_t)s) * levels + d, start[c]);
+                ps_hits_add(w, ((at[c] + j - jlo) * strands + (uint32_t)s) * levels + d, start[c]);
             } else if (d < best) {
                 best = d;
                 best_j = j;
             }
         }
-        if (best <= lim) hit(w, ((at[c] + best_j - jlo) * strands + (uint32_t)s) * levels + best, start[c]);
+        if (best <= lim) ps_hits_add(w, ((at[c] + best_j - jlo) * strands + (uint32_t)s) * levels + best, start[c]);
     }
 }
 
 /* The window's site on strand s: its spacer region `run` (n + dna bases as
  * the strand reads them; bulges.h), valid[c] where class c's site lies in
  * the segment and ends in this chunk's own part, and each class's start. */
-static void test_run(const ps_bulgeset_t *b, const bound_t *bd, worker_t *w, uint64_t run, int s, const int *valid,
-                     const uint64_t *start)
+static void test_run(const ps_bulgeset_t *b, const bound_t *bd, ps_hits_t *w, uint64_t *m0, uint8_t *flag,
+                     uint64_t run, int s, const int *valid, const uint64_t *start)
 {
     const uint32_t n = b->n, C = b->n_classes, dna = (uint32_t)b->dna;
     const uint64_t mask = (1ull << (2 * n)) - 1;
@@ -152,11 +132,11 @@ static void test_run(const ps_bulgeset_t *b, const bound_t *bd, worker_t *w, uin
         v0 = run & mask;
         for (uint32_t c = 1; c < C; c++) vs[c] = c <= dna ? run >> (2 * c) & mask : run << (2 * (c - dna)) & mask;
     }
-    pass_x(b, v0, valid[0], w->m0, w->flag);
+    pass_x(b, v0, valid[0], m0, flag);
     for (uint32_t c = 1; c < C; c++)
-        if (valid[c]) pass_c(b, bd, c, vs[c], w->m0, w->flag);
+        if (valid[c]) pass_c(b, bd, c, vs[c], m0, flag);
     for (uint32_t g = 0; g < b->n_guides; g++)
-        if (w->flag[g]) exact(b, w, g, v0, vs, s, valid, start);
+        if (flag[g]) exact(b, w, g, v0, vs, s, valid, start);
 }
 
 /* The site length of class c. */
@@ -171,8 +151,12 @@ static inline uint32_t class_len(const ps_bulgeset_t *b, uint32_t c)
  * ends at e with its PAM (F's last a symbols) and the minus strand's starts
  * at e - W with its PAM (R's last a symbols); a 5' PAM the other way round.
  * Past s1 the window takes padding, which no valid site reaches. */
-POPCNT static void scan_segment(const ps_bulgeset_t *b, const bound_t *bd, worker_t *w, const ps_chunk_t *c, uint64_t s0, uint64_t s1)
+POPCNT static void scan_segment(const gen_t *ge, ps_hits_t *w, const ps_chunk_t *c, uint64_t s0, uint64_t s1)
 {
+    const ps_bulgeset_t *b = ge->b;
+    const bound_t *bd = ge->bd;
+    uint64_t *m0 = ge->m0[w - ge->h];
+    uint8_t *flag = ge->flag[w - ge->h];
     const uint32_t W = b->W, a = b->a, C = b->n_classes, Lr = b->n + (uint32_t)b->dna;
     const uint64_t full = W == 32 ? ~0ull : (1ull << (2 * W)) - 1, pm = (1ull << (2 * a)) - 1;
     const uint64_t run_mask = Lr == 32 ? ~0ull : (1ull << (2 * Lr)) - 1;
@@ -205,7 +189,7 @@ POPCNT static void scan_segment(const ps_bulgeset_t *b, const bound_t *bd, worke
                     start[k] = e - len[k];
                     any |= valid[k];
                 }
-                if (any) test_run(b, bd, w, b->pam5 ? X & run_mask : X >> (2 * a), s_end, valid, start);
+                if (any) test_run(b, bd, w, m0, flag, b->pam5 ? X & run_mask : X >> (2 * a), s_end, valid, start);
             }
         }
         /* The PAM at the window's start: 3' minus (R), 5' plus (F). */
@@ -221,19 +205,21 @@ POPCNT static void scan_segment(const ps_bulgeset_t *b, const bound_t *bd, worke
                     start[k] = ws;
                     any |= valid[k];
                 }
-                if (any) test_run(b, bd, w, b->pam5 ? X & run_mask : X >> (2 * a), s_start, valid, start);
+                if (any) test_run(b, bd, w, m0, flag, b->pam5 ? X & run_mask : X >> (2 * a), s_start, valid, start);
             }
         }
     }
 }
 
-static void scan_chunk(const gen_t *ge, worker_t *w, const ps_chunk_t *c)
+/* The sites of [from, to), segment by segment (ps_hits_scan_fn). */
+static void scan_range(const void *ctx, ps_hits_t *w, const ps_chunk_t *c, uint64_t from, uint64_t to)
 {
-    uint32_t r = ps_chunk_restart_after(c, 0);
-    uint64_t seg = 0;
-    while (seg < c->n) {
-        uint64_t end = r < c->n_restart && c->restart[r] < c->n ? c->restart[r] : c->n;
-        if (end > seg) scan_segment(ge->b, ge->bd, w, c, seg, end);
+    const gen_t *ge = ctx;
+    uint32_t r = ps_chunk_restart_after(c, from);
+    uint64_t seg = from;
+    while (seg < to) {
+        uint64_t end = r < c->n_restart && c->restart[r] < to ? c->restart[r] : to;
+        if (end > seg) scan_segment(ge, w, c, seg, end);
         seg = end;
         r++;
     }
@@ -243,7 +229,7 @@ static int gen_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *e
 {
     (void)err;
     gen_t *ge = e->impl;
-    scan_chunk(ge, &ge->w[worker], c);
+    ps_hits_scan(&ge->h[worker], scan_range, ge, c);
     __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
     return PS_OK;
 }
@@ -252,22 +238,16 @@ static int gen_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
 {
     (void)err;
     gen_t *ge = e->impl;
-    for (int t = 0; t < ge->threads; t++) ps_counts_drain(leaf_counts, ge->w[t].counts, ge->b->leaves.n_leaves);
+    ps_hits_collect(ge->h, ge->threads, leaf_counts, ge->b->leaves.n_leaves);
     return PS_OK;
 }
 
 static int gen_scan_sites(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_sites_t *out, ps_err_t *err)
 {
     gen_t *ge = e->impl;
-    worker_t *w = &ge->w[worker];
-    out->n = 0;
-    w->sites = out;
-    w->oom = 0;
-    scan_chunk(ge, w, c);
-    w->sites = NULL;
-    if (w->oom) return ps_fail(err, PS_E_NOMEM, "out of memory for the sites of a chunk");
-    __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
-    return PS_OK;
+    int rc = ps_hits_sites(&ge->h[worker], scan_range, ge, c, out, err);
+    if (rc == PS_OK) __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
+    return rc;
 }
 
 static void gen_info(const ps_engine_t *e, ps_engine_info_t *out)
@@ -291,12 +271,13 @@ static void gen_destroy(ps_engine_t *e)
 {
     gen_t *ge = e->impl;
     if (ge) {
-        for (int t = 0; t < ge->threads && ge->w; t++) {
-            free(ge->w[t].counts);
-            free(ge->w[t].m0);
-            free(ge->w[t].flag);
+        ps_hits_free(ge->h, ge->threads);
+        for (int t = 0; t < ge->threads; t++) {
+            if (ge->m0) free(ge->m0[t]);
+            if (ge->flag) free(ge->flag[t]);
         }
-        free(ge->w);
+        free(ge->m0);
+        free(ge->flag);
         if (ge->bd) {
             free(ge->bd->pre);
             free(ge->bd->suf);
@@ -327,14 +308,12 @@ int ps_bulge_engine_new(ps_engine_t **out, const ps_bulgeset_t *b, int threads, 
     e->scan_sites = gen_scan_sites;
     e->info = gen_info;
     e->destroy = gen_destroy;
-    if (!(ge->w = calloc((size_t)threads, sizeof *ge->w))) goto nomem;
     const size_t G = b->n_guides, C = b->n_classes;
-    for (int t = 0; t < threads; t++) {
-        ge->w[t].counts = calloc(b->leaves.n_leaves, sizeof(uint64_t));
-        ge->w[t].m0 = malloc(G * sizeof(uint64_t));
-        ge->w[t].flag = malloc(G);
-        if (!ge->w[t].counts || !ge->w[t].m0 || !ge->w[t].flag) goto nomem;
-    }
+    if (!(ge->h = ps_hits_new(threads, b->leaves.n_leaves)) || !(ge->m0 = calloc((size_t)threads, sizeof *ge->m0)) ||
+        !(ge->flag = calloc((size_t)threads, sizeof *ge->flag)))
+        goto nomem;
+    for (int t = 0; t < threads; t++)
+        if (!(ge->m0[t] = malloc(G * sizeof(uint64_t))) || !(ge->flag[t] = malloc(G))) goto nomem;
     bound_t *bd = ge->bd = calloc(1, sizeof *bd);
     if (!bd || !(bd->pre = calloc(G * C, sizeof *bd->pre)) || !(bd->suf = calloc(G * C, sizeof *bd->suf)) ||
         !(bd->pen = calloc(G * C, 1)) || !(bd->lim = calloc(G * C, 1)))

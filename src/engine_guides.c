@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hits.h"
+
 /* The compare loop vectorises where the CPU has AVX-512's popcount
  * (chosen when the program starts); elsewhere popcnt a string. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
@@ -14,40 +16,13 @@
 #endif
 
 typedef struct {
-    uint64_t *counts;  /* n_leaves */
-    uint32_t *touched; /* scan_records: leaves with counts in the current record */
-    uint32_t n_touched;
-    ps_sites_t *sites; /* scan_sites: where the sites go */
-    int oom;
-    uint8_t *dd;       /* the mismatches of each string of a strand against a window */
-} worker_t;
-
-enum { COUNT, TOUCH, SITES };
-
-typedef struct {
     const ps_patset_t *ps;
     ps_guideset_t *g;
     int threads;
-    worker_t *w;
+    ps_hits_t *h;      /* per worker */
+    uint8_t **dd;      /* per worker: the mismatches of each string of a strand against a window */
     uint64_t chunks;
 } gen_t;
-
-static void hit(worker_t *w, uint32_t leaf, int mode, uint64_t start)
-{
-    if (mode == SITES) {
-        ps_sites_t *s = w->sites;
-        ps_err_t ignored;
-        if (s->n == s->cap && ps_sites_reserve(s, 1, &ignored) < 0) {
-            w->oom = 1;
-            return;
-        }
-        s->pos[s->n] = (uint32_t)start;
-        s->leaf[s->n++] = leaf;
-        return;
-    }
-    if (mode == TOUCH && w->counts[leaf] == 0) w->touched[w->n_touched++] = leaf;
-    w->counts[leaf]++;
-}
 
 /* The strings [a, b) against window code x ending at p: a flag per string
  * within its limit, in one pass that vectorises; the rare hits after. */
@@ -67,7 +42,7 @@ WIDE static uint32_t compare(const ps_guideset_t *g, uint32_t a, uint32_t b, uin
 
 /* The strings in window x's buckets of the piece index ix: each compared
  * once, at the first of its pieces that x matches exactly. */
-static inline void compare_pieces(const ps_guide_pieces_t *ix, worker_t *w, uint64_t x, int mode, uint64_t start)
+static inline void compare_pieces(const ps_guide_pieces_t *ix, ps_hits_t *w, uint64_t x, uint64_t start)
 {
     for (uint32_t q = 0; q < ix->n; q++) {
         const uint64_t key = x >> ix->shift[q] & ix->key_mask[q];
@@ -79,14 +54,14 @@ static inline void compare_pieces(const ps_guide_pieces_t *ix, worker_t *w, uint
             if (before) continue;
             const uint64_t y = diff & ix->care;
             const uint32_t d = (uint32_t)__builtin_popcountll((y | y >> 1) & 0x5555555555555555ull);
-            if (d <= at->lim) hit(w, at->leaf + d, mode, start);
+            if (d <= at->lim) ps_hits_add(w, at->leaf + d, start);
         }
     }
 }
 
 /* The windows ending in [seg, to) of one segment that starts at seg. */
-POPCNT static void scan_segment(const gen_t *ge, worker_t *w, uint8_t *dd, const ps_chunk_t *c, uint64_t seg,
-                                uint64_t to, int mode)
+POPCNT static void scan_segment(const gen_t *ge, ps_hits_t *w, uint8_t *dd, const ps_chunk_t *c, uint64_t seg,
+                                uint64_t to)
 {
     const ps_guideset_t *g = ge->g;
     const uint32_t m = g->m;
@@ -100,7 +75,7 @@ POPCNT static void scan_segment(const gen_t *ge, worker_t *w, uint8_t *dd, const
     if (g->joint) {
         for (; p < to; p++) {
             x = (x << 2 | ps_chunk_sym(c, p)) & full;
-            compare_pieces(&g->pieces[0], w, x, mode, p + 1 - m);
+            compare_pieces(&g->pieces[0], w, x, p + 1 - m);
         }
         return;
     }
@@ -109,25 +84,26 @@ POPCNT static void scan_segment(const gen_t *ge, worker_t *w, uint8_t *dd, const
         for (int s = 0; s < 2; s++) {
             if (ranges[s][0] == ranges[s][1] || !ps_guideset_pam(g, s, x >> (s ? sh1 : sh0) & pm)) continue;
             if (g->pieces[s].n) {
-                compare_pieces(&g->pieces[s], w, x, mode, p + 1 - m);
+                compare_pieces(&g->pieces[s], w, x, p + 1 - m);
                 continue;
             }
             const uint32_t a = ranges[s][0], b = ranges[s][1];
             if (!compare(g, a, b, x, dd)) continue;
             for (uint32_t i = a; i < b; i++)
-                if (dd[i - a] <= g->lim[i]) hit(w, g->leaf[i] + dd[i - a], mode, p + 1 - m);
+                if (dd[i - a] <= g->lim[i]) ps_hits_add(w, g->leaf[i] + dd[i - a], p + 1 - m);
         }
     }
 }
 
-/* Matches [from, to) segment by segment. */
-static void scan_range(const gen_t *ge, worker_t *w, const ps_chunk_t *c, uint64_t from, uint64_t to, int mode)
+/* Matches [from, to) segment by segment (ps_hits_scan_fn). */
+static void scan_range(const void *ctx, ps_hits_t *w, const ps_chunk_t *c, uint64_t from, uint64_t to)
 {
+    const gen_t *ge = ctx;
     uint32_t r = ps_chunk_restart_after(c, from);
     uint64_t seg = from;
     while (seg < to) {
         uint64_t end = r < c->n_restart && c->restart[r] < to ? c->restart[r] : to;
-        scan_segment(ge, w, w->dd, c, seg, end, mode);
+        scan_segment(ge, w, ge->dd[w - ge->h], c, seg, end);
         seg = end;
         r++;
     }
@@ -137,7 +113,7 @@ static int gen_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *e
 {
     (void)err;
     gen_t *ge = e->impl;
-    scan_range(ge, &ge->w[worker], c, 0, c->n, COUNT);
+    ps_hits_scan(&ge->h[worker], scan_range, ge, c);
     __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
     return PS_OK;
 }
@@ -146,50 +122,24 @@ static int gen_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
 {
     (void)err;
     gen_t *ge = e->impl;
-    for (int t = 0; t < ge->threads; t++) ps_counts_drain(leaf_counts, ge->w[t].counts, ge->ps->leaves.n_leaves);
+    ps_hits_collect(ge->h, ge->threads, leaf_counts, ge->ps->leaves.n_leaves);
     return PS_OK;
 }
 
 static int gen_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_rec_hits_t *h, ps_err_t *err)
 {
     gen_t *ge = e->impl;
-    worker_t *w = &ge->w[worker];
-    if (!w->touched && !(w->touched = malloc((size_t)ge->ps->leaves.n_leaves * sizeof *w->touched)))
-        return ps_fail(err, PS_E_NOMEM, "out of memory for per-record counts");
-    /* This worker's totals hold one record's counts at a time here. */
-    h->n_span = 0;
-    h->n_hit = 0;
-    for (uint32_t j = 0; j < c->n_rec; j++) {
-        uint64_t to = j + 1 < c->n_rec ? c->rec_pos[j + 1] : c->n;
-        w->n_touched = 0;
-        scan_range(ge, w, c, c->rec_pos[j], to, TOUCH);
-        if (!w->n_touched) continue;
-        int rc = ps_rec_hits_reserve(h, w->n_touched, err);
-        if (rc < 0) return rc;
-        h->span[h->n_span++] = (ps_rec_span_t){j, (uint32_t)h->n_hit, w->n_touched};
-        for (uint32_t i = 0; i < w->n_touched; i++) {
-            uint32_t l = w->touched[i];
-            h->leaf[h->n_hit] = l;
-            h->count[h->n_hit++] = w->counts[l];
-            w->counts[l] = 0;
-        }
-    }
-    __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
-    return PS_OK;
+    int rc = ps_hits_records(&ge->h[worker], ge->ps->leaves.n_leaves, scan_range, ge, c, h, err);
+    if (rc == PS_OK) __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
+    return rc;
 }
 
 static int gen_scan_sites(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_sites_t *out, ps_err_t *err)
 {
     gen_t *ge = e->impl;
-    worker_t *w = &ge->w[worker];
-    out->n = 0;
-    w->sites = out;
-    w->oom = 0;
-    scan_range(ge, w, c, 0, c->n, SITES);
-    w->sites = NULL;
-    if (w->oom) return ps_fail(err, PS_E_NOMEM, "out of memory for the sites of a chunk");
-    __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
-    return PS_OK;
+    int rc = ps_hits_sites(&ge->h[worker], scan_range, ge, c, out, err);
+    if (rc == PS_OK) __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
+    return rc;
 }
 
 static void gen_info(const ps_engine_t *e, ps_engine_info_t *out)
@@ -208,12 +158,9 @@ static void gen_destroy(ps_engine_t *e)
 {
     gen_t *ge = e->impl;
     if (ge) {
-        for (int t = 0; t < ge->threads && ge->w; t++) {
-            free(ge->w[t].counts);
-            free(ge->w[t].touched);
-            free(ge->w[t].dd);
-        }
-        free(ge->w);
+        ps_hits_free(ge->h, ge->threads);
+        for (int t = 0; t < ge->threads && ge->dd; t++) free(ge->dd[t]);
+        free(ge->dd);
         ps_guideset_free(ge->g);
     }
     free(ge);
@@ -244,12 +191,10 @@ int ps_guide_engine_new(ps_engine_t **out, const ps_patset_t *ps, int threads, c
     e->scan_sites = gen_scan_sites;
     e->info = gen_info;
     e->destroy = gen_destroy;
-    if (!(ge->w = calloc((size_t)threads, sizeof *ge->w))) goto nomem;
-    for (int t = 0; t < threads; t++) {
-        ge->w[t].counts = calloc(ps->leaves.n_leaves, sizeof(uint64_t));
-        ge->w[t].dd = malloc(g->n ? g->n : 1);
-        if (!ge->w[t].counts || !ge->w[t].dd) goto nomem;
-    }
+    if (!(ge->h = ps_hits_new(threads, ps->leaves.n_leaves)) || !(ge->dd = calloc((size_t)threads, sizeof *ge->dd)))
+        goto nomem;
+    for (int t = 0; t < threads; t++)
+        if (!(ge->dd[t] = malloc(g->n ? g->n : 1))) goto nomem;
     *out = e;
     return PS_OK;
 nomem:

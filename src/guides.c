@@ -13,8 +13,7 @@
 #include "pattern.h"
 #include "twobit.h"
 
-/* The bases an IUPAC letter stands for (A=1 C=2 G=4 T=8); 0: none. */
-static unsigned iupac_bits(int c)
+unsigned ps_iupac_bits(int c)
 {
     switch (toupper(c)) {
     case 'A': return 1;
@@ -42,7 +41,7 @@ int ps_guides_check_pam(const char *pam, const char *option, ps_err_t *err)
     if (n < 1 || n > PS_PAM_MAX)
         return ps_fail(err, PS_E_USAGE, "%s takes 1 to %d IUPAC letters, not '%s'", option, PS_PAM_MAX, pam);
     for (size_t i = 0; i < n; i++)
-        if (!iupac_bits((unsigned char)pam[i]))
+        if (!ps_iupac_bits((unsigned char)pam[i]))
             return ps_fail(err, PS_E_USAGE, "%s '%s': '%c' is no IUPAC nucleotide code", option, pam, pam[i]);
     return PS_OK;
 }
@@ -218,7 +217,7 @@ static int all_iupac(const char *s)
 {
     if (!*s) return 0;
     for (; *s; s++)
-        if (!iupac_bits((unsigned char)*s)) return 0;
+        if (!ps_iupac_bits((unsigned char)*s)) return 0;
     return 1;
 }
 
@@ -441,7 +440,7 @@ int ps_casoff_load(ps_probes_t **out, const char *path, ps_err_t *err)
         n++;
         if (!s || !q || !nm) goto oom;
         for (size_t j = 0; j < L; j++) {
-            const unsigned pb = iupac_bits(pattern[j]), gb = iupac_bits(g[j]);
+            const unsigned pb = ps_iupac_bits(pattern[j]), gb = ps_iupac_bits(g[j]);
             uint8_t *fj = fx + (size_t)(n - 1) * L + j;
             if (!gb) {
                 rc = ps_fail(err, PS_E_FORMAT, "%s: line %lu: '%c' is no IUPAC nucleotide code", path, lineno, g[j]);

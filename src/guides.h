@@ -41,6 +41,10 @@ typedef struct {
     int dna_bulge, rna_bulge; /* --dna-bulge, --rna-bulge (bulges.h) */
 } ps_guide_opts_t;
 
+/* The bases an IUPAC letter stands for, either case, U as T (A=1 C=2 G=4
+ * T=8; N=15); 0: none. */
+unsigned ps_iupac_bits(int c);
+
 /* The longest PAM. */
 #define PS_PAM_MAX 32
 

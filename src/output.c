@@ -99,8 +99,7 @@ static const char digit_pairs[201] =
     "6061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-/* v in decimal, as "%" PRIu64 writes it. */
-static char *put_u64(char *d, uint64_t v)
+char *ps_put_u64(char *d, uint64_t v)
 {
     if (v < 10) {
         *d = (char)('0' + v);
@@ -144,12 +143,12 @@ static char *put_probe(char *d, const ps_probes_t *p, uint32_t i, size_t name_le
 static char *put_counts(char *d, uint64_t fw, uint64_t rv, int strands)
 {
     *d++ = '\t';
-    d = put_u64(d, fw + rv);
+    d = ps_put_u64(d, fw + rv);
     if (strands) {
         *d++ = '\t';
-        d = put_u64(d, fw);
+        d = ps_put_u64(d, fw);
         *d++ = '\t';
-        d = put_u64(d, rv);
+        d = ps_put_u64(d, rv);
     }
     return d;
 }
@@ -180,14 +179,14 @@ static char *put_row(char *d, const table_t *t, uint32_t i, size_t name_len)
         for (int c = 0; c < t->n_cols; c++) {
             uint64_t rv, fw = probe_counts(lv, t->leaf_counts + (size_t)c * lv->n_leaves, i, &rv);
             *d++ = '\t';
-            d = put_u64(d, fw + rv);
+            d = ps_put_u64(d, fw + rv);
         }
     } else {
         uint64_t rv, fw = probe_counts(lv, t->leaf_counts, i, &rv);
         d = put_counts(d, fw, rv, t->strands);
         for (int l = 0; l < t->mm; l++) {
             *d++ = '\t';
-            d = put_u64(d, leaf_count(lv, t->leaf_counts, 0, i, l) +
+            d = ps_put_u64(d, leaf_count(lv, t->leaf_counts, 0, i, l) +
                                (t->strands ? leaf_count(lv, t->leaf_counts, 1, i, l) : 0));
         }
     }

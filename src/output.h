@@ -19,6 +19,9 @@
 extern "C" {
 #endif
 
+/* v in decimal at d, as "%" PRIu64 writes it; returns the end (d holds 20). */
+char *ps_put_u64(char *d, uint64_t v);
+
 /* Writes the totals table from leaf counts. Rows are formatted on up to
  * `threads` threads (parallel.h), about 1 MB of rows a thread at a time,
  * and written in probe order. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guides.h"
 #include "output.h"
 #include "parse.h"
 #include "prosite.h"
@@ -264,19 +265,6 @@ int ps_site_writer_input(ps_site_writer_t *w, const char *input, ps_err_t *err)
 
 /* ---- writing ------------------------------------------------------------ */
 
-/* Digits of v at o; returns the end. */
-static inline char *fmt_u64(char *o, uint64_t v)
-{
-    char b[20];
-    int n = 0;
-    do {
-        b[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n) *o++ = b[--n];
-    return o;
-}
-
 static int write_error(const ps_site_writer_t *w, ps_err_t *err)
 {
     if (w->rec_rc < 0) {
@@ -307,9 +295,9 @@ static char *ps_scan_row(const ps_site_writer_t *w, char *o, const row_t *r, con
         memcpy(o, name, w->last_len);
         o += w->last_len;
         *o++ = '/';
-        o = fmt_u64(o, from);
+        o = ps_put_u64(o, from);
         *o++ = '-';
-        o = fmt_u64(o, to);
+        o = ps_put_u64(o, to);
         o = PUT_LIT(o, " : ");
         memcpy(o, ac, ac_len);
         o += ac_len;
@@ -333,9 +321,9 @@ static char *ps_scan_row(const ps_site_writer_t *w, char *o, const row_t *r, con
         o += ac_len;
         *o++ = '\t';
     }
-    o = fmt_u64(o, from);
+    o = ps_put_u64(o, from);
     *o++ = '\t';
-    o = fmt_u64(o, to);
+    o = ps_put_u64(o, to);
     *o++ = '\t';
     if (w->format == PS_SITES_PFF) {
         /* ps_scan's pff ends a pattern's row with an empty field. */
@@ -358,18 +346,10 @@ static char *ps_scan_row(const ps_site_writer_t *w, char *o, const row_t *r, con
     }
     if (info & PS_PSINFO_FALSEPOS) {
         o = PUT_LIT(o, " ; KnownFalsePos ");
-        o = fmt_u64(o, info & PS_PSINFO_COUNT);
+        o = ps_put_u64(o, info & PS_PSINFO_COUNT);
     }
     *o++ = '\n';
     return o;
-}
-
-/* The bases of an upper-case IUPAC letter (A=1 C=2 G=4 T=8). */
-static unsigned iupac_of(char c)
-{
-    static const char code[] = "ACMGRSVTWYHKDBN";
-    const char *at = c == 'U' ? code + 7 : strchr(code, c);
-    return at && c ? (unsigned)(at - code) + 1u : 0u;
 }
 
 /* Cas-OFFinder's row: query  record  start  site  strand  mismatches, and
@@ -386,20 +366,20 @@ static char *casoff_row(const ps_site_writer_t *w, char *o, const row_t *r, cons
     memcpy(o, name, w->last_len);
     o += w->last_len;
     *o++ = '\t';
-    o = fmt_u64(o, r->start + shift);
+    o = ps_put_u64(o, r->start + shift);
     *o++ = '\t';
     for (size_t j = 0; j < len; j++) {
         char c = r->strand ? matched[len - 1 - j] : matched[j];
         if (r->strand) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : c == 'T' ? 'A' : c;
         const char g = j < ql ? (char)toupper((unsigned char)q[j]) : 'N';
-        if (g != 'N' && !(iupac_of(g) & iupac_of(c))) c = (char)(c + ('a' - 'A'));
+        if (g != 'N' && !(ps_iupac_bits(g) & ps_iupac_bits(c))) c = (char)(c + ('a' - 'A'));
         o[j] = c;
     }
     o += len;
     *o++ = '\t';
     *o++ = r->strand ? '-' : '+';
     *o++ = '\t';
-    o = fmt_u64(o, r->dist);
+    o = ps_put_u64(o, r->dist);
     if (w->casoff_ids) {
         *o++ = '\t';
         memcpy(o, w->p->name[r->probe], w->pname_len[r->probe]);
@@ -495,14 +475,14 @@ static void write_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const c
     memcpy(o, name, w->last_len);
     o += w->last_len;
     *o++ = '\t';
-    o = fmt_u64(o, r->start + shift);
+    o = ps_put_u64(o, r->start + shift);
     *o++ = '\t';
-    o = fmt_u64(o, r->end + shift);
+    o = ps_put_u64(o, r->end + shift);
     *o++ = '\t';
     memcpy(o, w->p->name[r->probe], w->pname_len[r->probe]);
     o += w->pname_len[r->probe];
     *o++ = '\t';
-    o = fmt_u64(o, r->dist);
+    o = ps_put_u64(o, r->dist);
     *o++ = '\t';
     *o++ = r->strand ? '-' : '+';
     if (tsv) {
@@ -519,7 +499,7 @@ static void write_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const c
             *o++ = '\t';
             for (const char *t = ps_bulge_type_name(bv->type); *t; t++) *o++ = *t;
             *o++ = '\t';
-            o = fmt_u64(o, bv->size);
+            o = ps_put_u64(o, bv->size);
         }
     }
     *o++ = '\n';
