@@ -1503,6 +1503,7 @@ static int gpat_new_bulges(ps_gpat_t **out, const ps_bulgeset_t *b, ps_err_t *er
     g->n_leaves = b->leaves.n_leaves;
     g->bulges = 1;
     const size_t G = b->n_guides, C = b->n_classes, pw = ((size_t)1 << (2 * b->a)) / 64 + 1;
+    const size_t gc = G * C > 0 ? G * C : 1; /* cudaMalloc takes no 0 */
     uint4 *gp = (uint4 *)malloc((G ? G : 1) * sizeof *gp);
     cudaError_t ce;
     int rc = PS_OK, dev = 0, sms = 0, per_sm = 0;
@@ -1530,8 +1531,8 @@ static int gpat_new_bulges(ps_gpat_t **out, const ps_bulgeset_t *b, ps_err_t *er
         (ce = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
         (ce = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev)) != cudaSuccess ||
         (ce = cudaMalloc(&g->bs.gp, (G ? G : 1) * sizeof *gp)) != cudaSuccess ||
-        (ce = cudaMalloc(&g->bs.jlo, G * C ? G * C : 1)) != cudaSuccess ||
-        (ce = cudaMalloc(&g->bs.jn, G * C ? G * C : 1)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->bs.jlo, gc)) != cudaSuccess ||
+        (ce = cudaMalloc(&g->bs.jn, gc)) != cudaSuccess ||
         (ce = cudaMalloc(&g->bs.var_at, (G * C + 1) * sizeof(uint32_t))) != cudaSuccess ||
         (ce = cudaMalloc(&g->bs.pam, pw * sizeof(uint64_t))) != cudaSuccess ||
 
