@@ -188,10 +188,12 @@ for spec in spcas9:NGG:3 nrg:NRG:3 cas12a:TTTV:5 sacas9:NNGRRT:3 nopam::; do
     else
         bad "$name: locate failed: $(head -2 "$name.err")"
     fi
-    # 2. count: a guide's sites, summed over its mismatch columns, are its rows.
+    # 2. count: a guide's sites, summed over its mismatch columns, are its
+    # rows (a guide listed twice, as sampling may give, has a row each: by name).
     if "$bin" count -q -p "$name.cof" -o "$name.counts" 2>"$name.cerr"; then
         awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^mm[0-9]+$/) m[i] = 1; next }
-                    { t = 0; for (i in m) t += $i; if (t) print $1 "\t" t }' "$name.counts" | sort >"$name.cnt"
+                    { for (i in m) t[$1] += $i }
+                    END { for (g in t) if (t[g]) print g "\t" t[g] }' "$name.counts" | sort >"$name.cnt"
         awk -F'\t' '{ n[NF == 7 ? $7 : $1]++ } END { for (g in n) print g "\t" n[g] }' "$name.want" | sort >"$name.cnt.want"
         if cmp -s "$name.cnt" "$name.cnt.want"; then ok; else bad "$name: count's sites per guide differ from the rows: $(diff "$name.cnt.want" "$name.cnt" | head -4 | tr '\n' ' ')"; fi
     else
