@@ -18,13 +18,11 @@
 typedef struct bound bound_t;
 
 typedef struct {
+    ps_hits_engine_t base; /* first: hits.h's operations take the engine as it */
     const ps_bulgeset_t *b;
     bound_t *bd;
-    int threads;
-    ps_hits_t *h;      /* per worker */
     uint64_t **m0;     /* per worker and guide: its mismatch mask against the window, no bulge */
     uint8_t **flag;    /* per worker and guide: within reach of a site (pass 1) */
-    uint64_t chunks;
 } gen_t;
 
 /* Positions p < j of an n-position mask, and positions p >= x. */
@@ -151,12 +149,13 @@ static inline uint32_t class_len(const ps_bulgeset_t *b, uint32_t c)
  * ends at e with its PAM (F's last a symbols) and the minus strand's starts
  * at e - W with its PAM (R's last a symbols); a 5' PAM the other way round.
  * Past s1 the window takes padding, which no valid site reaches. */
-POPCNT static void scan_segment(const gen_t *ge, ps_hits_t *w, const ps_chunk_t *c, uint64_t s0, uint64_t s1)
+POPCNT static void scan_segment(const void *engine, ps_hits_t *w, const ps_chunk_t *c, uint64_t s0, uint64_t s1)
 {
+    const gen_t *ge = engine;
     const ps_bulgeset_t *b = ge->b;
     const bound_t *bd = ge->bd;
-    uint64_t *m0 = ge->m0[w - ge->h];
-    uint8_t *flag = ge->flag[w - ge->h];
+    uint64_t *m0 = ge->m0[w - ge->base.h];
+    uint8_t *flag = ge->flag[w - ge->base.h];
     const uint32_t W = b->W, a = b->a, C = b->n_classes, Lr = b->n + (uint32_t)b->dna;
     const uint64_t full = W == 32 ? ~0ull : (1ull << (2 * W)) - 1, pm = (1ull << (2 * a)) - 1;
     const uint64_t run_mask = Lr == 32 ? ~0ull : (1ull << (2 * Lr)) - 1;
@@ -211,51 +210,12 @@ POPCNT static void scan_segment(const gen_t *ge, ps_hits_t *w, const ps_chunk_t 
     }
 }
 
-/* The sites of [from, to), segment by segment (ps_hits_scan_fn). */
-static void scan_range(const void *ctx, ps_hits_t *w, const ps_chunk_t *c, uint64_t from, uint64_t to)
-{
-    const gen_t *ge = ctx;
-    uint32_t r = ps_chunk_restart_after(c, from);
-    uint64_t seg = from;
-    while (seg < to) {
-        uint64_t end = r < c->n_restart && c->restart[r] < to ? c->restart[r] : to;
-        if (end > seg) scan_segment(ge, w, c, seg, end);
-        seg = end;
-        r++;
-    }
-}
-
-static int gen_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err)
-{
-    (void)err;
-    gen_t *ge = e->impl;
-    ps_hits_scan(&ge->h[worker], scan_range, ge, c);
-    __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
-    return PS_OK;
-}
-
-static int gen_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
-{
-    (void)err;
-    gen_t *ge = e->impl;
-    ps_hits_collect(ge->h, ge->threads, leaf_counts, ge->b->leaves.n_leaves);
-    return PS_OK;
-}
-
-static int gen_scan_sites(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_sites_t *out, ps_err_t *err)
-{
-    gen_t *ge = e->impl;
-    int rc = ps_hits_sites(&ge->h[worker], scan_range, ge, c, out, err);
-    if (rc == PS_OK) __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
-    return rc;
-}
-
 static void gen_info(const ps_engine_t *e, ps_engine_info_t *out)
 {
     const gen_t *ge = e->impl;
     memset(out, 0, sizeof *out);
     out->kind = PS_ENGINE_CPU;
-    out->workers = ge->threads;
+    out->workers = ge->base.threads;
     out->gpu_id = -1;
     out->patterns = 1;
     out->guides = 1;
@@ -264,20 +224,20 @@ static void gen_info(const ps_engine_t *e, ps_engine_info_t *out)
      * symbols spread a small genome over every thread (1 Mi left a yeast
      * genome's 12 chunks to 16 threads: 2.3-2.9 s, against 0.8 s of work). */
     out->max_chunk_syms = 1u << 18;
-    out->chunks_cpu = __atomic_load_n(&ge->chunks, __ATOMIC_RELAXED);
+    out->chunks_cpu = ps_hits_engine_chunks(&ge->base);
 }
 
 static void gen_destroy(ps_engine_t *e)
 {
     gen_t *ge = e->impl;
     if (ge) {
-        ps_hits_free(ge->h, ge->threads);
-        for (int t = 0; t < ge->threads; t++) {
+        for (int t = 0; t < ge->base.threads; t++) {
             if (ge->m0) free(ge->m0[t]);
             if (ge->flag) free(ge->flag[t]);
         }
         free(ge->m0);
         free(ge->flag);
+        ps_hits_engine_free(&ge->base);
         if (ge->bd) {
             free(ge->bd->pre);
             free(ge->bd->suf);
@@ -302,15 +262,16 @@ int ps_bulge_engine_new(ps_engine_t **out, const ps_bulgeset_t *b, int threads, 
     }
     e->impl = ge;
     ge->b = b;
-    ge->threads = threads;
-    e->scan = gen_scan;
-    e->collect = gen_collect;
-    e->scan_sites = gen_scan_sites;
+    ps_hits_engine_ops(e, 0); /* count --by-record takes no bulges */
     e->info = gen_info;
     e->destroy = gen_destroy;
+    int rc = ps_hits_engine_init(&ge->base, threads, b->leaves.n_leaves, scan_segment, err);
+    if (rc < 0) {
+        gen_destroy(e);
+        return rc;
+    }
     const size_t G = b->n_guides, C = b->n_classes;
-    if (!(ge->h = ps_hits_new(threads, b->leaves.n_leaves)) || !(ge->m0 = calloc((size_t)threads, sizeof *ge->m0)) ||
-        !(ge->flag = calloc((size_t)threads, sizeof *ge->flag)))
+    if (!(ge->m0 = calloc((size_t)threads, sizeof *ge->m0)) || !(ge->flag = calloc((size_t)threads, sizeof *ge->flag)))
         goto nomem;
     for (int t = 0; t < threads; t++)
         if (!(ge->m0[t] = malloc(G * sizeof(uint64_t))) || !(ge->flag[t] = malloc(G))) goto nomem;

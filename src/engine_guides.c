@@ -16,12 +16,10 @@
 #endif
 
 typedef struct {
+    ps_hits_engine_t base; /* first: hits.h's operations take the engine as it */
     const ps_patset_t *ps;
     ps_guideset_t *g;
-    int threads;
-    ps_hits_t *h;      /* per worker */
     uint8_t **dd;      /* per worker: the mismatches of each string of a strand against a window */
-    uint64_t chunks;
 } gen_t;
 
 /* The strings [a, b) against window code x ending at p: a flag per string
@@ -59,10 +57,12 @@ static inline void compare_pieces(const ps_guide_pieces_t *ix, ps_hits_t *w, uin
     }
 }
 
-/* The windows ending in [seg, to) of one segment that starts at seg. */
-POPCNT static void scan_segment(const gen_t *ge, ps_hits_t *w, uint8_t *dd, const ps_chunk_t *c, uint64_t seg,
-                                uint64_t to)
+/* The windows ending in [seg, to) of one segment that starts at seg
+ * (ps_hits_segment_fn). */
+POPCNT static void scan_segment(const void *engine, ps_hits_t *w, const ps_chunk_t *c, uint64_t seg, uint64_t to)
 {
+    const gen_t *ge = engine;
+    uint8_t *dd = ge->dd[w - ge->base.h];
     const ps_guideset_t *g = ge->g;
     const uint32_t m = g->m;
     const uint64_t full = m == 32 ? ~0ull : (1ull << (2 * m)) - 1, pm = g->pam_mask;
@@ -95,71 +95,24 @@ POPCNT static void scan_segment(const gen_t *ge, ps_hits_t *w, uint8_t *dd, cons
     }
 }
 
-/* Matches [from, to) segment by segment (ps_hits_scan_fn). */
-static void scan_range(const void *ctx, ps_hits_t *w, const ps_chunk_t *c, uint64_t from, uint64_t to)
-{
-    const gen_t *ge = ctx;
-    uint32_t r = ps_chunk_restart_after(c, from);
-    uint64_t seg = from;
-    while (seg < to) {
-        uint64_t end = r < c->n_restart && c->restart[r] < to ? c->restart[r] : to;
-        scan_segment(ge, w, ge->dd[w - ge->h], c, seg, end);
-        seg = end;
-        r++;
-    }
-}
-
-static int gen_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err)
-{
-    (void)err;
-    gen_t *ge = e->impl;
-    ps_hits_scan(&ge->h[worker], scan_range, ge, c);
-    __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
-    return PS_OK;
-}
-
-static int gen_collect(ps_engine_t *e, uint64_t *leaf_counts, ps_err_t *err)
-{
-    (void)err;
-    gen_t *ge = e->impl;
-    ps_hits_collect(ge->h, ge->threads, leaf_counts, ge->ps->leaves.n_leaves);
-    return PS_OK;
-}
-
-static int gen_scan_records(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_rec_hits_t *h, ps_err_t *err)
-{
-    gen_t *ge = e->impl;
-    int rc = ps_hits_records(&ge->h[worker], ge->ps->leaves.n_leaves, scan_range, ge, c, h, err);
-    if (rc == PS_OK) __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
-    return rc;
-}
-
-static int gen_scan_sites(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_sites_t *out, ps_err_t *err)
-{
-    gen_t *ge = e->impl;
-    int rc = ps_hits_sites(&ge->h[worker], scan_range, ge, c, out, err);
-    if (rc == PS_OK) __atomic_fetch_add(&ge->chunks, 1, __ATOMIC_RELAXED);
-    return rc;
-}
-
 static void gen_info(const ps_engine_t *e, ps_engine_info_t *out)
 {
     const gen_t *ge = e->impl;
     memset(out, 0, sizeof *out);
     out->kind = PS_ENGINE_CPU;
-    out->workers = ge->threads;
+    out->workers = ge->base.threads;
     out->gpu_id = -1;
     out->patterns = 1;
     out->guides = 1;
-    out->chunks_cpu = __atomic_load_n(&ge->chunks, __ATOMIC_RELAXED);
+    out->chunks_cpu = ps_hits_engine_chunks(&ge->base);
 }
 
 static void gen_destroy(ps_engine_t *e)
 {
     gen_t *ge = e->impl;
     if (ge) {
-        ps_hits_free(ge->h, ge->threads);
-        for (int t = 0; t < ge->threads && ge->dd; t++) free(ge->dd[t]);
+        for (int t = 0; t < ge->base.threads && ge->dd; t++) free(ge->dd[t]);
+        ps_hits_engine_free(&ge->base);
         free(ge->dd);
         ps_guideset_free(ge->g);
     }
@@ -184,15 +137,14 @@ int ps_guide_engine_new(ps_engine_t **out, const ps_patset_t *ps, int threads, c
     e->impl = ge;
     ge->ps = ps;
     ge->g = g;
-    ge->threads = threads;
-    e->scan = gen_scan;
-    e->collect = gen_collect;
-    e->scan_records = gen_scan_records;
-    e->scan_sites = gen_scan_sites;
+    ps_hits_engine_ops(e, 1);
     e->info = gen_info;
     e->destroy = gen_destroy;
-    if (!(ge->h = ps_hits_new(threads, ps->leaves.n_leaves)) || !(ge->dd = calloc((size_t)threads, sizeof *ge->dd)))
-        goto nomem;
+    if ((rc = ps_hits_engine_init(&ge->base, threads, ps->leaves.n_leaves, scan_segment, err)) < 0) {
+        gen_destroy(e);
+        return rc;
+    }
+    if (!(ge->dd = calloc((size_t)threads, sizeof *ge->dd))) goto nomem;
     for (int t = 0; t < threads; t++)
         if (!(ge->dd[t] = malloc(g->n ? g->n : 1))) goto nomem;
     *out = e;

@@ -1,12 +1,13 @@
 /* hits.h - where a CPU engine's worker puts what it finds: leaf counts
  * (count), leaf counts a record at a time (count --by-record), or sites
- * (locate), one worker each, with the engine operations that drive them.
+ * (locate), one worker each; and the engine operations around them.
  *
- * An engine that scans a range of a chunk with one function, scan(ctx, h,
- * c, from, to), each find added by ps_hits_add, gets its scan, collect,
- * scan_records and scan_sites from ps_hits_scan, ps_hits_collect,
- * ps_hits_records and ps_hits_sites. Counts are the worker's until
- * collected; a record's counts are moved out as its hits. */
+ * An engine whose work is one function over a segment of a chunk (pack.h:
+ * no restart inside), each find added by ps_hits_add, starts its engine
+ * struct with a ps_hits_engine_t and takes its scan, collect, scan_sites
+ * (and scan_records) from ps_hits_engine_ops: a chunk, or a record of it,
+ * is cut into segments here. Counts are the worker's until collected; a
+ * record's counts are moved out as its hits. */
 #ifndef PS_HITS_H
 #define PS_HITS_H
 
@@ -22,7 +23,7 @@ extern "C" {
 
 typedef struct {
     uint64_t *counts;  /* n_leaves */
-    uint32_t *touched; /* by record: leaves counted in the current record (NULL: not by record) */
+    uint32_t *touched; /* by record: leaves counted in the current record */
     uint32_t n_touched;
     int by_record;
     ps_sites_t *sites; /* listing: where the sites go; NULL: counting */
@@ -47,22 +48,26 @@ static inline void ps_hits_add(ps_hits_t *h, uint32_t leaf, uint64_t start)
     h->counts[leaf]++;
 }
 
-typedef void (*ps_hits_scan_fn)(const void *ctx, ps_hits_t *h, const ps_chunk_t *c, uint64_t from, uint64_t to);
+/* The engine's work on segment [s0, s1) of c, for worker h (one of its
+ * ps_hits_engine_t's h); engine is the engine struct. */
+typedef void (*ps_hits_segment_fn)(const void *engine, ps_hits_t *h, const ps_chunk_t *c, uint64_t s0, uint64_t s1);
 
-/* n workers' sinks with n_leaves counts each (calloc'd; NULL: out of memory). */
-ps_hits_t *ps_hits_new(int n, uint32_t n_leaves);
-void ps_hits_free(ps_hits_t *h, int n);
+typedef struct {
+    ps_hits_t *h;                /* per worker */
+    int threads;
+    uint32_t n_leaves;
+    ps_hits_segment_fn segment;
+    uint64_t chunks;             /* chunks scanned (atomic), for info() */
+} ps_hits_engine_t;
 
-/* The whole chunk counted by worker h. */
-void ps_hits_scan(ps_hits_t *h, ps_hits_scan_fn scan, const void *ctx, const ps_chunk_t *c);
-/* Adds n workers' counts into leaf_counts and zeroes them. */
-void ps_hits_collect(ps_hits_t *h, int n, uint64_t *leaf_counts, uint32_t n_leaves);
-/* The chunk's hits record by record into rh (cleared first). */
-int ps_hits_records(ps_hits_t *h, uint32_t n_leaves, ps_hits_scan_fn scan, const void *ctx, const ps_chunk_t *c,
-                    ps_rec_hits_t *rh, ps_err_t *err);
-/* The chunk's sites into out (cleared first). */
-int ps_hits_sites(ps_hits_t *h, ps_hits_scan_fn scan, const void *ctx, const ps_chunk_t *c, ps_sites_t *out,
-                  ps_err_t *err);
+/* Sets b up for `threads` workers with n_leaves counts each. */
+int ps_hits_engine_init(ps_hits_engine_t *b, int threads, uint32_t n_leaves, ps_hits_segment_fn segment,
+                        ps_err_t *err);
+void ps_hits_engine_free(ps_hits_engine_t *b);
+/* e's scan, collect and scan_sites, and scan_records where by_record; e->impl
+ * starts with an initialised ps_hits_engine_t. */
+void ps_hits_engine_ops(ps_engine_t *e, int by_record);
+uint64_t ps_hits_engine_chunks(const ps_hits_engine_t *b);
 
 #ifdef __cplusplus
 }

@@ -431,24 +431,6 @@ static void write_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const c
         }
         return;
     }
-    if (w->format == PS_SITES_CASOFF && w->bs) {
-        /* the site on its strand */
-        char site[2 * PS_PATTERN_MAX + 2];
-        const size_t len = (size_t)(r->end - r->start);
-        for (size_t j = 0; j < len && j < sizeof site; j++) {
-            char c = r->strand ? matched[len - 1 - j] : matched[j];
-            if (r->strand) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : c == 'T' ? 'A' : c;
-            site[j] = c;
-        }
-        o = ps_bulges_casoff_row(w->bs, o, r->probe, site, len < sizeof site ? len : sizeof site, name,
-                                 w->last_len, r->start + shift, r->strand, r->dist);
-        w->out_len = (size_t)(o - w->out);
-        if (w->out_len >= OUT_BUF) {
-            fwrite(w->out, 1, w->out_len, w->f);
-            w->out_len = 0;
-        }
-        return;
-    }
     if (w->format == PS_SITES_CASOFF) {
         o = casoff_row(w, o, r, name, shift, matched);
         w->out_len = (size_t)(o - w->out);
@@ -723,9 +705,12 @@ static int add_rows(const ps_site_writer_t *w, ps_site_rows_t *rs, const ps_chun
             uint64_t rec = j == c->n_rec ? 0 : block ? c->rec_id[j] + 1 : c->rec_id[j];
             *row = (row_t){rec, soff, soff + len, en->probe, en->strand, en->dist, 0, 0, name, pm.n_x, (uint32_t)len, 0};
             if (!has_text(w)) continue;
-            if (w->bs && w->format == PS_SITES_CASOFF && !block) {
+            if (w->bs && w->format == PS_SITES_CASOFF) {
                 /* Cas-OFFinder 3's rows are long: formatted here, on the
-                 * pool's threads, and only copied by the writer. */
+                 * pool's threads, and only copied by the writer. Bulge
+                 * sets (several site lengths) are read in chunks, whose
+                 * records are named here, never in blocks. */
+                if (block) return ps_fail(err, PS_E_INTERNAL, "Cas-OFFinder 3 rows in a block of FASTA");
                 const char *rn = c->rec_name + c->name_off[j];
                 const size_t rl = strlen(rn);
                 if (grow(&rs->text, &rs->text_cap, rs->text_len + w->row_most + rl)) return nomem(err);
