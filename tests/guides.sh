@@ -101,31 +101,27 @@ zcat "$DATA/yeast_S288C_R64-1-1.bgzf.fa.gz" | awk '/^>/ { n++ } n == 1' >genome/
 seed=${PS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "guides.sh: seed $seed (PS_SEED=$seed repeats this run)"
 
-# Writes case files: NAME.cof (Cas-OFFinder input) and NAME.tsv (the same
-# guides as name<TAB>spacer<TAB>limit, for --pam/--pam5).
-python3 - "$seed" "$work/genome" <<'EOF' || { echo "FAIL: writing the cases"; exit 1; }
-import os, random, sys
-rnd = random.Random(int(sys.argv[1]))
-folder = sys.argv[2]
-seq = []
-for fn in sorted(os.listdir(folder)):
-    cur = []
-    for line in open(os.path.join(folder, fn)):
-        if line.startswith('>'):
-            if cur: seq.append(''.join(cur)); cur = []
-        else:
-            cur.append(line.strip().upper())
-    if cur: seq.append(''.join(cur))
-IUPAC = {'A': 'A', 'C': 'C', 'G': 'G', 'T': 'T', 'R': 'AG', 'Y': 'CT', 'S': 'CG', 'W': 'AT', 'K': 'GT',
-         'M': 'AC', 'B': 'CGT', 'D': 'AGT', 'H': 'ACT', 'V': 'ACG', 'N': 'ACGT'}
+# The guide sampler both case writers below use.
+cat >gsample.py <<'EOF'
+import os
 COMP = {'A': 'T', 'C': 'G', 'G': 'C', 'T': 'A'}
 def rc(s): return ''.join(COMP[c] for c in reversed(s))
-def fits(site, pat): return all(c in IUPAC[p] for c, p in zip(site, pat))
-def sample(pat, n, pam, five):
-    """Guides at sites matching pat on either strand, a few bases changed,
-    N over the PAM."""
-    L = len(pat)
-    P = len(pam or '')
+def genome(folder):
+    """The records of the folder's FASTA files, in name order."""
+    seq = []
+    for fn in sorted(os.listdir(folder)):
+        if not fn.endswith('.fa'): continue
+        cur = []
+        for line in open(os.path.join(folder, fn)):
+            if line.startswith('>'):
+                if cur: seq.append(''.join(cur)); cur = []
+            else:
+                cur.append(line.strip().upper())
+        if cur: seq.append(''.join(cur))
+    return seq
+def sample(rnd, seq, n, L, ok, five, P):
+    """n guides at sites of L bases that ok takes, on either strand, a few
+    bases changed, N over the PAM's P positions (5' where five)."""
     out = []
     while len(out) < n:
         s = rnd.choice(seq)
@@ -133,13 +129,29 @@ def sample(pat, n, pam, five):
         site = s[i:i + L]
         if any(c not in 'ACGT' for c in site): continue
         if rnd.random() < 0.5: site = rc(site)
-        if not fits(site, pat): continue
+        if not ok(site): continue
         g = list(site)
         for _ in range(rnd.randrange(3)):
             j = rnd.randrange(L)
             g[j] = rnd.choice('ACGT')
         out.append('N' * P + ''.join(g[P:]) if five else ''.join(g[:L - P]) + 'N' * P)
     return out
+EOF
+
+# Writes case files: NAME.cof (Cas-OFFinder input) and NAME.tsv (the same
+# guides as name<TAB>spacer<TAB>limit, for --pam/--pam5).
+python3 - "$seed" "$work/genome" <<'EOF' || { echo "FAIL: writing the cases"; exit 1; }
+import random, sys
+sys.path.insert(0, '.')
+from gsample import genome, sample as sample_at
+rnd = random.Random(int(sys.argv[1]))
+folder = sys.argv[2]
+seq = genome(folder)
+IUPAC = {'A': 'A', 'C': 'C', 'G': 'G', 'T': 'T', 'R': 'AG', 'Y': 'CT', 'S': 'CG', 'W': 'AT', 'K': 'GT',
+         'M': 'AC', 'B': 'CGT', 'D': 'AGT', 'H': 'ACT', 'V': 'ACG', 'N': 'ACGT'}
+def fits(site, pat): return all(c in IUPAC[p] for c, p in zip(site, pat))
+def sample(pat, n, pam, five):
+    return sample_at(rnd, seq, n, len(pat), lambda site: fits(site, pat), five, len(pam or ''))
 def write(name, pat, guides, limits, ids, pam, five):
     with open(name + '.cof', 'w') as f:
         f.write(folder + '\n' + pat + '\n')
@@ -297,36 +309,13 @@ cd "$work" || exit 2
 }
 cof3=$work/cas-offinder-main-0a9ac00/cas-offinder
 python3 - "$seed" "$work/genome" <<'EOF' || { echo "FAIL: writing the bulge cases"; exit 1; }
-import os, random, sys
+import random, sys
+sys.path.insert(0, '.')
+from gsample import genome, sample as sample_at
 rnd = random.Random(int(sys.argv[1]) ^ 0xb01e5)
+seq = genome(sys.argv[2])
 folder = sys.argv[2]
-seq = []
-for fn in sorted(os.listdir(folder)):
-    if not fn.endswith('.fa'): continue
-    cur = []
-    for line in open(os.path.join(folder, fn)):
-        if line.startswith('>'):
-            if cur: seq.append(''.join(cur)); cur = []
-        else:
-            cur.append(line.strip().upper())
-    if cur: seq.append(''.join(cur))
-COMP = {'A': 'T', 'C': 'G', 'G': 'C', 'T': 'A'}
-def rc(s): return ''.join(COMP[c] for c in reversed(s))
-def sample(n, L, ok, five, P):
-    out = []
-    while len(out) < n:
-        s = rnd.choice(seq)
-        i = rnd.randrange(len(s) - L)
-        site = s[i:i + L]
-        if any(c not in 'ACGT' for c in site): continue
-        if rnd.random() < 0.5: site = rc(site)
-        if not ok(site): continue
-        g = list(site)
-        for _ in range(rnd.randrange(3)):
-            j = rnd.randrange(L)
-            g[j] = rnd.choice('ACGT')
-        out.append('N' * P + ''.join(g[P:]) if five else ''.join(g[:L - P]) + 'N' * P)
-    return out
+def sample(n, L, ok, five, P): return sample_at(rnd, seq, n, L, ok, five, P)
 ngg = lambda s: s.endswith('GG')
 tttv = lambda s: s.startswith('TTT') and s[3] in 'ACG'
 cases = [('b11', 'N' * 21 + 'GG 1 1', ngg, False, 3, 30, True),
