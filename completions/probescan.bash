@@ -25,10 +25,10 @@ _probescan()
         case $cmd in
             count) COMPREPLY=($(compgen -W "--probes --alphabet --strand --output --threads --by-file --samples --by-record
                                              --stats --mismatches --engine --index --gpu --kernel --verbose --quiet --help --version
-                                             --included --skip-frequent --max-x --no-overlaps --shortest --pam --pam5 --dna-bulge --rna-bulge" -- "$cur")) ;;
+                                             --included --skip-frequent --max-x --no-overlaps --shortest --no-profiles --profiles-only --level --pam --pam5 --dna-bulge --rna-bulge" -- "$cur")) ;;
             locate) COMPREPLY=($(compgen -W "--probes --alphabet --strand --output --threads --mismatches --format
                                               --max-hits --stats --engine --gpu --verbose --quiet --help --version
-                                              --included --skip-frequent --max-x --no-overlaps --shortest --pam --pam5 --dna-bulge --rna-bulge" -- "$cur")) ;;
+                                              --included --skip-frequent --max-x --no-overlaps --shortest --no-profiles --profiles-only --level --pam --pam5 --dna-bulge --rna-bulge" -- "$cur")) ;;
             merge) COMPREPLY=($(compgen -W "--output --probes --split-records --whole-records --quiet --help --version" -- "$cur")) ;;
             summary) COMPREPLY=($(compgen -W "--outdir --stats --quiet --help --version" -- "$cur")) ;;
         esac

@@ -36,6 +36,7 @@
 #include "plan.h"
 #include "output.h"
 #include "probes.h"
+#include "profscan.h"
 #include "progress.h"
 #include "samples.h"
 #include "table.h"
@@ -85,7 +86,8 @@ static void usage_count(FILE *f)
 "Options:\n"
 "  -p, --probes FILE      probes: FASTA, one sequence per line, or name<TAB>sequence;\n"
 "                         a probe may be a pattern: IUPAC codes (DNA) or PROSITE syntax;\n"
-"                         or a PROSITE data file (prosite.dat): a row per PATTERN entry;\n"
+"                         or a PROSITE data file (prosite.dat): a row per PATTERN entry,\n"
+"                         and per MATRIX entry (a profile, scored as pfscanV3 -n scores it);\n"
 "                         or a Cas-OFFinder input file (its genome is the input if none is\n"
 "                         given); a third column name<TAB>sequence<TAB>D is the probe's own -m\n"
 "  -m, --mismatches D     also count sites within D substitutions (0 to %d); adds the\n"
@@ -195,6 +197,7 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         case OPT_STATS: o->stats = optarg; break;
         case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value (see probescan count --help)", argv[optind - 1]);
         case PS_OPT_INCLUDED: case PS_OPT_SKIP_FREQUENT: case PS_OPT_MAX_X: case PS_OPT_NO_OVERLAPS: case PS_OPT_SHORTEST:
+        case PS_OPT_NO_PROFILES: case PS_OPT_PROFILES_ONLY: case PS_OPT_LEVEL:
             if ((rc = ps_opt_psscan(c, optarg, &o->pso, err)) > 0) rc = PS_OK;
             break;
         case PS_OPT_PAM: case PS_OPT_PAM5: case PS_OPT_DNA_BULGE: case PS_OPT_RNA_BULGE:
@@ -355,7 +358,88 @@ static int parallel_readers(const opts_t *o, const ps_engine_info_t *in, const p
     return r < 1 ? 1 : r;
 }
 
+static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err);
+
+/* Each profile's row: accession, ID, consensus, count. */
+static int write_profile_rows(FILE *f, const ps_profiles_t *prf, const uint64_t *counts)
+{
+    for (uint32_t j = 0; j < prf->n; j++)
+        if (fprintf(f, "%s\t%s\t%s\t%" PRIu64 "\n", prf->p[j].ac, prf->p[j].id, prf->p[j].consensus, counts[j]) < 0)
+            return -1;
+    return 0;
+}
+
+/* A PROSITE file of profiles and no patterns: their table alone. */
+static int run_profiles(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
+{
+    ps_output_t *out = NULL;
+    uint64_t *counts = calloc(prf->n, sizeof *counts);
+    if (!counts) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    int rc = ps_output_open(&out, o->output, o->cleanup, err);
+    for (int i = 0; rc == 0 && i < o->n_inputs; i++) {
+        uint64_t recs, res;
+        double t = ps_now();
+        rc = ps_profiles_scan(prf, o->inputs[i], o->inputs[i], NULL, PS_SITES_BED, counts, o->threads, &recs, &res,
+                              err);
+        if (rc == 0 && recs == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
+        if (rc == 0 && o->verbose)
+            fprintf(stderr, "probescan: %s: %" PRIu64 " records, %" PRIu64 " residues, %u profiles in %.3f s\n",
+                    o->inputs[i], recs, res, prf->n, ps_now() - t);
+    }
+    if (rc == 0) {
+        FILE *f = ps_output_stream(out);
+        if (ps_table_write_header_ex(f, PS_TABLE_TOTALS, 0, NULL, 0, 0, 1) < 0 || write_profile_rows(f, prf, counts) < 0)
+            rc = ps_fail(err, PS_E_IO, "write error");
+    }
+    if (rc == 0) {
+        rc = ps_output_commit(out, err);
+        out = NULL;
+    }
+    ps_output_abort(out);
+    free(counts);
+    return rc;
+}
+
+/* What profiles take of count's options. */
+static int profiles_fit(const opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
+{
+    if (o->by_record || o->by_file || o->samples)
+        return ps_fail(err, PS_E_USAGE, "%s: profiles are counted in totals; --by-record, --by-file and --samples are "
+                                        "not taken with them yet (use locate and group its rows)", o->probes);
+    if (o->alpha == PS_ALPHA_DNA) return ps_fail(err, PS_E_USAGE, "%s: profiles are protein; not with -a dna", o->probes);
+    if (o->stats && !prf->patterns)
+        return ps_fail(err, PS_E_USAGE, "--stats: not written for a run of profiles alone");
+    return 0;
+}
+
 static int run_count(opts_t *o, ps_err_t *err)
+{
+    ps_profiles_t prf;
+    int prc = o->pso.profiles == PS_PROFILES_NONE ? (memset(&prf, 0, sizeof prf), 0)
+                                                   : ps_profiles_load(&prf, o->probes, o->pso.level, o->pso.skip_frequent, err);
+    if (prc < 0) return prc;
+    if (o->pso.profiles == PS_PROFILES_ONLY) {
+        if (!prf.n) {
+            ps_profiles_free(&prf);
+            return ps_fail(err, PS_E_USAGE, "--profiles-only: %s holds no profile that could be read", o->probes);
+        }
+        prf.patterns = 0; /* the patterns are left out */
+    }
+    if (o->pso.level && !prf.n && o->pso.profiles != PS_PROFILES_NONE) {
+        ps_profiles_free(&prf);
+        return ps_fail(err, PS_E_USAGE, "--level: %s holds no profile that could be read", o->probes);
+    }
+    if (prf.n && ((prc = profiles_fit(o, &prf, err)) < 0 || !prf.patterns)) {
+        if (prc == 0) prc = run_profiles(o, &prf, err);
+        ps_profiles_free(&prf);
+        return prc;
+    }
+    prc = run_patterns(o, &prf, err);
+    ps_profiles_free(&prf);
+    return prc;
+}
+
+static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
 {
     timing_t tm = {0};
     double t0 = ps_now(), t;
@@ -371,7 +455,12 @@ static int run_count(opts_t *o, ps_err_t *err)
     ps_record_writer_t *rw = NULL;
     ps_site_writer_t *sw = NULL; /* ps_scan's rules: sites counted as locate lists them */
     uint64_t *counts = NULL;
+    uint64_t *pcounts = prf->n ? calloc(prf->n, sizeof *pcounts) : NULL;
     ps_scan_stats_t *st = calloc((size_t)o->n_inputs, sizeof *st);
+    if (prf->n && !pcounts) {
+        free(st);
+        return ps_fail(err, PS_E_NOMEM, "out of memory");
+    }
     if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
 
     int both;
@@ -527,6 +616,12 @@ static int run_count(opts_t *o, ps_err_t *err)
             if (rc == PS_OK && rw) rc = ps_record_writer_flush(rw, err);
             if (rc < 0) goto done;
         }
+        if (prf->n) {
+            uint64_t recs, res;
+            rc = ps_profiles_scan(prf, o->inputs[i], o->inputs[i], NULL, PS_SITES_BED, pcounts, o->threads, &recs,
+                                  &res, err);
+            if (rc < 0) goto done;
+        }
         /* One empty sample must not stop a workflow: it counts zero. */
         if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
         if (o->by_record && st[i].in.names_cut)
@@ -554,6 +649,7 @@ static int run_count(opts_t *o, ps_err_t *err)
                                           (int)o->samples->n_samples, o->threads, err)
              : o->by_file ? ps_write_matrix(f, p, lv, counts, (const char *const *)o->names, o->n_inputs, o->threads, err)
                           : ps_write_counts(f, p, lv, counts, o->threads, err);
+    if (rc == 0 && prf->n && write_profile_rows(f, prf, pcounts) < 0) rc = ps_fail(err, PS_E_IO, "write error");
     if (rc < 0) goto done;
     rc = ps_output_commit(out, err);
     out = NULL;
@@ -574,6 +670,7 @@ static int run_count(opts_t *o, ps_err_t *err)
     }
 
 done:
+    free(pcounts);
     ps_site_writer_free(sw);
     ps_record_writer_free(rw);
     ps_output_abort(out);

@@ -26,6 +26,7 @@
 #include "outfile.h"
 #include "parse.h"
 #include "probes.h"
+#include "profscan.h"
 #include "progress.h"
 #include "samples.h"
 #include "scan.h"
@@ -69,7 +70,8 @@ static void usage_locate(FILE *f)
 "Options:\n"
 "  -p, --probes FILE      probes: FASTA, one sequence per line, or name<TAB>sequence;\n"
 "                         a probe may be a pattern: IUPAC codes (DNA) or PROSITE syntax;\n"
-"                         or a PROSITE data file (prosite.dat): a row per PATTERN entry;\n"
+"                         or a PROSITE data file (prosite.dat): a row per PATTERN entry,\n"
+"                         and per MATRIX entry (a profile, scored as pfscanV3 -n scores it);\n"
 "                         or a Cas-OFFinder input file (its genome is the input if none is\n"
 "                         given); a third column name<TAB>sequence<TAB>D is the probe's own -m\n"
 "  -m, --mismatches D     also report sites within D substitutions (0 to %d)\n"
@@ -182,6 +184,7 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
         case OPT_GPU: rc = ps_opt_gpu(optarg, &o->gpu_id, err); break;
         case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value (see probescan locate --help)", argv[optind - 1]);
         case PS_OPT_INCLUDED: case PS_OPT_SKIP_FREQUENT: case PS_OPT_MAX_X: case PS_OPT_NO_OVERLAPS: case PS_OPT_SHORTEST:
+        case PS_OPT_NO_PROFILES: case PS_OPT_PROFILES_ONLY: case PS_OPT_LEVEL:
             if ((rc = ps_opt_psscan(c, optarg, &o->pso, err)) > 0) rc = PS_OK;
             break;
         case PS_OPT_PAM: case PS_OPT_PAM5: case PS_OPT_DNA_BULGE: case PS_OPT_RNA_BULGE:
@@ -245,9 +248,78 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     return ps_json_save(o->stats, j, o->cleanup, err);
 }
 
+/* A PROSITE file of profiles and no patterns: the profiles alone. */
+static int run_profiles(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
+{
+    ps_output_t *out = NULL;
+    uint64_t *counts = calloc(prf->n, sizeof *counts);
+    if (!counts) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    int rc = ps_output_open(&out, o->output, o->cleanup, err);
+    if (rc == 0 && o->format == PS_SITES_TSV && ps_profiles_tsv_header(ps_output_stream(out)) < 0)
+        rc = ps_fail(err, PS_E_IO, "write error");
+    char name[PS_SAMPLE_NAME_MAX];
+    uint64_t rows = 0;
+    for (int i = 0; rc == 0 && i < o->n_inputs; i++) {
+        uint64_t recs, res;
+        double t = ps_now();
+        ps_sample_name(o->inputs[i], name, sizeof name);
+        rc = ps_profiles_scan(prf, o->inputs[i], name, ps_output_stream(out), o->format, counts, o->threads, &recs,
+                              &res, err);
+        if (rc == 0 && recs == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
+        if (rc == 0 && o->verbose)
+            fprintf(stderr, "probescan: %s: %" PRIu64 " records, %" PRIu64 " residues, %u profiles in %.3f s\n",
+                    o->inputs[i], recs, res, prf->n, ps_now() - t);
+    }
+    for (uint32_t j = 0; j < prf->n; j++) rows += counts[j];
+    if (rc == 0) {
+        rc = ps_output_commit(out, err);
+        out = NULL;
+    }
+    if (rc == 0 && o->verbose) fprintf(stderr, "probescan: %" PRIu64 " profile matches written\n", rows);
+    ps_output_abort(out);
+    free(counts);
+    return rc;
+}
+
+/* What profiles take of locate's options. */
+static int profiles_fit(const opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
+{
+    if (o->format != PS_SITES_BED && o->format != PS_SITES_PFF && o->format != PS_SITES_TSV)
+        return ps_fail(err, PS_E_USAGE, "%s: profile rows are written as bed, pff or tsv, not %s", o->probes,
+                       o->format == PS_SITES_GFF ? "gff" : o->format == PS_SITES_PSA ? "psa" : "cas-offinder");
+    if (o->format == PS_SITES_TSV && prf->patterns)
+        return ps_fail(err, PS_E_USAGE, "%s: --format tsv: patterns and profiles have different columns; use pff or "
+                                        "bed, or a file of one kind", o->probes);
+    if (o->alpha == PS_ALPHA_DNA) return ps_fail(err, PS_E_USAGE, "%s: profiles are protein; not with -a dna", o->probes);
+    if (o->stats && !prf->patterns)
+        return ps_fail(err, PS_E_USAGE, "--stats: not written for a run of profiles alone");
+    return 0;
+}
+
 static int run_locate(opts_t *o, ps_err_t *err)
 {
     double t0 = ps_now();
+    ps_profiles_t prf;
+    int prc = o->pso.profiles == PS_PROFILES_NONE ? (memset(&prf, 0, sizeof prf), 0)
+                                                   : ps_profiles_load(&prf, o->probes, o->pso.level, o->pso.skip_frequent, err);
+    if (prc < 0) return prc;
+    if (o->pso.profiles == PS_PROFILES_ONLY) {
+        if (!prf.n) {
+            ps_profiles_free(&prf);
+            return ps_fail(err, PS_E_USAGE, "--profiles-only: %s holds no profile that could be read", o->probes);
+        }
+        prf.patterns = 0; /* the patterns are left out */
+    }
+    if (o->pso.level && !prf.n && o->pso.profiles != PS_PROFILES_NONE) {
+        ps_profiles_free(&prf);
+        return ps_fail(err, PS_E_USAGE, "--level: %s holds no profile that could be read", o->probes);
+    }
+    if (prf.n && ((prc = profiles_fit(o, &prf, err)) < 0 || !prf.patterns)) {
+        if (prc == 0) prc = run_profiles(o, &prf, err);
+        ps_profiles_free(&prf);
+        return prc;
+    }
+    uint64_t *pcounts = prf.n ? calloc(prf.n, sizeof *pcounts) : NULL;
     ps_probes_t *p = NULL;
     ps_plan_t pl = {0};
     ps_engine_t *e = NULL;
@@ -309,6 +381,12 @@ static int run_locate(opts_t *o, ps_err_t *err)
             rc = ps_scanner_run(sc, o->inputs[i], NULL, &sink, &st[i], pg.enabled ? ps_progress_show : NULL, &pg, err);
         ps_progress_end(&pg);
         if (rc == PS_OK) rc = ps_site_writer_flush(w, err);
+        if (rc == PS_OK && prf.n) {
+            uint64_t recs, res;
+            rc = pcounts ? ps_profiles_scan(&prf, o->inputs[i], name, ps_output_stream(out), o->format, pcounts,
+                                            o->threads, &recs, &res, err)
+                         : ps_fail(err, PS_E_NOMEM, "out of memory");
+        }
         if (rc < 0) goto done;
         if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
         if (st[i].in.names_cut)
@@ -333,6 +411,8 @@ static int run_locate(opts_t *o, ps_err_t *err)
 
 done:
     ps_output_abort(out);
+    ps_profiles_free(&prf);
+    free(pcounts);
     ps_site_writer_free(w);
     ps_scanner_free(sc);
     ps_engine_destroy(e);

@@ -130,6 +130,20 @@ int ps_opt_psscan(int key, const char *arg, ps_psopts_t *o, ps_err_t *err)
     case PS_OPT_SKIP_FREQUENT: o->skip_frequent = 1; return 1;
     case PS_OPT_NO_OVERLAPS: o->no_overlaps = 1; return 1;
     case PS_OPT_SHORTEST: o->shortest = 1; return 1;
+    case PS_OPT_NO_PROFILES:
+    case PS_OPT_PROFILES_ONLY:
+        if (o->profiles && o->profiles != (key == PS_OPT_NO_PROFILES ? PS_PROFILES_NONE : PS_PROFILES_ONLY))
+            return ps_fail(err, PS_E_USAGE, "--no-profiles and --profiles-only: give one of them");
+        o->profiles = key == PS_OPT_NO_PROFILES ? PS_PROFILES_NONE : PS_PROFILES_ONLY;
+        return 1;
+    case PS_OPT_LEVEL: {
+        char *end;
+        long l = strtol(arg, &end, 10);
+        if (end == arg || *end || l < -99 || l > 99)
+            return ps_fail(err, PS_E_USAGE, "--level must be a whole number from -99 to 99, not '%s'", arg);
+        o->level = (int)l;
+        return 1;
+    }
     case PS_OPT_MAX_X:
         if (ps_opt_uint(arg, PS_PATTERN_MAX, &v))
             return ps_fail(err, PS_E_USAGE, "--max-x must be a number from 0 to %d, not '%s'", PS_PATTERN_MAX, arg);

@@ -78,18 +78,24 @@ int ps_opt_casoff_inputs(const char *probes, char ***inputs, int *n, ps_err_t *e
  * code). ps_opt_probes loads with --skip-frequent, refuses the options
  * where no probe takes ps_scan's rules, and lets X match every class of a
  * rule's pattern where --max-x or --no-overlaps needs it. */
-enum { PS_OPT_INCLUDED = 400, PS_OPT_SKIP_FREQUENT, PS_OPT_MAX_X, PS_OPT_NO_OVERLAPS, PS_OPT_SHORTEST };
+enum { PS_OPT_INCLUDED = 400, PS_OPT_SKIP_FREQUENT, PS_OPT_MAX_X, PS_OPT_NO_OVERLAPS, PS_OPT_SHORTEST,
+       PS_OPT_NO_PROFILES, PS_OPT_PROFILES_ONLY, PS_OPT_LEVEL };
 #define PS_OPT_PSSCAN_LONGOPTS                                                                              \
     {"included", no_argument, NULL, PS_OPT_INCLUDED}, {"skip-frequent", no_argument, NULL, PS_OPT_SKIP_FREQUENT}, \
         {"max-x", required_argument, NULL, PS_OPT_MAX_X}, {"no-overlaps", no_argument, NULL, PS_OPT_NO_OVERLAPS}, \
-        {"shortest", no_argument, NULL, PS_OPT_SHORTEST}
+        {"shortest", no_argument, NULL, PS_OPT_SHORTEST}, {"no-profiles", no_argument, NULL, PS_OPT_NO_PROFILES},     \
+        {"profiles-only", no_argument, NULL, PS_OPT_PROFILES_ONLY}, {"level", required_argument, NULL, PS_OPT_LEVEL}
 #define PS_OPT_PSSCAN_HELP                                                                                  \
     "  PROSITE patterns over proteins, matched exactly, are reported as ps_scan reports them:\n"           \
     "      --included         every start, also a site that ends within the one before (ps_scan -i)\n"      \
     "      --no-overlaps      look for the next site after the end of the last (ps_scan -v)\n"              \
     "      --shortest         repeats e(n,m) as short as can be, not as long (ps_scan -g)\n"                \
     "      --max-x N          a site may take N X residues where residues are named (ps_scan -x; 0)\n"      \
-    "      --skip-frequent    leave out entries flagged SKIP-FLAG=TRUE (ps_scan -s)\n"
+    "      --skip-frequent    leave out entries flagged SKIP-FLAG=TRUE (ps_scan -s)\n"                    \
+    "  A PROSITE data file's MATRIX entries are profiles, scored as pfscanV3 -n scores them:\n"          \
+    "      --no-profiles      its patterns only (ps_scan -r)\n"                                          \
+    "      --profiles-only    its profiles only (ps_scan -m)\n"                                          \
+    "      --level L          the profiles' cut-off level L, -99 to 99 (ps_scan -l; default 0)\n"
 int ps_opt_psscan(int key, const char *arg, ps_psopts_t *o, ps_err_t *err);
 /* 1 when probes take ps_scan's rules: protein, exact (mismatches 0), a
  * PROSITE pattern among them. */

@@ -1001,8 +1001,8 @@ static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t 
     const char *src = path ? path : "probes";
     if (r->n == 0 && r->prosite)
         return ps_fail(err, PS_E_FORMAT,
-                       "%s: no PATTERN entries to count (%u MATRIX and %u RULE entries, which probescan does not "
-                       "read)",
+                       "%s: no PATTERN entries and no MATRIX entry that could be read (%u MATRIX, %u RULE "
+                       "entries)",
                        src, r->skipped_matrix, r->skipped_rule);
     if (r->n == 0) return ps_fail(err, PS_E_FORMAT, "%s: no probes found (empty probe file?)", src);
 
@@ -1195,7 +1195,7 @@ void ps_probes_warn(const ps_probes_t *p, const char *path)
 {
     if (p->alpha_note[0]) fprintf(stderr, "probescan: warning: %s: %s\n", path, p->alpha_note);
     if (p->id && (p->skipped_matrix || p->skipped_rule))
-        fprintf(stderr, "probescan: %s: %u PROSITE patterns; %u MATRIX and %u RULE entries skipped (not patterns)\n",
+        fprintf(stderr, "probescan: %s: %u PROSITE patterns; %u MATRIX entries (profiles, scored apart) and %u RULE entries not patterns\n",
                 path, p->n, p->skipped_matrix, p->skipped_rule);
     if (p->skipped_frequent)
         fprintf(stderr, "probescan: %s: --skip-frequent: %u patterns flagged SKIP-FLAG=TRUE left out\n", path,

@@ -48,7 +48,12 @@ uint32_t ps_psscan_class(uint32_t letters, int negated);
 typedef struct {
     int included, no_overlaps, shortest, skip_frequent;
     int max_x;
+    /* PROSITE profiles (profscan.h): PS_PROFILES_* (ps_scan -r, -m) and
+     * the cut-off level (ps_scan -l). */
+    int profiles, level;
 } ps_psopts_t;
+
+enum { PS_PROFILES_TOO = 0, PS_PROFILES_NONE, PS_PROFILES_ONLY };
 
 /* 1 when an option differs from ps_scan's defaults (so that a run can say
  * it was given where it does not apply). */

@@ -37,7 +37,7 @@ enum { WHY_LEN = 1024 }; /* a skip reason, as tu_data_plan_t holds it */
 
 /* Suites that run everywhere. */
 #define PLAIN_SUITES(X) \
-    X(pack) X(automaton) X(probes) X(output) X(outfile) X(seqio) X(random) X(scan) X(host) X(gpu_plan) X(mixed) X(merge) X(pattern) X(prosite) X(guides) X(bulges) X(twobit)
+    X(pack) X(automaton) X(probes) X(output) X(outfile) X(seqio) X(random) X(scan) X(host) X(gpu_plan) X(mixed) X(merge) X(pattern) X(prosite) X(guides) X(bulges) X(profile) X(twobit)
 /* Suites that need a usable GPU. */
 #define NEEDY_SUITES(X) X(gpu, NEED_GPU)
 /* Suites over real data ($PS_DATA), and whether they need a GPU too. */

@@ -386,7 +386,8 @@ DAT
 printf '>p1\nMKCAHCAAHCAAAH\n>p2\nAMKCHKDEL\n>p3\nMK-CH.KEEL\n' >prot.fa
 run count -q -p motifs.dat prot.fa
 want=$(printf 'name\tid\tsequence\tcount\nPS99901\tTEST_ONE\tC-x(1,3)-H.\t3\nPS99903\tTEST_ANCHOR\t<M-K.\t2\nPS99904\tTEST_END\t[KR]-[DE]-E-L>.\t2\n')
-if [ "$rc" -eq 0 ] && [ "$(cat out.txt)" = "$want" ] && grep -q '3 PROSITE patterns; 1 MATRIX and 0 RULE entries skipped' err.txt; then ok
+if [ "$rc" -eq 0 ] && [ "$(cat out.txt)" = "$want" ] && grep -q '3 PROSITE patterns; 1 MATRIX entries (profiles' err.txt &&
+    grep -q 'profile TEST_MATRIX skipped: no LENGTH' err.txt; then ok
 else bad "PROSITE data file: $rc $(cat err.txt)"; cat out.txt; fi
 cp out.txt prosite_table.tsv
 run merge prosite_table.tsv prosite_table.tsv
@@ -851,7 +852,49 @@ fi
 printf 'big\tA-x(0,1000)-C\n' >bigrep.tsv
 expect_fail "x(0,1000)" "longer than a pattern may be" count -a dna -p bigrep.tsv genome.fa
 printf 'ID   SOME_DOMAIN; MATRIX.\nAC   PS50000;\nMA   /GENERAL_SPEC: ALPHABET=%s; LENGTH=1;\n//\n' "'ACDEFGHIKLMNPQRSTVWY'" >matrix.dat
-expect_fail "a PROSITE file of MATRIX entries only" "no PATTERN entries" count -p matrix.dat prot.fa
+run count -p matrix.dat prot.fa
+if [ "$rc" -ne 0 ] && [ ! -s out.txt ] && grep -q 'profile SOME_DOMAIN skipped: 0 match positions where LENGTH=1' err.txt &&
+    grep -q 'no PATTERN entries and no MATRIX entry that could be read' err.txt; then ok
+else bad "a PROSITE file of one unreadable MATRIX entry: rc $rc, $(cat err.txt)"; fi
+# A profile (two positions, C then H) scored as pfscanV3 -n scores it: the
+# residues are the letters ('-' and '.' left out), so p3 has CH at 3-4.
+m1=$(printf 'ACDEFGHIKLMNPQRSTVWY' | sed 's/./&\n/g' | awk 'NF { printf "%s%s", (n++ ? "," : ""), ($1 == "C" ? 10 : -5) }')
+m2=$(printf 'ACDEFGHIKLMNPQRSTVWY' | sed 's/./&\n/g' | awk 'NF { printf "%s%s", (n++ ? "," : ""), ($1 == "H" ? 10 : -5) }')
+{
+    echo "ID   TEST_PROFILE; MATRIX."
+    echo "AC   PS99905;"
+    echo "MA   /GENERAL_SPEC: ALPHABET='ACDEFGHIKLMNPQRSTVWY'; LENGTH=2;"
+    echo "MA   /DISJOINT: DEFINITION=PROTECT; N1=1; N2=2;"
+    echo "MA   /NORMALIZATION: MODE=1; FUNCTION=LINEAR; R1=0.5; R2=0.1;"
+    echo "MA   /CUT_OFF: LEVEL=0; SCORE=15; N_SCORE=2.0; MODE=1;"
+    echo "MA   /DEFAULT: D=-20; I=-20; B1=0; E1=0; MI=-100; MD=-100; IM=-100; DM=-100;"
+    echo "MA   /M: SY='C'; M=$m1;"
+    echo "MA   /M: SY='H'; M=$m2;"
+    echo "//"
+} >profile.dat
+printf '>p1\nMKCAHCAAHCAAAH\n>p2\nAMKCHKDEL\n>p3\nMK-CH.KEEL\n' >pprot.fa
+run locate --format pff -p profile.dat pprot.fa
+want=$(printf 'p2\t4\t5\tPS99905\t1\t-1\t20\t2.500\t0\np3\t3\t4\tPS99905\t1\t-1\t20\t2.500\t0\n')
+if [ "$rc" -eq 0 ] && [ "$(cat out.txt)" = "$want" ]; then ok; else bad "a profile's pff rows: rc $rc, $(cat out.txt err.txt)"; fi
+run count -p profile.dat pprot.fa
+want=$(printf 'name\tid\tsequence\tcount\nPS99905\tTEST_PROFILE\tCH\t2\n')
+if [ "$rc" -eq 0 ] && [ "$(cat out.txt)" = "$want" ]; then ok; else bad "a profile's count row: rc $rc, $(cat out.txt err.txt)"; fi
+awk '/^ID/ { keep = !/TEST_MATRIX/ } keep' motifs.dat | cat - profile.dat >both.dat
+run locate --format bed -p both.dat pprot.fa
+if [ "$rc" -eq 0 ] && [ "$(grep -c PS99905 out.txt)" -eq 2 ] && grep -q '^p2	3	5	PS99905	20	+$' out.txt; then ok
+else bad "patterns and a profile in one file, bed: rc $rc, $(cat out.txt err.txt)"; fi
+run locate --format bed --no-profiles -p both.dat pprot.fa
+if [ "$rc" -eq 0 ] && ! grep -q PS99905 out.txt && grep -q PS99901 out.txt; then ok; else bad "--no-profiles: $(cat out.txt)"; fi
+run locate --format pff --profiles-only -p both.dat pprot.fa
+if [ "$rc" -eq 0 ] && [ "$(cut -f4 out.txt | sort -u)" = PS99905 ]; then ok; else bad "--profiles-only: $(cat out.txt err.txt)"; fi
+expect_fail "tsv with patterns and profiles" "different columns" locate --format tsv -p both.dat pprot.fa
+expect_fail "gff rows of a profile" "bed, pff or tsv" locate --format gff -p profile.dat pprot.fa
+run locate --level 1 -p profile.dat pprot.fa
+if [ "$rc" -ne 0 ] && grep -q 'profile TEST_PROFILE skipped: no CUT_OFF of LEVEL=1' err.txt &&
+    grep -q -- '--level: profile.dat holds no profile that could be read' err.txt; then ok
+else bad "--level of no cut-off: rc $rc, $(cat err.txt)"; fi
+expect_fail "--level out of range" "from -99 to 99" count --level 100 -p profile.dat pprot.fa
+expect_fail "profiles by record" "totals" count --by-record -p profile.dat pprot.fa
 
 # --by-file over many inputs with a huge -t: memory stays bounded (it once
 # grew with the square of -t: 40 tiny files at -t 4096 took 3.7 GB).

@@ -108,11 +108,12 @@ awk '/^ID/ { pat = ($0 ~ /; PATTERN\./); skipf = 0 } /^AC/ { ac = $2; sub(/;$/, 
 
 # ---- probescan (seconds), then ps_scan JOBS runs at a time -----------------
 # pscan OUT SUBCOMMAND OPTIONS...: its output in OUT, its stderr in OUT.err,
-# its exit status in OUT.rc
+# its exit status in OUT.rc. Patterns only, as ps_scan -r (profiles.sh
+# compares the profiles).
 pscan() {
     local out=$1
     shift
-    "$bin" "$@" -p "$dat" sample.fa > "$out" 2> "$out.err"
+    "$bin" "$@" --no-profiles -p "$dat" sample.fa > "$out" 2> "$out.err"
     echo $? > "$out.rc"
 }
 for c in "${cases[@]}"; do

@@ -96,6 +96,7 @@ part "tests/kmerset.sh" bash "$here/kmerset.sh" "$bin"
 part "tests/locate.sh" bash "$here/locate.sh" "$bin"
 part "tests/peers.sh" bash "$here/peers.sh" "$bin"
 part "tests/prosite.sh" bash "$here/prosite.sh" "$bin"
+part "tests/profiles.sh" bash "$here/profiles.sh" "$bin"
 part "tests/guides.sh" bash "$here/guides.sh" "$bin"
 
 reasons="gpu: ${why[gpu]:-none skipped}; data: ${why[data]:-none skipped}"

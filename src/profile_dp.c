@@ -1,0 +1,396 @@
+/* profile_dp.c - a profile against one sequence: the best score, and the
+ * matches with their ranges as pfscanV3 finds them (profile.h).
+ *
+ * The dynamic programming runs over rows (residues) and insertion positions
+ * 0..L. A node (row j, position p) holds, for each state t of M, I, D, the
+ * best score of a path that has used residues up to j and profile
+ * positions up to p and goes on in t (M: matches position p + 1 with
+ * residue j + 1 next); its exit value (X) is the score of an alignment
+ * that ends there. A node takes the best of: beginning there (the X to t
+ * term), a match of residue j at position p from node (j - 1, p - 1), an
+ * insertion of residue j at p from (j - 1, p), a deletion of position p
+ * from (j, p - 1). Ties go to the first of begin, deletion, match,
+ * insertion, as pftools compares them; the positions each node carries
+ * (where its path began, where it entered and left the protected range)
+ * follow that choice. */
+#include "profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ROW 28
+#define DEL 27
+#define NLOW PS_PRF_NLOW
+
+typedef struct {
+    int32_t pb, pe, sb; /* protected begin and end, sequence begin */
+} pos_t;
+
+static inline int32_t max32(int32_t a, int32_t b) { return a > b ? a : b; }
+static inline int32_t min32(int32_t a, int32_t b) { return a < b ? a : b; }
+
+static int work_fit(ps_prf_work_t *w, uint32_t L, uint32_t n)
+{
+    size_t need = (size_t)(L + 1) * 4;
+    if (need > w->cap_v) {
+        int32_t *v = realloc(w->v, need * sizeof *v);
+        int32_t *p = realloc(w->pos, need * 2 * sizeof(pos_t));
+        if (v) w->v = v;
+        if (p) w->pos = p;
+        if (!v || !p) return -1;
+        w->cap_v = need;
+    }
+    if ((size_t)n + 2 > w->cap_lock) {
+        uint8_t *l = realloc(w->lock, (size_t)n + 2);
+        if (!l) return -1;
+        w->lock = l;
+        w->cap_lock = (size_t)n + 2;
+    }
+    return 0;
+}
+
+#define T(p, a, b) pr->trans[(size_t)(p) * 16 + (a) * 4 + (b)]
+#define MS(p, c) pr->match[(size_t)((p) - 1) * ROW + (c)] /* match position p, p >= 1 */
+#define IS(p, c) pr->ins[(size_t)(p) * ROW + (c)]
+
+int32_t ps_profile_best(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, ps_prf_work_t *w)
+{
+    const uint32_t L = pr->len;
+    if (n == 0 || work_fit(w, L, n) < 0) return NLOW;
+    int32_t *V = w->v;
+    for (int t = 0; t < 3; t++) V[t] = pr->first[t];
+    int32_t kopd = V[PS_PRF_D];
+    for (uint32_t p = 1; p <= L; p++) {
+        const int32_t kd = kopd + MS(p, DEL);
+        for (int t = 0; t < 3; t++) V[p * 4 + t] = max32(kd + T(p, PS_PRF_D, t), pr->first[p * 4 + t]);
+        kopd = V[p * 4 + PS_PRF_D];
+    }
+    int32_t score = NLOW;
+    for (uint32_t j = 0; j + 1 < n; j++) {
+        const unsigned c = idx[j];
+        int32_t kopm = V[PS_PRF_M];
+        int32_t ki = V[PS_PRF_I] + IS(0, c);
+        for (int t = 0; t < 3; t++) V[t] = max32(ki + T(0, PS_PRF_I, t), T(0, PS_PRF_X, t));
+        score = max32(score, ki + T(0, PS_PRF_I, PS_PRF_X));
+        kopd = V[PS_PRF_D];
+        for (uint32_t p = 1; p <= L; p++) {
+            int32_t *v = V + p * 4;
+            const int32_t km = kopm + MS(p, c), kd = kopd + MS(p, DEL);
+            ki = v[PS_PRF_I] + IS(p, c);
+            kopm = v[PS_PRF_M];
+            for (int t = 0; t < 3; t++)
+                v[t] = max32(max32(km + T(p, PS_PRF_M, t), ki + T(p, PS_PRF_I, t)),
+                             max32(kd + T(p, PS_PRF_D, t), T(p, PS_PRF_X, t)));
+            score = max32(max32(score, km + T(p, PS_PRF_M, PS_PRF_X)),
+                          max32(ki + T(p, PS_PRF_I, PS_PRF_X), kd + T(p, PS_PRF_D, PS_PRF_X)));
+            kopd = v[PS_PRF_D];
+        }
+    }
+    /* The last residue: exits at the sequence's end (E0). */
+    const unsigned c = idx[n - 1];
+    int32_t ki = V[PS_PRF_I] + IS(0, c);
+    int32_t ikopd = max32(ki + T(0, PS_PRF_I, PS_PRF_D), T(0, PS_PRF_X, PS_PRF_D));
+    score = max32(score, ki + pr->last[PS_PRF_I]);
+    int32_t kopm = V[PS_PRF_M];
+    for (uint32_t p = 1; p <= L; p++) {
+        const int32_t *v = V + p * 4, *l = pr->last + p * 4;
+        const int32_t km = kopm + MS(p, c), kd = ikopd + MS(p, DEL);
+        ki = v[PS_PRF_I] + IS(p, c);
+        kopm = v[PS_PRF_M];
+        ikopd = max32(max32(km + T(p, PS_PRF_M, PS_PRF_D), T(p, PS_PRF_X, PS_PRF_D)),
+                      max32(ki + T(p, PS_PRF_I, PS_PRF_D), kd + T(p, PS_PRF_D, PS_PRF_D)));
+        score = max32(max32(score, km + l[PS_PRF_M]), max32(ki + l[PS_PRF_I], kd + l[PS_PRF_D]));
+    }
+    return score;
+}
+
+/* The search state of one pass (pftools' xalip). */
+typedef struct {
+    const ps_profile_t *pr;
+    const uint8_t *idx;
+    int32_t n;
+    int32_t *V;
+    pos_t *iom, *ioi;
+    const uint8_t *lock;
+    int32_t fa, fb, fc;                 /* the least protected begins (all, past N1) and sequence begin */
+    int32_t score, se, pb, pe, sb;      /* the best alignment so far */
+} pass_t;
+
+static void init_row(pass_t *s, int32_t ibeg)
+{
+    const ps_profile_t *pr = s->pr;
+    const uint32_t L = pr->len;
+    int32_t *V = s->V;
+    const int at_start = ibeg < 1;
+    for (int t = 0; t < 3; t++) V[t] = at_start ? pr->first[t] : T(0, PS_PRF_X, t);
+    int32_t kopd = V[PS_PRF_D];
+    for (uint32_t p = 1; p <= L; p++) {
+        const int32_t kd = kopd + MS(p, DEL);
+        for (int t = 0; t < 3; t++) {
+            const int32_t e = at_start ? pr->first[p * 4 + t] : T(p, PS_PRF_X, t);
+            const int32_t d = kd + T(p, PS_PRF_D, t);
+            V[p * 4 + t] = d > e ? d : e;
+        }
+        kopd = V[p * 4 + PS_PRF_D];
+    }
+    const pos_t unprot = {s->n + 1, 0, ibeg + 1}, prot = {ibeg + 1, ibeg + 1, ibeg + 1};
+    const uint32_t n1 = pr->n1, n2 = pr->n2;
+    for (uint32_t p = 0; p <= L; p++) {
+        const int inside = p >= n1 && p < n2;
+        s->iom[p] = inside || p + 1 == n1 ? prot : unprot;
+        s->ioi[p] = inside ? prot : unprot;
+    }
+}
+
+/* One residue row (iseq, 1-based); last: the sequence's last residue. */
+static void next_row(pass_t *s, int32_t iseq, int last)
+{
+    const ps_profile_t *pr = s->pr;
+    const uint32_t L = pr->len, n1 = pr->n1, n2 = pr->n2;
+    int32_t *V = s->V;
+    pos_t *iom = s->iom, *ioi = s->ioi;
+    const unsigned c = s->idx[iseq - 1];
+    const int32_t in = iseq + 1;
+    if (s->lock[iseq]) {
+        V[(n1 - 1) * 4 + PS_PRF_M] = NLOW;
+        for (uint32_t p = n1; p < n2; p++) V[p * 4 + PS_PRF_M] = V[p * 4 + PS_PRF_I] = NLOW;
+    }
+    int32_t kopm = V[PS_PRF_M];
+    pos_t kpos = iom[0], kiod;
+    const pos_t temp = {s->n + 1, 0, in};
+    const int32_t ki0 = V[PS_PRF_I] + IS(0, c);
+    int32_t ji = ki0 + T(0, PS_PRF_I, PS_PRF_M), x = T(0, PS_PRF_X, PS_PRF_M);
+    if (ji > x) {
+        V[PS_PRF_M] = ji;
+        iom[0] = ioi[0];
+    } else {
+        V[PS_PRF_M] = x;
+        iom[0] = temp;
+    }
+    int32_t kopd;
+    ji = ki0 + T(0, PS_PRF_I, PS_PRF_D);
+    x = T(0, PS_PRF_X, PS_PRF_D);
+    if (ji > x) {
+        kopd = ji;
+        kiod = ioi[0];
+    } else {
+        kopd = x;
+        kiod = temp;
+    }
+    ji = ki0 + T(0, PS_PRF_I, PS_PRF_I);
+    x = T(0, PS_PRF_X, PS_PRF_I);
+    if (ji > x) {
+        V[PS_PRF_I] = ji;
+    } else {
+        V[PS_PRF_I] = x;
+        ioi[0] = temp;
+    }
+    s->fa = s->fb = iseq;
+    s->fc = min32(min32(ioi[0].sb, iom[0].sb), kiod.sb);
+    pos_t fpos = {s->pb, s->pe, s->sb};
+    for (uint32_t p = 1; p <= L; p++) {
+        int32_t *v = V + p * 4;
+        const int32_t km = kopm + MS(p, c);
+        kopm = v[PS_PRF_M];
+        const int32_t ki = v[PS_PRF_I] + IS(p, c);
+        const int32_t kd = kopd + MS(p, DEL);
+        const int32_t *lt = pr->last + p * 4;
+        int32_t val[4];
+        int src[4]; /* 0 begin, 1 match, 2 insertion, 3 deletion (pftools' order of pointers) */
+        for (int t = 0; t < 4; t++) {
+            const int32_t xm = t == PS_PRF_X && last ? lt[PS_PRF_M] : T(p, PS_PRF_M, t);
+            const int32_t xi = t == PS_PRF_X && last ? lt[PS_PRF_I] : T(p, PS_PRF_I, t);
+            const int32_t xd = t == PS_PRF_X && last ? lt[PS_PRF_D] : T(p, PS_PRF_D, t);
+            int32_t b = T(p, PS_PRF_X, t);
+            int k = 0;
+            if (kd + xd > b) b = kd + xd, k = 3;
+            if (km + xm > b) b = km + xm, k = 1;
+            if (ki + xi > b) b = ki + xi, k = 2;
+            val[t] = b;
+            src[t] = k;
+        }
+        v[PS_PRF_M] = val[PS_PRF_M];
+        v[PS_PRF_I] = val[PS_PRF_I];
+        v[PS_PRF_D] = val[PS_PRF_D];
+        kopd = val[PS_PRF_D];
+        if (val[PS_PRF_X] > s->score) {
+            s->score = val[PS_PRF_X];
+            s->se = iseq;
+            fpos = src[PS_PRF_X] == 1 ? kpos : src[PS_PRF_X] == 3 ? kiod : ioi[p];
+        }
+        const pos_t jpos = iom[p], ioi_old = ioi[p], kiod_old = kiod;
+        const pos_t *from[4] = {&temp, &kpos, &ioi_old, &kiod_old};
+        iom[p] = *from[src[PS_PRF_M]];
+        kiod = *from[src[PS_PRF_D]];
+        /* pftools reads the deletion's position after updating it */
+        ioi[p] = src[PS_PRF_I] == 3 ? kiod : *from[src[PS_PRF_I]];
+        kpos = jpos;
+        const int32_t t2 = min32(min32(ioi[p].pb, iom[p].pb), kiod.pb);
+        s->fa = min32(s->fa, t2);
+        if (p > n1) s->fb = min32(s->fb, t2);
+        s->fc = min32(s->fc, min32(min32(ioi[p].sb, iom[p].sb), kiod.sb));
+    }
+    s->pb = fpos.pb;
+    s->pe = fpos.pe;
+    s->sb = fpos.sb;
+    iom[n1 - 1].pb = min32(iom[n1 - 1].pb, in);
+    iom[n1 - 1].pe = in;
+    for (uint32_t p = n1; p < n2; p++) {
+        iom[p].pb = min32(iom[p].pb, in);
+        iom[p].pe = in;
+        ioi[p].pb = min32(ioi[p].pb, in);
+        ioi[p].pe = in;
+    }
+}
+
+/* A match's profile range (pftools' xalit): the alignment of residues
+ * sb..se redone with free begins, ended where an exit first reaches its
+ * score, and traced back to where it began. */
+static int profile_range(const ps_profile_t *pr, const uint8_t *idx, int32_t n, ps_prf_match_t *m,
+                         ps_prf_work_t *w)
+{
+    const uint32_t L = pr->len;
+    const int32_t sb = (int32_t)m->from, se = (int32_t)m->to, cut = m->score;
+    const size_t need = (size_t)(L + 1) * (size_t)(se - sb + 2);
+    if (need > w->cap_trace) {
+        uint8_t *t = realloc(w->trace, need);
+        if (!t) return -1;
+        w->trace = t;
+        w->cap_trace = need;
+    }
+    uint8_t *code = w->trace;
+    int32_t *V = w->v;
+    size_t k1 = 0;
+    /* One node: the best of begin (bx), deletion, match, insertion; codes
+     * 0 begin, 1 insertion, 2 match, 3 deletion. */
+#define NODE(p, bx, km, ki, kd)                                                                                    \
+    do {                                                                                                           \
+        unsigned cd = 0;                                                                                           \
+        for (int t = 0; t < 3; t++) {                                                                              \
+            int32_t b = (bx)[t];                                                                                   \
+            unsigned k = 0;                                                                                        \
+            if ((kd) + T(p, PS_PRF_D, t) > b) b = (kd) + T(p, PS_PRF_D, t), k = 3;                                 \
+            if ((km) + T(p, PS_PRF_M, t) > b) b = (km) + T(p, PS_PRF_M, t), k = 2;                                 \
+            if ((ki) + T(p, PS_PRF_I, t) > b) b = (ki) + T(p, PS_PRF_I, t), k = 1;                                 \
+            V[(p) * 4 + t] = b;                                                                                    \
+            cd |= k << (t == PS_PRF_M ? 4 : t == PS_PRF_I ? 2 : 0);                                                \
+        }                                                                                                          \
+        code[k1] = (uint8_t)cd;                                                                                    \
+    } while (0)
+    int32_t bx[3];
+    for (uint32_t p = 0; p <= L; p++) {
+        for (int t = 0; t < 3; t++) bx[t] = sb == 1 ? pr->first[p * 4 + t] : T(p, PS_PRF_X, t);
+        const int32_t kd = p ? V[(p - 1) * 4 + PS_PRF_D] + MS(p, DEL) : NLOW;
+        if (p) k1++;
+        NODE(p, bx, NLOW, NLOW, kd);
+    }
+    uint32_t k3 = L;
+    int js = 0;
+    for (int32_t iseq = sb; iseq <= se; iseq++) {
+        const unsigned c = idx[iseq - 1];
+        const int last_row = iseq == se, at_end = last_row && se == n;
+        int32_t kopm = V[PS_PRF_M];
+        int32_t ki = V[PS_PRF_I] + IS(0, c);
+        for (int t = 0; t < 3; t++) bx[t] = at_end ? pr->last[t] : T(0, PS_PRF_X, t);
+        k1++;
+        NODE(0, bx, NLOW, ki, NLOW);
+        if (last_row && ki + T(0, PS_PRF_I, PS_PRF_X) >= cut) {
+            k3 = 0;
+            js = 1;
+            break;
+        }
+        for (uint32_t p = 1; p <= L; p++) {
+            const int32_t km = kopm + MS(p, c);
+            ki = V[p * 4 + PS_PRF_I] + IS(p, c);
+            const int32_t kd = V[(p - 1) * 4 + PS_PRF_D] + MS(p, DEL);
+            kopm = V[p * 4 + PS_PRF_M];
+            for (int t = 0; t < 3; t++) bx[t] = T(p, PS_PRF_X, t);
+            k1++;
+            NODE(p, bx, km, ki, kd);
+            if (last_row) {
+                const int32_t *l = pr->last + p * 4;
+                const int32_t xi = at_end ? l[PS_PRF_I] : T(p, PS_PRF_I, PS_PRF_X);
+                const int32_t xm = at_end ? l[PS_PRF_M] : T(p, PS_PRF_M, PS_PRF_X);
+                const int32_t xd = at_end ? l[PS_PRF_D] : T(p, PS_PRF_D, PS_PRF_X);
+                if (ki + xi >= cut) js = 1;
+                else if (km + xm >= cut) js = 2;
+                else if (kd + xd >= cut) js = 3;
+                if (js) {
+                    k3 = p;
+                    break;
+                }
+            }
+        }
+    }
+#undef NODE
+    const uint32_t end = k3;
+    long k = (long)k1;
+    do {
+        if (js == 1) k -= (long)L + 1;
+        else if (js == 2) k -= (long)L + 2, k3--;
+        else if (js == 3) k -= 1, k3--;
+        if (k < 0) break; /* not reached by a path that began in the stretch */
+        const unsigned cd = code[k];
+        js = js == 1 ? (int)((cd >> 2) & 3) : js == 2 ? (int)((cd >> 4) & 3) : js == 3 ? (int)(cd & 3) : 0;
+    } while (js > 0);
+    if (k3 >= L) k3 = 0;
+    m->pfrom = (int32_t)k3 + 1;
+    m->pto = (int32_t)end - (int32_t)L - 1;
+    return 0;
+}
+
+int ps_profile_matches(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, int32_t cut, ps_prf_work_t *w,
+                       ps_prf_match_t **out, size_t *cap)
+{
+    const uint32_t L = pr->len;
+    if (n == 0) return 0;
+    if (work_fit(w, L, n) < 0) return -1;
+    memset(w->lock, 0, (size_t)n + 2);
+    pass_t s = {.pr = pr, .idx = idx, .n = (int32_t)n, .V = w->v, .lock = w->lock};
+    s.iom = (pos_t *)(void *)w->pos;
+    s.ioi = s.iom + L + 1;
+    int found = 0;
+    int32_t ibeg = 0;
+    const int32_t jlcp = (int32_t)(L / 2);
+    for (;;) {
+        int32_t iseq = ibeg;
+        s.score = NLOW;
+        s.se = s.pb = s.pe = s.sb = 0;
+        init_row(&s, iseq);
+        int32_t last_cp = iseq, first_cp = iseq + 1, next_cp = last_cp + jlcp;
+        int accepted = 0;
+        for (iseq++; iseq <= (int32_t)n; iseq++) {
+            next_row(&s, iseq, iseq == (int32_t)n);
+            if (s.score >= cut) {
+                if (s.fa > s.pe || iseq == (int32_t)n) {
+                    if (s.pb == 0) s.pb = s.sb;
+                    if (s.pe == 0) s.pe = iseq;
+                    if (s.pe < s.pb) break; /* pftools stops here with an error: the matches so far */
+                    if ((size_t)found == *cap) {
+                        size_t nc = *cap ? *cap * 2 : 16;
+                        ps_prf_match_t *g = realloc(*out, nc * sizeof *g);
+                        if (!g) return -1;
+                        *out = g;
+                        *cap = nc;
+                    }
+                    (*out)[found++] = (ps_prf_match_t){.from = (uint32_t)s.sb, .to = (uint32_t)s.se, .score = s.score};
+                    for (int32_t j = s.pb; j <= s.pe && j <= (int32_t)n + 1; j++) w->lock[j] = 1;
+                    accepted = 1;
+                    break;
+                }
+            } else if (iseq >= next_cp) {
+                if (s.fb >= last_cp) {
+                    ibeg = first_cp - 1;
+                    first_cp = s.fc;
+                    last_cp = iseq;
+                }
+                next_cp += jlcp;
+            }
+        }
+        if (!accepted || s.pe < s.pb) break;
+    }
+    /* Profile ranges, with nothing locked (as pfscanV3 does). */
+    for (int i = 0; i < found; i++)
+        if (profile_range(pr, idx, (int32_t)n, &(*out)[i], w) < 0) return -1;
+    return found;
+}

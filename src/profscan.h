@@ -1,0 +1,65 @@
+/* profscan.h - the PROSITE profiles of a probe file, scored over protein
+ * FASTA inputs for `count` and `locate`.
+ *
+ * ps_profiles_load reads every MATRIX entry of a PROSITE data file (any
+ * other probe file has none) as profile.h reads it; an entry refused gets
+ * a warning naming it and the reason, and the run goes on with the rest.
+ *
+ * ps_profiles_scan reads one input's FASTA records in batches of about
+ * PS_PRF_BATCH residues (the memory bound: the batch, and per thread the
+ * profile's rows and one alignment trace), scores every profile against
+ * every record on `threads` threads (records split by residues), and adds
+ * each profile's matches to counts[profile] and, with a stream, writes
+ * them: per record in input order, by start, then profile order, then end.
+ * Rows (1-based inclusive unless said):
+ *   pff  record from to accession profile_from profile_to raw_score
+ *        normalised_score level (ps_scan's pff; profile_to as pfscanV3
+ *        prints it, counted back from the profile's end: -1 its last
+ *        position; the normalised score with 3 decimals, empty where the
+ *        profile has no normalisation)
+ *   bed  record start(0-based) end accession raw_score +
+ *   tsv  input record start(0-based) end name id profile_start profile_end
+ *        raw_score norm_score level (ps_profiles_tsv_header) */
+#ifndef PS_PROFSCAN_H
+#define PS_PROFSCAN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "profile.h"
+#include "sites.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PS_PRF_BATCH (16u << 20)
+
+typedef struct {
+    ps_profile_t *p;
+    uint32_t n;
+    uint32_t refused;   /* MATRIX entries not read (warned about) */
+    uint32_t frequent;  /* left out: flagged SKIP-FLAG=TRUE */
+    uint32_t patterns;  /* PATTERN entries in the file (read by probes.c) */
+    int prosite;        /* the file is a PROSITE data file */
+} ps_profiles_t;
+
+/* Reads the MATRIX entries of path for cut-off level `level`, leaving out
+ * those flagged SKIP-FLAG=TRUE where skip_frequent. A file that is no
+ * PROSITE data file gives none. */
+int ps_profiles_load(ps_profiles_t *out, const char *path, int level, int skip_frequent, ps_err_t *err);
+void ps_profiles_free(ps_profiles_t *ps);
+
+int ps_profiles_tsv_header(FILE *f);
+
+/* Scores one input (label: its name in tsv rows). f NULL: counts only.
+ * *records, *residues: what was read. */
+int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *label, FILE *f, ps_sites_format_t format,
+                     uint64_t *counts, int threads, uint64_t *records, uint64_t *residues, ps_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,260 @@
+/* test_profile.c - PROSITE profiles (profile.h): an entry read as pftools
+ * reads it, and the best score against a reference dynamic programming
+ * written from the model (every node of every row kept), over random
+ * profiles and sequences. tests/profiles.sh compares the matches
+ * themselves with pfscanV3. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "testutil.h"
+
+static const char *const ALPHA = "ACDEFGHIKLMNPQRSTVWY";
+
+#define TR(pr, p, a, b) (pr)->trans[(size_t)(p) * 16 + (a) * 4 + (b)]
+
+START_TEST(test_parse)
+{
+    /* Two match positions; the /I: before the first, an implied /I:
+     * between them and a last one of defaults. */
+    char text[4096];
+    char m1[256] = "", m2[256] = "";
+    for (int i = 0; i < 20; i++) {
+        char b[16];
+        snprintf(b, sizeof b, "%s%d", i ? "," : "", ALPHA[i] == 'C' ? 10 : -5);
+        strcat(m1, b);
+        snprintf(b, sizeof b, "%s%s", i ? "," : "", ALPHA[i] == 'H' ? "12" : "*");
+        strcat(m2, b);
+    }
+    snprintf(text, sizeof text,
+             "ID   T; MATRIX.\nAC   PS1;\n"
+             "MA   /GENERAL_SPEC: ALPHABET='%s'; LENGTH=2;\n"
+             "MA   /DISJOINT: DEFINITION=PROTECT; N1=1; N2=2;\n"
+             "MA   /NORMALIZATION: MODE=1; FUNCTION=LINEAR; R1=0.5; R2=0.1;\n"
+             "MA   /CUT_OFF: LEVEL=1; SCORE=30; N_SCORE=3.5; MODE=1;\n"
+             "MA   /CUT_OFF: LEVEL=0; SCORE=15; N_SCORE=2.0; MODE=1;\n"
+             "MA   /DEFAULT: D=-20; I=-7; B1=-3; E1=-4; MI=-100; MD=-100; IM=-100; DM=-100;\n"
+             "MA   /I: B1=0; BI=-9;\n"
+             "MA   /M: SY='C'; M=%s;\n"
+             "MA   /M: SY='H'; M=%s; D=-11;\n"
+             "//\n",
+             ALPHA, m1, m2);
+    ps_profile_t pr;
+    char why[256];
+    ck_assert_int_eq(ps_profile_parse(&pr, text, strlen(text), 0, why, sizeof why), 0);
+    ck_assert_str_eq(pr.id, "T");
+    ck_assert_str_eq(pr.ac, "PS1");
+    ck_assert_str_eq(pr.consensus, "CH");
+    ck_assert_uint_eq(pr.len, 2);
+    ck_assert_int_eq(pr.cut, 15);
+    ck_assert_int_eq(pr.n1, 1);
+    ck_assert_int_eq(pr.n2, 2);
+    const int c = pr.map['C' - 'A'], h = pr.map['H' - 'A'];
+    ck_assert_int_eq(pr.match[0 * 28 + c], 10);
+    ck_assert_int_eq(pr.match[1 * 28 + h], 12);
+    ck_assert_int_eq(pr.match[1 * 28 + c], PS_PRF_NLOW); /* '*' */
+    ck_assert_int_eq(pr.match[0 * 28 + 27], -20);          /* D of the defaults */
+    ck_assert_int_eq(pr.match[1 * 28 + 27], -11);
+    ck_assert_int_eq(pr.match[0 * 28 + 0], 0);             /* M0: a residue outside the alphabet */
+    ck_assert_int_eq(pr.ins[1 * 28 + c], -7);              /* the implied /I: takes the defaults */
+    /* Position 0 lies before N1: a begin (B1 + BM = 0 + 0), no end
+     * (E1 forbidden: NLOW + ME, kept at pftools' floor). */
+    ck_assert_int_eq(TR(&pr, 0, PS_PRF_X, PS_PRF_M), 0);
+    ck_assert_int_eq(TR(&pr, 0, PS_PRF_X, PS_PRF_I), -9);
+    ck_assert_int_eq(TR(&pr, 0, PS_PRF_M, PS_PRF_X), PS_PRF_NLOW / 4 * 3);
+    /* Position 1 (N1 <= 1 < N2): B1 -3, E1 -4 of the defaults. */
+    ck_assert_int_eq(TR(&pr, 1, PS_PRF_X, PS_PRF_M), -3);
+    ck_assert_int_eq(TR(&pr, 1, PS_PRF_M, PS_PRF_X), -4);
+    /* Position 2 (at N2): no begin. */
+    ck_assert_int_eq(TR(&pr, 2, PS_PRF_X, PS_PRF_M), PS_PRF_NLOW / 4 * 3);
+    ck_assert_int_eq(TR(&pr, 2, PS_PRF_M, PS_PRF_X), -4);
+    ck_assert_int_eq(TR(&pr, 1, PS_PRF_M, PS_PRF_I), -100);
+    /* Levels: 1 from 30, 0 from 15, -1 below (one less than the last). */
+    ck_assert_int_eq(ps_profile_level(&pr, 31, 10), 1);
+    ck_assert_int_eq(ps_profile_level(&pr, 20, 10), 0);
+    ck_assert_int_eq(ps_profile_level(&pr, 3, 10), -1);
+    ck_assert(ps_profile_nscore(&pr, 20, 10) > 2.49f && ps_profile_nscore(&pr, 20, 10) < 2.51f);
+    /* CH scores 22 (B1 0 at position 0, E0 0 at the end). */
+    ps_prf_work_t w = {0};
+    uint8_t idx[8];
+    ps_profile_index(&pr, "AACHA", 5, idx);
+    ck_assert_int_eq(ps_profile_best(&pr, idx, 5, &w), 22 - 4);
+    ps_prf_match_t *m = NULL;
+    size_t cap = 0;
+    ck_assert_int_eq(ps_profile_matches(&pr, idx, 5, pr.cut, &w, &m, &cap), 1);
+    ck_assert_uint_eq(m[0].from, 3);
+    ck_assert_uint_eq(m[0].to, 4);
+    ck_assert_int_eq(m[0].score, 18);
+    ck_assert_int_eq(m[0].pfrom, 1);
+    ck_assert_int_eq(m[0].pto, -1);
+    free(m);
+    ps_prf_work_free(&w);
+    ps_profile_free(&pr);
+
+    /* Refused, with the reason. */
+    static const char *const bad[][2] = {
+        {"ID   B; MATRIX.\nMA   /GENERAL_SPEC: ALPHABET='ACD'; LENGTH=1;\nMA   /CUT_OFF: LEVEL=0; SCORE=1;\n"
+         "MA   /M: M=40000,1,1;\n//\n",
+         "16-bit"},
+        {"ID   B; MATRIX.\nMA   /GENERAL_SPEC: ALPHABET='ACD'; LENGTH=2;\nMA   /CUT_OFF: LEVEL=0; SCORE=1;\n"
+         "MA   /M: M=1,1,1;\n//\n",
+         "1 match positions where LENGTH=2"},
+        {"ID   B; MATRIX.\nMA   /GENERAL_SPEC: ALPHABET='ACD'; LENGTH=1;\nMA   /CUT_OFF: LEVEL=0; SCORE=1;\n"
+         "MA   /CUT_OFF: LEVEL=0; SCORE=2;\nMA   /M: M=1,1,1;\n//\n",
+         "two CUT_OFF lines of LEVEL=0"},
+        {"ID   B; MATRIX.\nMA   /GENERAL_SPEC: ALPHABET='ACD'; LENGTH=1;\nMA   /CUT_OFF: LEVEL=1; SCORE=1;\n"
+         "MA   /M: M=1,1,1;\n//\n",
+         "no CUT_OFF of LEVEL=0"},
+        {"ID   B; MATRIX.\nMA   /GENERAL_SPEC: ALPHABET='ACD'; LENGTH=1;\nMA   /CUT_OFF: LEVEL=0; SCORE=1;\n"
+         "MA   /I: QQ=1;\nMA   /M: M=1,1,1;\n//\n",
+         "unknown /I: key QQ"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_int_eq(ps_profile_parse(&pr, bad[i][0], strlen(bad[i][0]), 0, why, sizeof why), -1);
+        ck_assert_msg(strstr(why, bad[i][1]) != NULL, "case %zu: '%s' lacks '%s'", i, why, bad[i][1]);
+    }
+}
+END_TEST
+
+/* A random profile's text: random scores, '*' now and then, begin and end
+ * terms on some insertion positions, a protected range. */
+static size_t random_profile(tu_rng_t *r, char *t, size_t cap)
+{
+    const int L = (int)tu_rng_range(r, 1, 14);
+    const int n1 = (int)tu_rng_range(r, 1, (uint64_t)L), n2 = (int)tu_rng_range(r, (uint64_t)n1, (uint64_t)L);
+    size_t o = (size_t)snprintf(t, cap,
+                                "ID   R; MATRIX.\nMA   /GENERAL_SPEC: ALPHABET='%s'; LENGTH=%d;\n"
+                                "MA   /DISJOINT: DEFINITION=PROTECT; N1=%d; N2=%d;\n"
+                                "MA   /CUT_OFF: LEVEL=0; SCORE=%d;\n"
+                                "MA   /DEFAULT: D=%d; I=%d; B1=%d; E1=%d; MI=%d; MD=%d; IM=%d; DM=%d; M0=%d;\n",
+                                ALPHA, L, n1, n2, (int)tu_rng_range(r, 0, 60), -(int)tu_rng_range(r, 1, 30),
+                                -(int)tu_rng_range(r, 1, 20), -(int)tu_rng_range(r, 0, 80),
+                                -(int)tu_rng_range(r, 0, 80), -(int)tu_rng_range(r, 10, 150),
+                                -(int)tu_rng_range(r, 10, 150), -(int)tu_rng_range(r, 0, 150),
+                                -(int)tu_rng_range(r, 0, 150), -(int)tu_rng_range(r, 0, 10));
+    static const char *const keys[] = {"MI", "MD", "IM", "DM", "II", "MM", "DD", "B1", "E1", "BI", "BD",
+                                       "ME", "IE", "DE", "B0", "E0", "I"};
+    for (int p = 0; p <= L; p++) {
+        o += (size_t)snprintf(t + o, cap - o, "MA   /I:");
+        for (int k = (int)tu_rng_below(r, 4); k > 0; k--) {
+            const char *key = keys[tu_rng_below(r, sizeof keys / sizeof *keys)];
+            if (tu_rng_chance(r, 5)) o += (size_t)snprintf(t + o, cap - o, " %s=*;", key);
+            else o += (size_t)snprintf(t + o, cap - o, " %s=%d;", key, -(int)tu_rng_range(r, 0, 160));
+        }
+        o += (size_t)snprintf(t + o, cap - o, "\n");
+        if (p == L) break;
+        o += (size_t)snprintf(t + o, cap - o, "MA   /M: SY='%c'; M=", ALPHA[tu_rng_below(r, 20)]);
+        for (int i = 0; i < 20; i++)
+            o += (size_t)snprintf(t + o, cap - o, "%s%d", i ? "," : "", (int)tu_rng_range(r, 0, 60) - 25);
+        if (tu_rng_chance(r, 30)) o += (size_t)snprintf(t + o, cap - o, "; D=%d", -(int)tu_rng_range(r, 1, 40));
+        o += (size_t)snprintf(t + o, cap - o, ";\n");
+    }
+    o += (size_t)snprintf(t + o, cap - o, "//\n");
+    return o;
+}
+
+static int32_t mx(int32_t a, int32_t b) { return a > b ? a : b; }
+
+/* The best score from the model: node[j][p][t] the best path that has used
+ * residues 1..j and profile positions 1..p and goes on in t; ends from a
+ * state at row j take E0 terms at the last residue, E1 terms before. */
+static int32_t reference_best(const ps_profile_t *pr, const uint8_t *s, uint32_t n)
+{
+    const uint32_t L = pr->len;
+    int32_t *N = malloc(sizeof(int32_t) * 3 * (L + 1) * (n + 1));
+#define ND(j, p, t) N[((size_t)(j) * (L + 1) + (p)) * 3 + (t)]
+#define MS(p, c) pr->match[(size_t)((p) - 1) * 28 + (c)]
+#define IS(p, c) pr->ins[(size_t)(p) * 28 + (c)]
+    for (uint32_t p = 0; p <= L; p++)
+        for (int t = 0; t < 3; t++) {
+            int32_t v = pr->first[p * 4 + t];
+            if (p) v = mx(v, ND(0, p - 1, PS_PRF_D) + MS(p, 27) + TR(pr, p, PS_PRF_D, t));
+            ND(0, p, t) = v;
+        }
+    int32_t best = PS_PRF_NLOW;
+    for (uint32_t j = 1; j <= n; j++) {
+        const unsigned c = s[j - 1];
+        for (uint32_t p = 0; p <= L; p++) {
+            const int32_t ki = ND(j - 1, p, PS_PRF_I) + IS(p, c);
+            const int32_t km = p ? ND(j - 1, p - 1, PS_PRF_M) + MS(p, c) : 0;
+            const int32_t kd = p ? ND(j, p - 1, PS_PRF_D) + MS(p, 27) : 0;
+            for (int t = 0; t < 3; t++) {
+                int32_t v = mx(TR(pr, p, PS_PRF_X, t), ki + TR(pr, p, PS_PRF_I, t));
+                if (p) v = mx(v, mx(km + TR(pr, p, PS_PRF_M, t), kd + TR(pr, p, PS_PRF_D, t)));
+                ND(j, p, t) = v;
+            }
+            const int32_t *l = pr->last + p * 4;
+            const int end = j == n;
+            best = mx(best, ki + (end ? l[PS_PRF_I] : TR(pr, p, PS_PRF_I, PS_PRF_X)));
+            if (p) {
+                best = mx(best, km + (end ? l[PS_PRF_M] : TR(pr, p, PS_PRF_M, PS_PRF_X)));
+                best = mx(best, kd + (end ? l[PS_PRF_D] : TR(pr, p, PS_PRF_D, PS_PRF_X)));
+            }
+        }
+    }
+    free(N);
+    return best;
+#undef ND
+#undef MS
+#undef IS
+}
+
+START_TEST(test_random_best)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x9f0f11eull);
+    char *text = malloc(1 << 16);
+    ps_prf_work_t w = {0};
+    ps_prf_match_t *m = NULL;
+    size_t cap = 0;
+    static const char letters[] = "ACDEFGHIKLMNPQRSTVWYBZX";
+    for (int k = 0; k < 300; k++) {
+        size_t len = random_profile(&r, text, 1 << 16);
+        ps_profile_t pr;
+        char why[256];
+        ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "case %d (seed %llu): %s", k,
+                      (unsigned long long)tu_seed(), why);
+        for (int q = 0; q < 8; q++) {
+            char seq[80];
+            uint8_t idx[80];
+            const uint32_t n = (uint32_t)tu_rng_range(&r, 1, 70);
+            for (uint32_t i = 0; i < n; i++)
+                seq[i] = tu_rng_chance(&r, 50) ? pr.consensus[i % pr.len] : letters[tu_rng_below(&r, 23)];
+            ps_profile_index(&pr, seq, n, idx);
+            const int32_t want = reference_best(&pr, idx, n), got = ps_profile_best(&pr, idx, n, &w);
+            ck_assert_msg(got == want, "case %d.%d (seed %llu): best %d, the model says %d\n%s%.*s", k, q,
+                          (unsigned long long)tu_seed(), got, want, text, (int)n, seq);
+            /* Matches: at or above the cut-off, none above the best, none
+             * where the best is under it; ranges inside the sequence and
+             * the profile. */
+            const int nm = ps_profile_matches(&pr, idx, n, pr.cut, &w, &m, &cap);
+            ck_assert_int_ge(nm, 0);
+            if (want < pr.cut) ck_assert_int_eq(nm, 0);
+            for (int i = 0; i < nm; i++) {
+                ck_assert_msg(m[i].score >= pr.cut && m[i].score <= want, "case %d.%d (seed %llu): score %d", k, q,
+                              (unsigned long long)tu_seed(), m[i].score);
+                ck_assert(m[i].from >= 1 && m[i].from <= m[i].to + 1 && m[i].to <= n);
+                ck_assert(m[i].pfrom >= 1 && m[i].pfrom <= (int32_t)pr.len);
+                ck_assert(m[i].pto <= -1 && m[i].pto >= -(int32_t)pr.len - 1);
+            }
+        }
+        ps_profile_free(&pr);
+    }
+    free(m);
+    free(text);
+    ps_prf_work_free(&w);
+}
+END_TEST
+
+Suite *suite_profile(void)
+{
+    Suite *s = suite_create("profile");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_parse);
+    tcase_add_test(tc, test_random_best);
+    suite_add_tcase(s, tc);
+    return s;
+}
