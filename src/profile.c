@@ -598,5 +598,6 @@ void ps_prf_work_free(ps_prf_work_t *w)
     free(w->pos);
     free(w->lock);
     free(w->trace);
+    free(w->v8);
     memset(w, 0, sizeof *w);
 }

@@ -112,7 +112,8 @@ typedef struct {
     int32_t *pos;     /* (L + 1) * 6 positions */
     uint8_t *lock;    /* n + 2 */
     uint8_t *trace;   /* xalit's path codes */
-    size_t cap_v, cap_lock, cap_trace;
+    int32_t *v8;      /* ps_prf_bundle_best's rows (32-byte aligned) */
+    size_t cap_v, cap_lock, cap_trace, cap_v8;
 } ps_prf_work_t;
 
 void ps_prf_work_free(ps_prf_work_t *w);
@@ -120,6 +121,16 @@ void ps_prf_work_free(ps_prf_work_t *w);
 /* The best score of any alignment of idx[0..n) (pfscanV3's xali1): a
  * sequence whose best is under the cut-off has no match. */
 int32_t ps_profile_best(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, ps_prf_work_t *w);
+
+/* Up to eight profiles scored side by side against one sequence (a vector
+ * lane each): ps_profile_best of each, several times faster. */
+typedef struct ps_prf_bundle ps_prf_bundle_t;
+int ps_prf_bundle_new(ps_prf_bundle_t **out, const ps_profile_t *const *prs, int n);
+void ps_prf_bundle_free(ps_prf_bundle_t *b);
+/* letters[0..n): the sequence's residues as letter numbers 0..25 (A..Z).
+ * best[l] is lane l's best score (best[0] INT32_MIN: out of memory). */
+void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n, int32_t best[8],
+                        ps_prf_work_t *w);
 
 /* The matches of idx[0..n) at or above cut-off `cut`, in the order found,
  * into *out (grown; *cap its room). Returns their number, or -1 out of

@@ -394,3 +394,218 @@ int ps_profile_matches(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, i
         if (profile_range(pr, idx, (int32_t)n, &(*out)[i], w) < 0) return -1;
     return found;
 }
+
+/* ---- eight sequences at once (the filter) ---- */
+
+typedef int32_t v8i __attribute__((vector_size(32)));
+
+/* The helpers below are inlined into one function: no vector crosses a call,
+ * whatever the ABI of the clone without AVX. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+static inline v8i vmax(v8i a, v8i b)
+{
+    const v8i m = a > b;
+    return (a & m) | (b & ~m);
+}
+
+static inline v8i vsel(v8i m, v8i a, v8i b) { return (a & m) | (b & ~m); }
+
+static inline v8i splat(int32_t x) { return (v8i){x, x, x, x, x, x, x, x}; }
+
+/* Eight profiles side by side, a lane each, for one sequence at a time:
+ * every score of a position is one vector load (16-bit, as pftools stores
+ * them), and a row reads the tables in order (transitions by position,
+ * scores by letter, then by position). Lanes are padded to the longest
+ * profile with positions that cost -32768 to enter, to move within and to
+ * leave: a path through them scores at least 65536 under a node of the
+ * profile's last position, and a node's own exit is at most 45052 under it
+ * (a 16-bit transition against an end kept at or above -12285), so no
+ * padded exit reaches a profile's best; and a lane's nodes depend on lower
+ * positions only. */
+#define PAD (-32768)
+#define LETTERS 26
+#define DELV 15 /* the deletion score, in the slot of X to X (no transition) */
+
+typedef int16_t v8s __attribute__((vector_size(16)));
+
+struct ps_prf_bundle {
+    uint32_t L;      /* the longest */
+    int n;           /* profiles (lanes in use) */
+    v8s *tr;         /* (L + 1) * 16: transitions from * 4 + to, [DELV] the deletion */
+    v8s *ms, *is;    /* LETTERS * (L + 1): scores of a letter at each position */
+    v8s *first, *last; /* (L + 1) * 3 */
+};
+
+int ps_prf_bundle_new(ps_prf_bundle_t **out, const ps_profile_t *const *prs, int n)
+{
+    ps_prf_bundle_t *b = calloc(1, sizeof *b);
+    if (!b) return -1;
+    b->n = n;
+    for (int l = 0; l < n; l++) b->L = prs[l]->len > b->L ? prs[l]->len : b->L;
+    const size_t P = b->L + 1;
+    b->tr = aligned_alloc(32, sizeof(v8s) * P * 16);
+    b->ms = aligned_alloc(32, sizeof(v8s) * P * LETTERS);
+    b->is = aligned_alloc(32, sizeof(v8s) * P * LETTERS);
+    b->first = aligned_alloc(32, sizeof(v8s) * P * 3 + 16);
+    b->last = aligned_alloc(32, sizeof(v8s) * P * 3 + 16);
+    if (!b->tr || !b->ms || !b->is || !b->first || !b->last) {
+        ps_prf_bundle_free(b);
+        return -1;
+    }
+    memset(b->ms, 0, sizeof(v8s) * P * LETTERS);
+    memset(b->is, 0, sizeof(v8s) * P * LETTERS);
+    for (uint32_t p = 0; p <= b->L; p++) {
+        v8s *tr = b->tr + p * 16, *f = b->first + p * 3, *la = b->last + p * 3;
+        for (int l = 0; l < 8; l++) {
+            const ps_profile_t *pr = l < n ? prs[l] : NULL;
+            if (!pr || p > pr->len) {
+                for (int k = 0; k < 16; k++) tr[k][l] = PAD;
+                tr[DELV][l] = 0;
+                for (int t = 0; t < 3; t++) f[t][l] = la[t][l] = PAD;
+                continue;
+            }
+            /* Every value fits 16 bits: pftools' scores and its checked begin and end sums. */
+            for (int a = 0; a < LETTERS; a++) {
+                const unsigned c = pr->map[a];
+                b->ms[(size_t)a * P + p][l] = (int16_t)(p ? MS(p, c) : 0);
+                b->is[(size_t)a * P + p][l] = (int16_t)IS(p, c);
+            }
+            for (int k = 0; k < 16; k++) tr[k][l] = (int16_t)pr->trans[(size_t)p * 16 + k];
+            tr[DELV][l] = (int16_t)(p ? MS(p, DEL) : 0);
+            for (int t = 0; t < 3; t++) {
+                f[t][l] = (int16_t)pr->first[p * 4 + t];
+                la[t][l] = (int16_t)pr->last[p * 4 + t];
+            }
+        }
+    }
+    *out = b;
+    return 0;
+}
+
+void ps_prf_bundle_free(ps_prf_bundle_t *b)
+{
+    if (!b) return;
+    free(b->tr);
+    free(b->ms);
+    free(b->is);
+    free(b->first);
+    free(b->last);
+    free(b);
+}
+
+/* The rows, written once for two instruction sets: MAX and ADD over v8i. */
+#define BUNDLE_ROWS(VT, LOAD, TLOAD, STORE, MAX, ADD, SPLAT)                                                             \
+    {                                                                                                              \
+        const uint32_t L = b->L;                                                                                   \
+        const size_t P = (size_t)L + 1;                                                                            \
+        VT *VM = (VT *)(void *)w->v8, *VI = VM + P, *VD = VI + P;                                                  \
+        const v8s *tr = b->tr, *fi = b->first;                 \
+        const v8s *la = b->last;                                                          \
+        STORE(&VM[0], TLOAD(&fi[PS_PRF_M]));                                                                        \
+        STORE(&VI[0], TLOAD(&fi[PS_PRF_I]));                                                                        \
+        STORE(&VD[0], TLOAD(&fi[PS_PRF_D]));                                                                        \
+        for (uint32_t p = 1; p <= L; p++) {                                                                        \
+            const v8s *t = tr + p * 16, *f = fi + p * 3;                                                            \
+            const VT kd = ADD(LOAD(&VD[p - 1]), TLOAD(&t[DELV]));                                                   \
+            STORE(&VM[p], MAX(ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_M])), TLOAD(&f[PS_PRF_M])));                    \
+            STORE(&VI[p], MAX(ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_I])), TLOAD(&f[PS_PRF_I])));                    \
+            STORE(&VD[p], MAX(ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_D])), TLOAD(&f[PS_PRF_D])));                    \
+        }                                                                                                          \
+        VT vbest = SPLAT(NLOW);                                                                                    \
+        for (uint32_t j = 0; j < n; j++) {                                                                         \
+            const unsigned a = letters[j];                                                                         \
+            const v8s *ms = b->ms + (size_t)a * P;                                      \
+            const v8s *is = b->is + (size_t)a * P;                                      \
+            const int last = j + 1 == n;                                                                           \
+            VT kopm = LOAD(&VM[0]);                                                                                \
+            const VT ki = ADD(LOAD(&VI[0]), TLOAD(&is[0]));                                                         \
+            STORE(&VM[0], MAX(ADD(ki, TLOAD(&tr[PS_PRF_I * 4 + PS_PRF_M])), TLOAD(&tr[PS_PRF_X * 4 + PS_PRF_M])));   \
+            STORE(&VI[0], MAX(ADD(ki, TLOAD(&tr[PS_PRF_I * 4 + PS_PRF_I])), TLOAD(&tr[PS_PRF_X * 4 + PS_PRF_I])));   \
+            VT kopd = MAX(ADD(ki, TLOAD(&tr[PS_PRF_I * 4 + PS_PRF_D])), TLOAD(&tr[PS_PRF_X * 4 + PS_PRF_D]));        \
+            STORE(&VD[0], kopd);                                                                                   \
+            vbest = MAX(vbest, ADD(ki, TLOAD(last ? &la[PS_PRF_I] : &tr[PS_PRF_I * 4 + PS_PRF_X])));                \
+            if (!last) {                                                                                           \
+                for (uint32_t p = 1; p <= L; p++) {                                                                \
+                    const v8s *t = tr + p * 16;                                                                     \
+                    const VT km = ADD(kopm, TLOAD(&ms[p]));                                                         \
+                    kopm = LOAD(&VM[p]);                                                                           \
+                    const VT kip = ADD(LOAD(&VI[p]), TLOAD(&is[p]));                                                \
+                    const VT kd = ADD(kopd, TLOAD(&t[DELV]));                                                       \
+                    STORE(&VM[p], MAX(MAX(ADD(km, TLOAD(&t[PS_PRF_M * 4 + PS_PRF_M])),                              \
+                                          ADD(kip, TLOAD(&t[PS_PRF_I * 4 + PS_PRF_M]))),                            \
+                                      MAX(ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_M])),                              \
+                                          TLOAD(&t[PS_PRF_X * 4 + PS_PRF_M]))));                                    \
+                    STORE(&VI[p], MAX(MAX(ADD(km, TLOAD(&t[PS_PRF_M * 4 + PS_PRF_I])),                              \
+                                          ADD(kip, TLOAD(&t[PS_PRF_I * 4 + PS_PRF_I]))),                            \
+                                      MAX(ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_I])),                              \
+                                          TLOAD(&t[PS_PRF_X * 4 + PS_PRF_I]))));                                    \
+                    kopd = MAX(MAX(ADD(km, TLOAD(&t[PS_PRF_M * 4 + PS_PRF_D])), ADD(kip, TLOAD(&t[PS_PRF_I * 4 + PS_PRF_D]))), \
+                               MAX(ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_D])), TLOAD(&t[PS_PRF_X * 4 + PS_PRF_D])));  \
+                    STORE(&VD[p], kopd);                                                                           \
+                    vbest = MAX(vbest, MAX(MAX(ADD(km, TLOAD(&t[PS_PRF_M * 4 + PS_PRF_X])),                          \
+                                               ADD(kip, TLOAD(&t[PS_PRF_I * 4 + PS_PRF_X]))),                       \
+                                           ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_X]))));                           \
+                }                                                                                                  \
+            } else { /* the last residue: ends at the sequence's end (E0) only */                                 \
+                for (uint32_t p = 1; p <= L; p++) {                                                                \
+                    const v8s *t = tr + p * 16, *e = la + p * 3;                                                    \
+                    const VT km = ADD(kopm, TLOAD(&ms[p]));                                                         \
+                    kopm = LOAD(&VM[p]);                                                                           \
+                    const VT kip = ADD(LOAD(&VI[p]), TLOAD(&is[p]));                                                \
+                    const VT kd = ADD(kopd, TLOAD(&t[DELV]));                                                       \
+                    kopd = MAX(MAX(ADD(km, TLOAD(&t[PS_PRF_M * 4 + PS_PRF_D])), ADD(kip, TLOAD(&t[PS_PRF_I * 4 + PS_PRF_D]))), \
+                               MAX(ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_D])), TLOAD(&t[PS_PRF_X * 4 + PS_PRF_D])));  \
+                    vbest = MAX(vbest, MAX(MAX(ADD(km, TLOAD(&e[PS_PRF_M])), ADD(kip, TLOAD(&e[PS_PRF_I]))),         \
+                                           ADD(kd, TLOAD(&e[PS_PRF_D]))));                                          \
+                }                                                                                                  \
+            }                                                                                                      \
+        }                                                                                                          \
+        STORE((VT *)(void *)out, vbest);                                                                           \
+    }
+
+#define G_LOAD(x) (*(x))
+#define G_STORE(x, v) (*(x) = (v))
+#define G_ADD(a, b) ((a) + (b))
+#define G_TLOAD(x) __builtin_convertvector(*(x), v8i)
+
+static void rows_generic(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n, ps_prf_work_t *w,
+                         int32_t *out)
+BUNDLE_ROWS(v8i, G_LOAD, G_TLOAD, G_STORE, vmax, G_ADD, splat)
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define A_LOAD(x) _mm256_load_si256(x)
+#define A_TLOAD(x) _mm256_cvtepi16_epi32(_mm_load_si128((const __m128i *)(const void *)(x)))
+#define A_STORE(x, v) _mm256_store_si256((x), (v))
+#define A_MAX(a, b) _mm256_max_epi32((a), (b))
+#define A_ADD(a, b) _mm256_add_epi32((a), (b))
+#define A_SPLAT(x) _mm256_set1_epi32(x)
+__attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n,
+                                                      ps_prf_work_t *w, int32_t *out)
+BUNDLE_ROWS(__m256i, A_LOAD, A_TLOAD, A_STORE, A_MAX, A_ADD, A_SPLAT)
+#endif
+
+void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n, int32_t best[8],
+                        ps_prf_work_t *w)
+{
+    for (int l = 0; l < 8; l++) best[l] = NLOW;
+    if (n == 0) return;
+    const size_t need = ((size_t)b->L + 1) * 3 * 8;
+    if (need > w->cap_v8) {
+        free(w->v8);
+        w->v8 = aligned_alloc(32, need * sizeof(int32_t));
+        w->cap_v8 = w->v8 ? need : 0;
+        if (!w->v8) {
+            best[0] = INT32_MIN; /* out of memory: said by the caller */
+            return;
+        }
+    }
+    int32_t out[8] __attribute__((aligned(32)));
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx2")) rows_avx2(b, letters, n, w, out);
+    else
+#endif
+        rows_generic(b, letters, n, w, out);
+    for (int l = 0; l < b->n; l++) best[l] = out[l];
+}

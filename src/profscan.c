@@ -51,6 +51,31 @@ static int add_profile(ps_profiles_t *ps, size_t *cap, const char *text, size_t 
     return 0;
 }
 
+static int by_length(const void *a, const void *b, void *ctx)
+{
+    const ps_profile_t *p = ctx;
+    const uint32_t x = p[*(const uint32_t *)a].len, y = p[*(const uint32_t *)b].len;
+    return x < y ? -1 : x > y;
+}
+
+/* Profiles of like lengths side by side: eight lanes a bundle. */
+static int make_bundles(ps_profiles_t *ps, ps_err_t *err)
+{
+    ps->n_bundle = (ps->n + 7) / 8;
+    ps->bundle = calloc(ps->n_bundle, sizeof *ps->bundle);
+    ps->lane = malloc(sizeof *ps->lane * ps->n_bundle * 8);
+    if (!ps->bundle || !ps->lane) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < ps->n; i++) ps->lane[i] = i;
+    qsort_r(ps->lane, ps->n, sizeof *ps->lane, by_length, ps->p);
+    for (uint32_t b = 0; b < ps->n_bundle; b++) {
+        const ps_profile_t *lanes[8];
+        int k = 0;
+        for (; k < 8 && b * 8 + (uint32_t)k < ps->n; k++) lanes[k] = &ps->p[ps->lane[b * 8 + (uint32_t)k]];
+        if (ps_prf_bundle_new(&ps->bundle[b], lanes, k) < 0) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    }
+    return 0;
+}
+
 int ps_profiles_load(ps_profiles_t *out, const char *path, int level, int skip_frequent, ps_err_t *err)
 {
     memset(out, 0, sizeof *out);
@@ -103,6 +128,7 @@ int ps_profiles_load(ps_profiles_t *out, const char *path, int level, int skip_f
     free(line.s);
     free(entry);
     if (bgzf_close(fp) != 0 && rc == 0) rc = ps_fail(err, PS_E_IO, "%s: read error", path);
+    if (rc == 0 && out->n) rc = make_bundles(out, err);
     if (rc < 0) ps_profiles_free(out);
     return rc;
 }
@@ -110,7 +136,10 @@ int ps_profiles_load(ps_profiles_t *out, const char *path, int level, int skip_f
 void ps_profiles_free(ps_profiles_t *ps)
 {
     for (uint32_t i = 0; ps && i < ps->n; i++) ps_profile_free(&ps->p[i]);
+    for (uint32_t b = 0; ps && ps->bundle && b < ps->n_bundle; b++) ps_prf_bundle_free(ps->bundle[b]);
     if (ps) {
+        free(ps->bundle);
+        free(ps->lane);
         free(ps->p);
         memset(ps, 0, sizeof *ps);
     }
@@ -172,52 +201,60 @@ static uint32_t rec_at(const job_t *j, uint64_t r)
     return lo;
 }
 
+/* A part's records, one at a time against each bundle of profiles (the
+ * filter), matches where a profile's best reaches its cut-off. */
 static void score_part(void *ctx, int part, int parts)
 {
     job_t *j = ctx;
     part_out_t *o = &j->out[part];
     const uint32_t r0 = rec_at(j, ps_parallel_share(j->residues, part, parts));
     const uint32_t r1 = rec_at(j, ps_parallel_share(j->residues, part + 1, parts));
+    if (r1 <= r0) return;
     ps_prf_work_t w = {0};
     ps_prf_match_t *m = NULL;
     size_t mcap = 0;
-    uint8_t *idx = NULL;
-    size_t icap = 0;
+    uint32_t maxlen = 1;
+    for (uint32_t r = r0; r < r1; r++) maxlen = j->rec[r].len > maxlen ? j->rec[r].len : maxlen;
+    uint8_t *letters = malloc(maxlen), *idx = malloc(maxlen);
+    if (!letters || !idx) o->failed = 1;
     for (uint32_t r = r0; r < r1 && !o->failed; r++) {
         const rec_t *rc = &j->rec[r];
-        if (rc->len > icap) {
-            uint8_t *g = realloc(idx, rc->len);
-            if (!g) {
+        const char *seq = j->seq + rc->seq;
+        for (uint32_t i = 0; i < rc->len; i++) letters[i] = (uint8_t)(((unsigned char)seq[i] & 0xDF) - 'A');
+        for (uint32_t b = 0; b < j->ps->n_bundle && !o->failed; b++) {
+            int32_t best[8];
+            ps_prf_bundle_best(j->ps->bundle[b], letters, rc->len, best, &w);
+            if (rc->len && best[0] == INT32_MIN) {
                 o->failed = 1;
                 break;
             }
-            idx = g;
-            icap = rc->len;
-        }
-        for (uint32_t p = 0; p < j->ps->n && !o->failed; p++) {
-            const ps_profile_t *pr = &j->ps->p[p];
-            ps_profile_index(pr, j->seq + rc->seq, rc->len, idx);
-            const int32_t cut = ps_profile_cutoff(pr, rc->len);
-            if (ps_profile_best(pr, idx, rc->len, &w) < cut) continue;
-            int k = ps_profile_matches(pr, idx, rc->len, cut, &w, &m, &mcap);
-            if (k < 0) {
-                o->failed = 1;
-                break;
-            }
-            if (o->n + (size_t)k > o->cap) {
-                size_t nc = (o->n + (size_t)k) * 2 + 16;
-                hit_t *g = realloc(o->hit, nc * sizeof *g);
-                if (!g) {
+            for (uint32_t l = 0; l < 8 && b * 8 + l < j->ps->n && !o->failed; l++) {
+                const uint32_t p = j->ps->lane[b * 8 + l];
+                const ps_profile_t *pr = &j->ps->p[p];
+                const int32_t cut = ps_profile_cutoff(pr, rc->len);
+                if (best[l] < cut) continue;
+                ps_profile_index(pr, seq, rc->len, idx);
+                int k = ps_profile_matches(pr, idx, rc->len, cut, &w, &m, &mcap);
+                if (k < 0) {
                     o->failed = 1;
                     break;
                 }
-                o->hit = g;
-                o->cap = nc;
+                if (o->n + (size_t)k > o->cap) {
+                    size_t nc = (o->n + (size_t)k) * 2 + 16;
+                    hit_t *gr = realloc(o->hit, nc * sizeof *gr);
+                    if (!gr) {
+                        o->failed = 1;
+                        break;
+                    }
+                    o->hit = gr;
+                    o->cap = nc;
+                }
+                for (int i = 0; i < k; i++) o->hit[o->n++] = (hit_t){r, p, m[i]};
             }
-            for (int i = 0; i < k; i++) o->hit[o->n++] = (hit_t){r, p, m[i]};
         }
     }
     if (o->n > 1) qsort(o->hit, o->n, sizeof *o->hit, hit_cmp);
+    free(letters);
     free(idx);
     free(m);
     ps_prf_work_free(&w);

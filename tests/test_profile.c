@@ -248,6 +248,49 @@ START_TEST(test_random_best)
 }
 END_TEST
 
+/* Bundles of 1 to 8 random profiles: each lane's best is the profile's. */
+START_TEST(test_random_bundles)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0xb0d1e5ull);
+    char *text = malloc(1 << 16);
+    ps_prf_work_t w = {0};
+    for (int k = 0; k < 60; k++) {
+        ps_profile_t pr[8];
+        const ps_profile_t *lane[8];
+        const int np = (int)tu_rng_range(&r, 1, 8);
+        for (int i = 0; i < np; i++) {
+            size_t len = random_profile(&r, text, 1 << 16);
+            char why[256];
+            ck_assert_int_eq(ps_profile_parse(&pr[i], text, len, 0, why, sizeof why), 0);
+            lane[i] = &pr[i];
+        }
+        ps_prf_bundle_t *b;
+        ck_assert_int_eq(ps_prf_bundle_new(&b, lane, np), 0);
+        for (int q = 0; q < 10; q++) {
+            char seq[120];
+            uint8_t letters[120], idx[120];
+            const uint32_t n = (uint32_t)tu_rng_range(&r, 1, 110);
+            for (uint32_t i = 0; i < n; i++)
+                seq[i] = tu_rng_chance(&r, 50) ? pr[0].consensus[i % pr[0].len] : (char)('A' + tu_rng_below(&r, 26));
+            for (uint32_t i = 0; i < n; i++) letters[i] = (uint8_t)(seq[i] - 'A');
+            int32_t best[8];
+            ps_prf_bundle_best(b, letters, n, best, &w);
+            for (int i = 0; i < np; i++) {
+                ps_profile_index(&pr[i], seq, n, idx);
+                const int32_t one = ps_profile_best(&pr[i], idx, n, &w);
+                ck_assert_msg(best[i] == one, "bundle %d of %d, lane %d (seed %llu): %d, alone %d", k, np, i,
+                              (unsigned long long)tu_seed(), best[i], one);
+            }
+        }
+        ps_prf_bundle_free(b);
+        for (int i = 0; i < np; i++) ps_profile_free(&pr[i]);
+    }
+    free(text);
+    ps_prf_work_free(&w);
+}
+END_TEST
+
 Suite *suite_profile(void)
 {
     Suite *s = suite_create("profile");
@@ -255,6 +298,7 @@ Suite *suite_profile(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_parse);
     tcase_add_test(tc, test_random_best);
+    tcase_add_test(tc, test_random_bundles);
     suite_add_tcase(s, tc);
     return s;
 }
