@@ -395,46 +395,33 @@ int ps_profile_matches(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, i
     return found;
 }
 
-/* ---- eight sequences at once (the filter) ---- */
-
-typedef int32_t v8i __attribute__((vector_size(32)));
-
-/* The helpers below are inlined into one function: no vector crosses a call,
- * whatever the ABI of the clone without AVX. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-
-static inline v8i vmax(v8i a, v8i b)
-{
-    const v8i m = a > b;
-    return (a & m) | (b & ~m);
-}
-
-static inline v8i vsel(v8i m, v8i a, v8i b) { return (a & m) | (b & ~m); }
-
-static inline v8i splat(int32_t x) { return (v8i){x, x, x, x, x, x, x, x}; }
-
-/* Eight profiles side by side, a lane each, for one sequence at a time:
- * every score of a position is one vector load (16-bit, as pftools stores
- * them), and a row reads the tables in order (transitions by position,
- * scores by letter, then by position). Lanes are padded to the longest
- * profile with positions that cost -32768 to enter, to move within and to
- * leave: a path through them scores at least 65536 under a node of the
- * profile's last position, and a node's own exit is at most 45052 under it
- * (a 16-bit transition against an end kept at or above -12285), so no
- * padded exit reaches a profile's best; and a lane's nodes depend on lower
- * positions only. */
+/* ---- PS_PRF_LANES profiles side by side (the filter) ----
+ *
+ * A lane a profile, all against one sequence: every score of a position is
+ * one vector load of pftools' 16-bit values, and a row reads the tables in
+ * order (transitions by position, scores by letter, then by position). The
+ * sums are 16-bit and saturate: a sum held at -32768 is above its true
+ * value, and sums and maxima only grow with their terms, so a lane's best
+ * is never under the profile's true best unless some value met +32767; a
+ * lane whose values came within PS_PRF_HIGH of it is scored again exactly
+ * (ps_profile_best). A best over the true one only sends the sequence to
+ * ps_profile_matches, which finds nothing under the cut-off. Lanes are
+ * padded to the longest profile with positions that cost -32768 to enter,
+ * move in and leave; a lane's nodes depend on lower positions only. */
 #define PAD (-32768)
+#define HIGH 32000
 #define LETTERS 26
 #define DELV 15 /* the deletion score, in the slot of X to X (no transition) */
 
-typedef int16_t v8s __attribute__((vector_size(16)));
+typedef int16_t vls __attribute__((vector_size(2 * PS_PRF_LANES)));
 
 struct ps_prf_bundle {
-    uint32_t L;      /* the longest */
-    int n;           /* profiles (lanes in use) */
-    v8s *tr;         /* (L + 1) * 16: transitions from * 4 + to, [DELV] the deletion */
-    v8s *ms, *is;    /* LETTERS * (L + 1): scores of a letter at each position */
-    v8s *first, *last; /* (L + 1) * 3 */
+    uint32_t L;                   /* the longest */
+    int n;                        /* profiles (lanes in use) */
+    const ps_profile_t *prof[PS_PRF_LANES];
+    vls *tr;                      /* (L + 1) * 16: transitions from * 4 + to, [DELV] the deletion */
+    vls *ms, *is;                 /* LETTERS * (L + 1): scores of a letter at each position */
+    vls *first, *last;            /* (L + 1) * 3 */
 };
 
 int ps_prf_bundle_new(ps_prf_bundle_t **out, const ps_profile_t *const *prs, int n)
@@ -442,22 +429,25 @@ int ps_prf_bundle_new(ps_prf_bundle_t **out, const ps_profile_t *const *prs, int
     ps_prf_bundle_t *b = calloc(1, sizeof *b);
     if (!b) return -1;
     b->n = n;
-    for (int l = 0; l < n; l++) b->L = prs[l]->len > b->L ? prs[l]->len : b->L;
+    for (int l = 0; l < n; l++) {
+        b->L = prs[l]->len > b->L ? prs[l]->len : b->L;
+        b->prof[l] = prs[l];
+    }
     const size_t P = b->L + 1;
-    b->tr = aligned_alloc(32, sizeof(v8s) * P * 16);
-    b->ms = aligned_alloc(32, sizeof(v8s) * P * LETTERS);
-    b->is = aligned_alloc(32, sizeof(v8s) * P * LETTERS);
-    b->first = aligned_alloc(32, sizeof(v8s) * P * 3 + 16);
-    b->last = aligned_alloc(32, sizeof(v8s) * P * 3 + 16);
+    b->tr = aligned_alloc(32, sizeof(vls) * P * 16);
+    b->ms = aligned_alloc(32, sizeof(vls) * P * LETTERS);
+    b->is = aligned_alloc(32, sizeof(vls) * P * LETTERS);
+    b->first = aligned_alloc(32, sizeof(vls) * P * 3 + 32);
+    b->last = aligned_alloc(32, sizeof(vls) * P * 3 + 32);
     if (!b->tr || !b->ms || !b->is || !b->first || !b->last) {
         ps_prf_bundle_free(b);
         return -1;
     }
-    memset(b->ms, 0, sizeof(v8s) * P * LETTERS);
-    memset(b->is, 0, sizeof(v8s) * P * LETTERS);
+    memset(b->ms, 0, sizeof(vls) * P * LETTERS);
+    memset(b->is, 0, sizeof(vls) * P * LETTERS);
     for (uint32_t p = 0; p <= b->L; p++) {
-        v8s *tr = b->tr + p * 16, *f = b->first + p * 3, *la = b->last + p * 3;
-        for (int l = 0; l < 8; l++) {
+        vls *tr = b->tr + p * 16, *f = b->first + p * 3, *la = b->last + p * 3;
+        for (int l = 0; l < PS_PRF_LANES; l++) {
             const ps_profile_t *pr = l < n ? prs[l] : NULL;
             if (!pr || p > pr->len) {
                 for (int k = 0; k < 16; k++) tr[k][l] = PAD;
@@ -494,118 +484,118 @@ void ps_prf_bundle_free(ps_prf_bundle_t *b)
     free(b);
 }
 
-/* The rows, written once for two instruction sets: MAX and ADD over v8i. */
-#define BUNDLE_ROWS(VT, LOAD, TLOAD, STORE, MAX, ADD, SPLAT)                                                             \
-    {                                                                                                              \
-        const uint32_t L = b->L;                                                                                   \
-        const size_t P = (size_t)L + 1;                                                                            \
-        VT *VM = (VT *)(void *)w->v8, *VI = VM + P, *VD = VI + P;                                                  \
-        const v8s *tr = b->tr, *fi = b->first;                 \
-        const v8s *la = b->last;                                                          \
-        STORE(&VM[0], TLOAD(&fi[PS_PRF_M]));                                                                        \
-        STORE(&VI[0], TLOAD(&fi[PS_PRF_I]));                                                                        \
-        STORE(&VD[0], TLOAD(&fi[PS_PRF_D]));                                                                        \
-        for (uint32_t p = 1; p <= L; p++) {                                                                        \
-            const v8s *t = tr + p * 16, *f = fi + p * 3;                                                            \
-            const VT kd = ADD(LOAD(&VD[p - 1]), TLOAD(&t[DELV]));                                                   \
-            STORE(&VM[p], MAX(ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_M])), TLOAD(&f[PS_PRF_M])));                    \
-            STORE(&VI[p], MAX(ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_I])), TLOAD(&f[PS_PRF_I])));                    \
-            STORE(&VD[p], MAX(ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_D])), TLOAD(&f[PS_PRF_D])));                    \
-        }                                                                                                          \
-        VT vbest = SPLAT(NLOW);                                                                                    \
-        for (uint32_t j = 0; j < n; j++) {                                                                         \
-            const unsigned a = letters[j];                                                                         \
-            const v8s *ms = b->ms + (size_t)a * P;                                      \
-            const v8s *is = b->is + (size_t)a * P;                                      \
-            const int last = j + 1 == n;                                                                           \
-            VT kopm = LOAD(&VM[0]);                                                                                \
-            const VT ki = ADD(LOAD(&VI[0]), TLOAD(&is[0]));                                                         \
-            STORE(&VM[0], MAX(ADD(ki, TLOAD(&tr[PS_PRF_I * 4 + PS_PRF_M])), TLOAD(&tr[PS_PRF_X * 4 + PS_PRF_M])));   \
-            STORE(&VI[0], MAX(ADD(ki, TLOAD(&tr[PS_PRF_I * 4 + PS_PRF_I])), TLOAD(&tr[PS_PRF_X * 4 + PS_PRF_I])));   \
-            VT kopd = MAX(ADD(ki, TLOAD(&tr[PS_PRF_I * 4 + PS_PRF_D])), TLOAD(&tr[PS_PRF_X * 4 + PS_PRF_D]));        \
-            STORE(&VD[0], kopd);                                                                                   \
-            vbest = MAX(vbest, ADD(ki, TLOAD(last ? &la[PS_PRF_I] : &tr[PS_PRF_I * 4 + PS_PRF_X])));                \
-            if (!last) {                                                                                           \
-                for (uint32_t p = 1; p <= L; p++) {                                                                \
-                    const v8s *t = tr + p * 16;                                                                     \
-                    const VT km = ADD(kopm, TLOAD(&ms[p]));                                                         \
-                    kopm = LOAD(&VM[p]);                                                                           \
-                    const VT kip = ADD(LOAD(&VI[p]), TLOAD(&is[p]));                                                \
-                    const VT kd = ADD(kopd, TLOAD(&t[DELV]));                                                       \
-                    STORE(&VM[p], MAX(MAX(ADD(km, TLOAD(&t[PS_PRF_M * 4 + PS_PRF_M])),                              \
-                                          ADD(kip, TLOAD(&t[PS_PRF_I * 4 + PS_PRF_M]))),                            \
-                                      MAX(ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_M])),                              \
-                                          TLOAD(&t[PS_PRF_X * 4 + PS_PRF_M]))));                                    \
-                    STORE(&VI[p], MAX(MAX(ADD(km, TLOAD(&t[PS_PRF_M * 4 + PS_PRF_I])),                              \
-                                          ADD(kip, TLOAD(&t[PS_PRF_I * 4 + PS_PRF_I]))),                            \
-                                      MAX(ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_I])),                              \
-                                          TLOAD(&t[PS_PRF_X * 4 + PS_PRF_I]))));                                    \
-                    kopd = MAX(MAX(ADD(km, TLOAD(&t[PS_PRF_M * 4 + PS_PRF_D])), ADD(kip, TLOAD(&t[PS_PRF_I * 4 + PS_PRF_D]))), \
-                               MAX(ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_D])), TLOAD(&t[PS_PRF_X * 4 + PS_PRF_D])));  \
-                    STORE(&VD[p], kopd);                                                                           \
-                    vbest = MAX(vbest, MAX(MAX(ADD(km, TLOAD(&t[PS_PRF_M * 4 + PS_PRF_X])),                          \
-                                               ADD(kip, TLOAD(&t[PS_PRF_I * 4 + PS_PRF_X]))),                       \
-                                           ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_X]))));                           \
-                }                                                                                                  \
-            } else { /* the last residue: ends at the sequence's end (E0) only */                                 \
-                for (uint32_t p = 1; p <= L; p++) {                                                                \
-                    const v8s *t = tr + p * 16, *e = la + p * 3;                                                    \
-                    const VT km = ADD(kopm, TLOAD(&ms[p]));                                                         \
-                    kopm = LOAD(&VM[p]);                                                                           \
-                    const VT kip = ADD(LOAD(&VI[p]), TLOAD(&is[p]));                                                \
-                    const VT kd = ADD(kopd, TLOAD(&t[DELV]));                                                       \
-                    kopd = MAX(MAX(ADD(km, TLOAD(&t[PS_PRF_M * 4 + PS_PRF_D])), ADD(kip, TLOAD(&t[PS_PRF_I * 4 + PS_PRF_D]))), \
-                               MAX(ADD(kd, TLOAD(&t[PS_PRF_D * 4 + PS_PRF_D])), TLOAD(&t[PS_PRF_X * 4 + PS_PRF_D])));  \
-                    vbest = MAX(vbest, MAX(MAX(ADD(km, TLOAD(&e[PS_PRF_M])), ADD(kip, TLOAD(&e[PS_PRF_I]))),         \
-                                           ADD(kd, TLOAD(&e[PS_PRF_D]))));                                          \
-                }                                                                                                  \
-            }                                                                                                      \
-        }                                                                                                          \
-        STORE((VT *)(void *)out, vbest);                                                                           \
-    }
-
-#define G_LOAD(x) (*(x))
-#define G_STORE(x, v) (*(x) = (v))
-#define G_ADD(a, b) ((a) + (b))
-#define G_TLOAD(x) __builtin_convertvector(*(x), v8i)
-
-static void rows_generic(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n, ps_prf_work_t *w,
-                         int32_t *out)
-BUNDLE_ROWS(v8i, G_LOAD, G_TLOAD, G_STORE, vmax, G_ADD, splat)
-
 #if defined(__x86_64__)
 #include <immintrin.h>
-#define A_LOAD(x) _mm256_load_si256(x)
-#define A_TLOAD(x) _mm256_cvtepi16_epi32(_mm_load_si128((const __m128i *)(const void *)(x)))
-#define A_STORE(x, v) _mm256_store_si256((x), (v))
-#define A_MAX(a, b) _mm256_max_epi32((a), (b))
-#define A_ADD(a, b) _mm256_add_epi32((a), (b))
-#define A_SPLAT(x) _mm256_set1_epi32(x)
-__attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n,
-                                                      ps_prf_work_t *w, int32_t *out)
-BUNDLE_ROWS(__m256i, A_LOAD, A_TLOAD, A_STORE, A_MAX, A_ADD, A_SPLAT)
-#endif
+#define LD(x) _mm256_load_si256((const __m256i *)(const void *)(x))
+#define ST(x, v) _mm256_store_si256((__m256i *)(void *)(x), (v))
+#define MX(a, b) _mm256_max_epi16((a), (b))
+#define AD(a, b) _mm256_adds_epi16((a), (b))
 
-void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n, int32_t best[8],
-                        ps_prf_work_t *w)
+/* The rows in 16-bit lanes; *high: the largest value met, per lane. */
+__attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n,
+                                                      ps_prf_work_t *w, int16_t *out, int16_t *high)
 {
-    for (int l = 0; l < 8; l++) best[l] = NLOW;
-    if (n == 0) return;
-    const size_t need = ((size_t)b->L + 1) * 3 * 8;
-    if (need > w->cap_v8) {
-        free(w->v8);
-        w->v8 = aligned_alloc(32, need * sizeof(int32_t));
-        w->cap_v8 = w->v8 ? need : 0;
-        if (!w->v8) {
-            best[0] = INT32_MIN; /* out of memory: said by the caller */
-            return;
+    const uint32_t L = b->L;
+    const size_t P = (size_t)L + 1;
+    __m256i *VM = (__m256i *)(void *)w->v8, *VI = VM + P, *VD = VI + P;
+    const vls *tr = b->tr, *fi = b->first, *la = b->last;
+    ST(&VM[0], LD(&fi[PS_PRF_M]));
+    ST(&VI[0], LD(&fi[PS_PRF_I]));
+    ST(&VD[0], LD(&fi[PS_PRF_D]));
+    for (uint32_t p = 1; p <= L; p++) {
+        const vls *t = tr + p * 16, *f = fi + p * 3;
+        const __m256i kd = AD(LD(&VD[p - 1]), LD(&t[DELV]));
+        ST(&VM[p], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_M])), LD(&f[PS_PRF_M])));
+        ST(&VI[p], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_I])), LD(&f[PS_PRF_I])));
+        ST(&VD[p], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&f[PS_PRF_D])));
+    }
+    __m256i vbest = _mm256_set1_epi16(NLOW), vhigh = _mm256_set1_epi16(NLOW);
+    for (uint32_t j = 0; j < n; j++) {
+        const unsigned a = letters[j];
+        const vls *ms = b->ms + (size_t)a * P, *is = b->is + (size_t)a * P;
+        const int last = j + 1 == n;
+        __m256i kopm = LD(&VM[0]);
+        const __m256i ki = AD(LD(&VI[0]), LD(&is[0]));
+        ST(&VM[0], MX(AD(ki, LD(&tr[PS_PRF_I * 4 + PS_PRF_M])), LD(&tr[PS_PRF_X * 4 + PS_PRF_M])));
+        ST(&VI[0], MX(AD(ki, LD(&tr[PS_PRF_I * 4 + PS_PRF_I])), LD(&tr[PS_PRF_X * 4 + PS_PRF_I])));
+        __m256i kopd = MX(AD(ki, LD(&tr[PS_PRF_I * 4 + PS_PRF_D])), LD(&tr[PS_PRF_X * 4 + PS_PRF_D]));
+        ST(&VD[0], kopd);
+        vhigh = MX(vhigh, MX(ki, kopd));
+        vbest = MX(vbest, AD(ki, LD(last ? &la[PS_PRF_I] : &tr[PS_PRF_I * 4 + PS_PRF_X])));
+        if (!last) {
+            for (uint32_t p = 1; p <= L; p++) {
+                const vls *t = tr + p * 16;
+                const __m256i km = AD(kopm, LD(&ms[p]));
+                kopm = LD(&VM[p]);
+                const __m256i kip = AD(LD(&VI[p]), LD(&is[p]));
+                const __m256i kd = AD(kopd, LD(&t[DELV]));
+                const __m256i vm = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_M])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_M]))),
+                                      MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_M])), LD(&t[PS_PRF_X * 4 + PS_PRF_M])));
+                const __m256i vi = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_I])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_I]))),
+                                      MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_I])), LD(&t[PS_PRF_X * 4 + PS_PRF_I])));
+                kopd = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_D])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_D]))),
+                          MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&t[PS_PRF_X * 4 + PS_PRF_D])));
+                ST(&VM[p], vm);
+                ST(&VI[p], vi);
+                ST(&VD[p], kopd);
+                /* km, kip and kd hold every sum a node of this row takes. */
+                vhigh = MX(vhigh, MX(MX(km, kip), kd));
+                vbest = MX(vbest, MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_X])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_X]))),
+                                     AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_X]))));
+            }
+        } else { /* the last residue: ends at the sequence's end (E0) only */
+            for (uint32_t p = 1; p <= L; p++) {
+                const vls *t = tr + p * 16, *e = la + p * 3;
+                const __m256i km = AD(kopm, LD(&ms[p]));
+                kopm = LD(&VM[p]);
+                const __m256i kip = AD(LD(&VI[p]), LD(&is[p]));
+                const __m256i kd = AD(kopd, LD(&t[DELV]));
+                kopd = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_D])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_D]))),
+                          MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&t[PS_PRF_X * 4 + PS_PRF_D])));
+                vhigh = MX(vhigh, MX(MX(km, kip), kd));
+                vbest = MX(vbest, MX(MX(AD(km, LD(&e[PS_PRF_M])), AD(kip, LD(&e[PS_PRF_I]))), AD(kd, LD(&e[PS_PRF_D]))));
+            }
         }
     }
-    int32_t out[8] __attribute__((aligned(32)));
-#if defined(__x86_64__)
-    if (__builtin_cpu_supports("avx2")) rows_avx2(b, letters, n, w, out);
-    else
+    _mm256_storeu_si256((__m256i *)(void *)out, vbest);
+    _mm256_storeu_si256((__m256i *)(void *)high, vhigh);
+}
 #endif
-        rows_generic(b, letters, n, w, out);
-    for (int l = 0; l < b->n; l++) best[l] = out[l];
+
+void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n, int32_t best[PS_PRF_LANES],
+                        ps_prf_work_t *w)
+{
+    for (int l = 0; l < PS_PRF_LANES; l++) best[l] = NLOW;
+    if (n == 0) return;
+    int16_t out[PS_PRF_LANES], high[PS_PRF_LANES];
+    int fast = 0;
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx2")) {
+        const size_t need = ((size_t)b->L + 1) * 3 * PS_PRF_LANES / 2; /* int32 units */
+        if (need > w->cap_v8) {
+            free(w->v8);
+            w->v8 = aligned_alloc(32, need * sizeof(int32_t));
+            w->cap_v8 = w->v8 ? need : 0;
+        }
+        if (w->v8) {
+            rows_avx2(b, letters, n, w, out, high);
+            fast = 1;
+        }
+    }
+#endif
+    uint8_t *idx = NULL;
+    for (int l = 0; l < b->n; l++) {
+        if (fast && high[l] < HIGH && out[l] < HIGH) {
+            best[l] = out[l];
+            continue;
+        }
+        /* Exactly, one profile at a time: no AVX2, or a value near the top. */
+        if (!idx && !(idx = malloc(n))) {
+            best[0] = INT32_MIN;
+            return;
+        }
+        for (uint32_t i = 0; i < n; i++) idx[i] = b->prof[l]->map[letters[i]];
+        best[l] = ps_profile_best(b->prof[l], idx, n, w);
+    }
+    free(idx);
 }

@@ -58,19 +58,20 @@ static int by_length(const void *a, const void *b, void *ctx)
     return x < y ? -1 : x > y;
 }
 
-/* Profiles of like lengths side by side: eight lanes a bundle. */
+/* Profiles of like lengths side by side: PS_PRF_LANES a bundle. */
 static int make_bundles(ps_profiles_t *ps, ps_err_t *err)
 {
-    ps->n_bundle = (ps->n + 7) / 8;
+    const uint32_t W = PS_PRF_LANES;
+    ps->n_bundle = (ps->n + W - 1) / W;
     ps->bundle = calloc(ps->n_bundle, sizeof *ps->bundle);
-    ps->lane = malloc(sizeof *ps->lane * ps->n_bundle * 8);
+    ps->lane = malloc(sizeof *ps->lane * ps->n_bundle * W);
     if (!ps->bundle || !ps->lane) return ps_fail(err, PS_E_NOMEM, "out of memory");
     for (uint32_t i = 0; i < ps->n; i++) ps->lane[i] = i;
     qsort_r(ps->lane, ps->n, sizeof *ps->lane, by_length, ps->p);
     for (uint32_t b = 0; b < ps->n_bundle; b++) {
-        const ps_profile_t *lanes[8];
+        const ps_profile_t *lanes[PS_PRF_LANES];
         int k = 0;
-        for (; k < 8 && b * 8 + (uint32_t)k < ps->n; k++) lanes[k] = &ps->p[ps->lane[b * 8 + (uint32_t)k]];
+        for (; k < (int)W && b * W + (uint32_t)k < ps->n; k++) lanes[k] = &ps->p[ps->lane[b * W + (uint32_t)k]];
         if (ps_prf_bundle_new(&ps->bundle[b], lanes, k) < 0) return ps_fail(err, PS_E_NOMEM, "out of memory");
     }
     return 0;
@@ -222,14 +223,14 @@ static void score_part(void *ctx, int part, int parts)
         const char *seq = j->seq + rc->seq;
         for (uint32_t i = 0; i < rc->len; i++) letters[i] = (uint8_t)(((unsigned char)seq[i] & 0xDF) - 'A');
         for (uint32_t b = 0; b < j->ps->n_bundle && !o->failed; b++) {
-            int32_t best[8];
+            int32_t best[PS_PRF_LANES];
             ps_prf_bundle_best(j->ps->bundle[b], letters, rc->len, best, &w);
             if (rc->len && best[0] == INT32_MIN) {
                 o->failed = 1;
                 break;
             }
-            for (uint32_t l = 0; l < 8 && b * 8 + l < j->ps->n && !o->failed; l++) {
-                const uint32_t p = j->ps->lane[b * 8 + l];
+            for (uint32_t l = 0; l < PS_PRF_LANES && b * PS_PRF_LANES + l < j->ps->n && !o->failed; l++) {
+                const uint32_t p = j->ps->lane[b * PS_PRF_LANES + l];
                 const ps_profile_t *pr = &j->ps->p[p];
                 const int32_t cut = ps_profile_cutoff(pr, rc->len);
                 if (best[l] < cut) continue;

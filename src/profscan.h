@@ -39,9 +39,9 @@ extern "C" {
 typedef struct {
     ps_profile_t *p;
     uint32_t n;
-    ps_prf_bundle_t **bundle; /* the profiles by length, eight a bundle */
+    ps_prf_bundle_t **bundle; /* the profiles by length, PS_PRF_LANES a bundle */
     uint32_t n_bundle;
-    uint32_t *lane;           /* bundle b's lane l: profile lane[b * 8 + l] */
+    uint32_t *lane;           /* bundle b's lane l: profile lane[b * PS_PRF_LANES + l] */
     uint32_t refused;   /* MATRIX entries not read (warned about) */
     uint32_t frequent;  /* left out: flagged SKIP-FLAG=TRUE */
     uint32_t patterns;  /* PATTERN entries in the file (read by probes.c) */
