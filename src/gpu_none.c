@@ -1,6 +1,7 @@
 /* The GPU engine's entry points in a build without CUDA: nothing is usable. */
 #include "engine_gpu.h"
 #include "engine_pattern_gpu.h"
+#include "profile_gpu.h"
 
 #include <stdio.h>
 
@@ -52,3 +53,19 @@ int ps_gpu_bulge_engine_new(ps_engine_t **out, const ps_bulgeset_t *b, int gpu_i
     *out = NULL;
     return ps_fail(err, PS_E_GPU, "GPU bulge engine unavailable: this probescan was built without CUDA");
 }
+
+int ps_gprof_new(ps_gprof_t **out, const ps_profile_t *prs, uint32_t n_prof, int gpu_id, ps_err_t *err)
+{
+    (void)prs, (void)n_prof, (void)gpu_id;
+    *out = NULL;
+    return ps_fail(err, PS_E_GPU, "GPU profile engine unavailable: this probescan was built without CUDA");
+}
+
+int ps_gprof_best(ps_gprof_t *g, const uint8_t *letters, uint64_t n_letters, const uint64_t *off, const uint32_t *len,
+                  uint32_t n_seq, int32_t *best, ps_err_t *err)
+{
+    (void)g, (void)letters, (void)n_letters, (void)off, (void)len, (void)n_seq, (void)best;
+    return ps_fail(err, PS_E_GPU, "GPU profile engine unavailable: this probescan was built without CUDA");
+}
+
+void ps_gprof_free(ps_gprof_t *g) { (void)g; }

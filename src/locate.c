@@ -314,6 +314,14 @@ static int run_locate(opts_t *o, ps_err_t *err)
         ps_profiles_free(&prf);
         return ps_fail(err, PS_E_USAGE, "--level: %s holds no profile that could be read", o->probes);
     }
+    if (prf.n && prc == 0)
+        prc = ps_profiles_engine(&prf, o->engine, o->gpu_id,
+                                 ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs), o->threads, o->verbose,
+                                 err);
+    if (prc < 0) {
+        ps_profiles_free(&prf);
+        return prc;
+    }
     if (prf.n && ((prc = profiles_fit(o, &prf, err)) < 0 || !prf.patterns)) {
         if (prc == 0) prc = run_profiles(o, &prf, err);
         ps_profiles_free(&prf);

@@ -10,6 +10,7 @@
 #include <htslib/bgzf.h>
 #include <htslib/kstring.h>
 
+#include "engine_gpu.h"
 #include "parallel.h"
 #include "parse.h"
 #include "seqio.h"
@@ -139,11 +140,40 @@ void ps_profiles_free(ps_profiles_t *ps)
     for (uint32_t i = 0; ps && i < ps->n; i++) ps_profile_free(&ps->p[i]);
     for (uint32_t b = 0; ps && ps->bundle && b < ps->n_bundle; b++) ps_prf_bundle_free(ps->bundle[b]);
     if (ps) {
+        ps_gprof_free(ps->gpu);
         free(ps->bundle);
         free(ps->lane);
         free(ps->p);
         memset(ps, 0, sizeof *ps);
     }
+}
+
+int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, int gpu_id, double bytes, int threads, int verbose,
+                       ps_err_t *err)
+{
+    if (!ps->n || req == PS_REQ_CPU) return 0;
+    uint64_t positions = 0;
+    for (uint32_t i = 0; i < ps->n; i++) positions += ps->p[i].len + 1u;
+    const double cpu_s = bytes * (double)positions * PS_PRF_CPU_NS * 1e-9 / (threads > 0 ? threads : 1);
+    char why[384] = "";
+    if (req == PS_REQ_AUTO) {
+        if (!ps_gpu_device_present() || !ps_gpu_usable(gpu_id, why, sizeof why)) {
+            if (verbose) fprintf(stderr, "probescan: profiles on CPU threads (no usable GPU%s%s)\n", why[0] ? ": " : "", why);
+            return 0;
+        }
+        if (cpu_s <= 1.0) {
+            if (verbose)
+                fprintf(stderr, "probescan: profiles on CPU threads (about %.2f s of work there%s)\n", cpu_s,
+                        bytes > 0 ? "" : ": input size unknown");
+            return 0;
+        }
+    }
+    int rc = ps_gprof_new(&ps->gpu, ps->p, ps->n, gpu_id, err);
+    if (rc < 0) return rc;
+    if (verbose)
+        fprintf(stderr, "probescan: profiles' best scores on GPU %d (%s; CPU threads estimated at %.2f s), matches on CPU "
+                        "threads\n", gpu_id, req == PS_REQ_GPU ? "asked for" : "auto", cpu_s);
+    return 0;
 }
 
 int ps_profiles_tsv_header(FILE *f)
@@ -179,6 +209,7 @@ typedef struct {
     const char *seq;
     uint64_t residues;
     part_out_t *out;
+    const int32_t *best; /* the GPU's best scores, n profiles x n_rec, or NULL: bundles on the CPU */
 } job_t;
 
 static int hit_cmp(const void *a, const void *b)
@@ -224,10 +255,15 @@ static void score_part(void *ctx, int part, int parts)
         for (uint32_t i = 0; i < rc->len; i++) letters[i] = (uint8_t)(((unsigned char)seq[i] & 0xDF) - 'A');
         for (uint32_t b = 0; b < j->ps->n_bundle && !o->failed; b++) {
             int32_t best[PS_PRF_LANES];
-            ps_prf_bundle_best(j->ps->bundle[b], letters, rc->len, best, &w);
-            if (rc->len && best[0] == INT32_MIN) {
-                o->failed = 1;
-                break;
+            if (j->best) {
+                for (uint32_t l = 0; l < PS_PRF_LANES && b * PS_PRF_LANES + l < j->ps->n; l++)
+                    best[l] = j->best[(uint64_t)j->ps->lane[b * PS_PRF_LANES + l] * j->n_rec + r];
+            } else {
+                ps_prf_bundle_best(j->ps->bundle[b], letters, rc->len, best, &w);
+                if (rc->len && best[0] == INT32_MIN) {
+                    o->failed = 1;
+                    break;
+                }
             }
             for (uint32_t l = 0; l < PS_PRF_LANES && b * PS_PRF_LANES + l < j->ps->n && !o->failed; l++) {
                 const uint32_t p = j->ps->lane[b * PS_PRF_LANES + l];
@@ -312,12 +348,40 @@ static int run_batch(const ps_profiles_t *ps, batch_t *b, FILE *f, ps_sites_form
                      uint64_t *counts, int threads, ps_err_t *err)
 {
     if (b->n_rec == 0) return 0;
-    job_t j = {ps, b->rec, b->n_rec, b->seq, b->seq_len, NULL};
+    job_t j = {ps, b->rec, b->n_rec, b->seq, b->seq_len, NULL, NULL};
+    int32_t *gbest = NULL;
+    if (ps->gpu) {
+        /* The best scores of the whole batch on the GPU; matches on the threads. */
+        uint8_t *letters = malloc(b->seq_len + 1);
+        uint64_t *off = malloc(sizeof *off * b->n_rec);
+        uint32_t *len = malloc(sizeof *len * b->n_rec);
+        gbest = malloc(sizeof *gbest * (size_t)b->n_rec * ps->n);
+        int rc = letters && off && len && gbest ? 0 : ps_fail(err, PS_E_NOMEM, "out of memory");
+        if (rc == 0) {
+            for (uint64_t i = 0; i < b->seq_len; i++) letters[i] = (uint8_t)(((unsigned char)b->seq[i] & 0xDF) - 'A');
+            for (uint32_t r = 0; r < b->n_rec; r++) {
+                off[r] = b->rec[r].seq;
+                len[r] = b->rec[r].len;
+            }
+            rc = ps_gprof_best(ps->gpu, letters, b->seq_len, off, len, b->n_rec, gbest, err);
+        }
+        free(letters);
+        free(off);
+        free(len);
+        if (rc < 0) {
+            free(gbest);
+            return rc;
+        }
+        j.best = gbest;
+    }
     /* A part is worth about 64 Ki residues a profile position... at least
      * a record; the threads of the budget at most. */
     int parts = ps_parallel_parts(threads, b->seq_len, 1u << 14);
     if ((uint32_t)parts > b->n_rec) parts = (int)b->n_rec;
-    if (!(j.out = calloc((size_t)parts, sizeof *j.out))) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    if (!(j.out = calloc((size_t)parts, sizeof *j.out))) {
+        free(gbest);
+        return ps_fail(err, PS_E_NOMEM, "out of memory");
+    }
     ps_parallel_run(parts, score_part, &j);
     int rc = 0;
     for (int p = 0; p < parts && rc == 0; p++)
@@ -328,6 +392,7 @@ static int run_batch(const ps_profiles_t *ps, batch_t *b, FILE *f, ps_sites_form
         rc = ps_fail(err, PS_E_IO, "write error: %s", strerror(errno));
     for (int p = 0; p < parts; p++) free(j.out[p].hit);
     free(j.out);
+    free(gbest);
     b->names_len = b->seq_len = 0;
     b->n_rec = 0;
     return rc;

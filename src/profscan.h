@@ -27,7 +27,9 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "options.h"
 #include "profile.h"
+#include "profile_gpu.h"
 #include "sites.h"
 
 #ifdef __cplusplus
@@ -42,6 +44,7 @@ typedef struct {
     ps_prf_bundle_t **bundle; /* the profiles by length, PS_PRF_LANES a bundle */
     uint32_t n_bundle;
     uint32_t *lane;           /* bundle b's lane l: profile lane[b * PS_PRF_LANES + l] */
+    ps_gprof_t *gpu;          /* the best scores on the GPU (ps_profiles_engine), or NULL: CPU threads */
     uint32_t refused;   /* MATRIX entries not read (warned about) */
     uint32_t frequent;  /* left out: flagged SKIP-FLAG=TRUE */
     uint32_t patterns;  /* PATTERN entries in the file (read by probes.c) */
@@ -55,6 +58,15 @@ int ps_profiles_load(ps_profiles_t *out, const char *path, int level, int skip_f
 void ps_profiles_free(ps_profiles_t *ps);
 
 int ps_profiles_tsv_header(FILE *f);
+
+/* Where the best scores are computed: the GPU where asked (--engine gpu),
+ * or (auto) where one is usable and CPU threads would take over a second
+ * (PS_PRF_CPU_NS a node a thread over `bytes` of input, ps_inputs_bytes;
+ * 0: unknown, CPU); else CPU threads. The exact search for matches is
+ * always on CPU threads. -v says which and why. */
+#define PS_PRF_CPU_NS 0.7
+int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, int gpu_id, double bytes, int threads, int verbose,
+                       ps_err_t *err);
 
 /* Scores one input (label: its name in tsv rows). f NULL: counts only.
  * *records, *residues: what was read. */

@@ -37,6 +37,8 @@
 #include "scan.h"
 #include "options.h"
 #include "sites.h"
+#include "profile.h"
+#include "profile_gpu.h"
 #include "testutil.h"
 
 /* Largest k of the GPU k-mer path:
@@ -1517,6 +1519,62 @@ static TCase *gpu_case(Suite *s, const char *name)
     return tc;
 }
 
+/* PROSITE profiles: the GPU's best score of every (profile, sequence) pair
+ * equals ps_profile_best, profiles of 1 to 40 positions and one of 400. */
+START_TEST(test_gpu_profiles)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x9e0f11eull);
+    enum { NP = 24, NS = 500 };
+    static ps_profile_t prs[NP];
+    char *text = malloc(1 << 20);
+    ck_assert_ptr_nonnull(text);
+    for (int i = 0; i < NP; i++) {
+        const size_t len = tu_random_profile(&r, text, 1 << 20, i == 0 ? 400 : 40);
+        char why[256];
+        ck_assert_msg(ps_profile_parse(&prs[i], text, len, 0, why, sizeof why) == 0, "%s", why);
+    }
+    uint64_t *off = malloc(sizeof *off * NS);
+    uint32_t *len = malloc(sizeof *len * NS);
+    uint8_t *letters = malloc(NS * 320);
+    char *seq = malloc(NS * 320);
+    int32_t *best = malloc(sizeof *best * NP * NS);
+    uint64_t at = 0;
+    for (int s = 0; s < NS; s++) {
+        off[s] = at;
+        len[s] = s == 7 ? 0 : (uint32_t)tu_rng_range(&r, 1, 300);
+        const ps_profile_t *pr = &prs[tu_rng_below(&r, NP)];
+        for (uint32_t i = 0; i < len[s]; i++) {
+            seq[at + i] = tu_rng_chance(&r, 60) ? pr->consensus[i % pr->len] : (char)('A' + tu_rng_below(&r, 26));
+            letters[at + i] = (uint8_t)(seq[at + i] - 'A');
+        }
+        at += len[s];
+    }
+    ps_gprof_t *g;
+    ps_err_t err = {0};
+    ck_assert_msg(ps_gprof_new(&g, prs, NP, 0, &err) == 0, "%s", err.msg);
+    ck_assert_msg(ps_gprof_best(g, letters, at, off, len, NS, best, &err) == 0, "%s", err.msg);
+    ps_prf_work_t w = {0};
+    uint8_t idx[320];
+    for (int p = 0; p < NP; p++)
+        for (int s = 0; s < NS; s++) {
+            ps_profile_index(&prs[p], seq + off[s], len[s], idx);
+            const int32_t want = len[s] ? ps_profile_best(&prs[p], idx, len[s], &w) : PS_PRF_NLOW;
+            ck_assert_msg(best[(size_t)p * NS + s] == want, "profile %d (length %u), sequence %d (length %u), seed %llu: GPU %d, CPU %d",
+                          p, prs[p].len, s, len[s], (unsigned long long)tu_seed(), best[(size_t)p * NS + s], want);
+        }
+    ps_gprof_free(g);
+    ps_prf_work_free(&w);
+    for (int i = 0; i < NP; i++) ps_profile_free(&prs[i]);
+    free(text);
+    free(off);
+    free(len);
+    free(letters);
+    free(seq);
+    free(best);
+}
+END_TEST
+
 Suite *suite_gpu(int *n_checks)
 {
     Suite *s = suite_create("gpu");
@@ -1552,5 +1610,6 @@ Suite *suite_gpu(int *n_checks)
     /* Bulges: "bulges_small" for compute-sanitizer. */
     TU_ADD_TEST(gpu_case(s, "bulges_small"), test_gpu_bulges_small, n_checks);
     TU_ADD_TEST(gpu_case(s, "bulges"), test_gpu_bulges, n_checks);
+    TU_ADD_TEST(gpu_case(s, "profiles"), test_gpu_profiles, n_checks);
     return s;
 }

@@ -118,11 +118,11 @@ START_TEST(test_parse)
 }
 END_TEST
 
-/* A random profile's text: random scores, '*' now and then, begin and end
- * terms on some insertion positions, a protected range. */
-static size_t random_profile(tu_rng_t *r, char *t, size_t cap)
+/* A random profile's text (testutil.h): random scores, '*' now and then,
+ * begin and end terms on some insertion positions, a protected range. */
+size_t tu_random_profile(tu_rng_t *r, char *t, size_t cap, int max_len)
 {
-    const int L = (int)tu_rng_range(r, 1, 14);
+    const int L = (int)tu_rng_range(r, 1, (uint64_t)max_len);
     const int n1 = (int)tu_rng_range(r, 1, (uint64_t)L), n2 = (int)tu_rng_range(r, (uint64_t)n1, (uint64_t)L);
     size_t o = (size_t)snprintf(t, cap,
                                 "ID   R; MATRIX.\nMA   /GENERAL_SPEC: ALPHABET='%s'; LENGTH=%d;\n"
@@ -211,7 +211,7 @@ START_TEST(test_random_best)
     size_t cap = 0;
     static const char letters[] = "ACDEFGHIKLMNPQRSTVWYBZX";
     for (int k = 0; k < 300; k++) {
-        size_t len = random_profile(&r, text, 1 << 16);
+        size_t len = tu_random_profile(&r, text, 1 << 16, 14);
         ps_profile_t pr;
         char why[256];
         ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "case %d (seed %llu): %s", k,
@@ -262,7 +262,7 @@ START_TEST(test_random_bundles)
         const ps_profile_t *lane[PS_PRF_LANES];
         const int np = (int)tu_rng_range(&r, 1, PS_PRF_LANES);
         for (int i = 0; i < np; i++) {
-            size_t len = random_profile(&r, text, 1 << 16);
+            size_t len = tu_random_profile(&r, text, 1 << 16, 14);
             char why[256];
             ck_assert_int_eq(ps_profile_parse(&pr[i], text, len, 0, why, sizeof why), 0);
             lane[i] = &pr[i];
