@@ -300,21 +300,9 @@ static int run_locate(opts_t *o, ps_err_t *err)
 {
     double t0 = ps_now();
     ps_profiles_t prf;
-    int prc = o->pso.profiles == PS_PROFILES_NONE ? (memset(&prf, 0, sizeof prf), 0)
-                                                   : ps_profiles_load(&prf, o->probes, o->pso.level, o->pso.skip_frequent, err);
+    int prc = ps_profiles_open(&prf, o->probes, &o->pso, err);
     if (prc < 0) return prc;
-    if (o->pso.profiles == PS_PROFILES_ONLY) {
-        if (!prf.n) {
-            ps_profiles_free(&prf);
-            return ps_fail(err, PS_E_USAGE, "--profiles-only: %s holds no profile that could be read", o->probes);
-        }
-        prf.patterns = 0; /* the patterns are left out */
-    }
-    if (o->pso.level && !prf.n && o->pso.profiles != PS_PROFILES_NONE) {
-        ps_profiles_free(&prf);
-        return ps_fail(err, PS_E_USAGE, "--level: %s holds no profile that could be read", o->probes);
-    }
-    if (prf.n && prc == 0)
+    if (prf.n && (prc = profiles_fit(o, &prf, err)) == 0)
         prc = ps_profiles_engine(&prf, o->engine, o->gpu_id,
                                  ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs), o->threads, o->verbose,
                                  err);
@@ -322,8 +310,8 @@ static int run_locate(opts_t *o, ps_err_t *err)
         ps_profiles_free(&prf);
         return prc;
     }
-    if (prf.n && ((prc = profiles_fit(o, &prf, err)) < 0 || !prf.patterns)) {
-        if (prc == 0) prc = run_profiles(o, &prf, err);
+    if (prf.n && !prf.patterns) {
+        prc = run_profiles(o, &prf, err);
         ps_profiles_free(&prf);
         return prc;
     }

@@ -148,6 +148,22 @@ void ps_profiles_free(ps_profiles_t *ps)
     }
 }
 
+int ps_profiles_open(ps_profiles_t *out, const char *probes, const ps_psopts_t *pso, ps_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    if (pso->profiles == PS_PROFILES_NONE) return 0;
+    int rc = ps_profiles_load(out, probes, pso->level, pso->skip_frequent, err);
+    if (rc < 0) return rc;
+    if (pso->profiles == PS_PROFILES_ONLY) {
+        if (!out->n) rc = ps_fail(err, PS_E_USAGE, "--profiles-only: %s holds no profile that could be read", probes);
+        out->patterns = 0; /* the patterns are left out */
+    } else if (pso->level && !out->n) {
+        rc = ps_fail(err, PS_E_USAGE, "--level: %s holds no profile that could be read", probes);
+    }
+    if (rc < 0) ps_profiles_free(out);
+    return rc;
+}
+
 int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, int gpu_id, double bytes, int threads, int verbose,
                        ps_err_t *err)
 {

@@ -57,6 +57,12 @@ typedef struct {
 int ps_profiles_load(ps_profiles_t *out, const char *path, int level, int skip_frequent, ps_err_t *err);
 void ps_profiles_free(ps_profiles_t *ps);
 
+/* The profiles a run of count or locate takes under ps_scan's options
+ * (--no-profiles: none; --profiles-only: the profiles, patterns counted
+ * as none; --level: that cut-off), refusing a --profiles-only or --level
+ * that finds no profile to read. */
+int ps_profiles_open(ps_profiles_t *out, const char *probes, const ps_psopts_t *pso, ps_err_t *err);
+
 int ps_profiles_tsv_header(FILE *f);
 
 /* Where the best scores are computed: the GPU where asked (--engine gpu),
