@@ -5,10 +5,11 @@
  *
  * A thread scores one sequence against one profile; a block holds one
  * profile's tables in shared memory (pftools' 16-bit values, 152 bytes a
- * position) and takes its sequences in turn. A thread keeps 8 rows of the
+ * position) and takes its sequences in turn. A thread keeps 16 rows of the
  * dynamic programming in registers and the row under them in device
- * memory, so each node costs a few shared-memory reads and about 40
- * integer operations. Device memory: the tables, one batch's residues and
+ * memory, so each node costs two shared-memory reads (its residue's
+ * scores; a position's transitions are read once for the 16 rows) and
+ * about 40 integer operations. Device memory: the tables, one batch's residues and
  * scores, and per thread 12 bytes a position of the longest profile. */
 #ifndef PS_PROFILE_GPU_H
 #define PS_PROFILE_GPU_H
