@@ -409,7 +409,7 @@ static int profiles_fit(const opts_t *o, const ps_profiles_t *prf, ps_err_t *err
     if (o->alpha == PS_ALPHA_DNA) return ps_fail(err, PS_E_USAGE, "%s: profiles are protein; not with -a dna", o->probes);
     if (o->stats && !prf->patterns)
         return ps_fail(err, PS_E_USAGE, "--stats: not written for a run of profiles alone");
-    return 0;
+    return ps_profiles_inputs_fit(prf, (const char *const *)o->inputs, o->n_inputs, err);
 }
 
 static int run_count(opts_t *o, ps_err_t *err)

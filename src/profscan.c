@@ -164,6 +164,19 @@ int ps_profiles_open(ps_profiles_t *out, const char *probes, const ps_psopts_t *
     return rc;
 }
 
+int ps_profiles_inputs_fit(const ps_profiles_t *ps, const char *const *inputs, int n, ps_err_t *err)
+{
+    if (!ps->n || !ps->patterns) return 0;
+    for (int i = 0; i < n; i++) {
+        struct stat sb;
+        if (strcmp(inputs[i], "-") && stat(inputs[i], &sb) == 0 && S_ISREG(sb.st_mode)) continue;
+        return ps_fail(err, PS_E_USAGE, "%s: patterns and profiles read each input twice, and %s can be read once; "
+                                        "give a file, or --no-profiles or --profiles-only",
+                       inputs[i], strcmp(inputs[i], "-") ? "this pipe" : "standard input");
+    }
+    return 0;
+}
+
 int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, int gpu_id, double bytes, int threads, int verbose,
                        ps_err_t *err)
 {

@@ -65,6 +65,11 @@ int ps_profiles_open(ps_profiles_t *out, const char *probes, const ps_psopts_t *
 
 int ps_profiles_tsv_header(FILE *f);
 
+/* A run of patterns and profiles reads each input twice (the patterns'
+ * scan, then the profiles'): refused, saying so, where an input is
+ * standard input or a pipe, which would give the profiles nothing. */
+int ps_profiles_inputs_fit(const ps_profiles_t *ps, const char *const *inputs, int n, ps_err_t *err);
+
 /* Where the best scores are computed: the GPU where asked (--engine gpu),
  * or (auto) where one is usable and CPU threads would take over a second
  * (PS_PRF_CPU_NS a node a thread over `bytes` of input, ps_inputs_bytes;

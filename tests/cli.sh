@@ -888,6 +888,9 @@ if [ "$rc" -eq 0 ] && ! grep -q PS99905 out.txt && grep -q PS99901 out.txt; then
 run locate --format pff --profiles-only -p both.dat pprot.fa
 if [ "$rc" -eq 0 ] && [ "$(cut -f4 out.txt | sort -u)" = PS99905 ]; then ok; else bad "--profiles-only: $(cat out.txt err.txt)"; fi
 expect_fail "tsv with patterns and profiles" "different columns" locate --format tsv -p both.dat pprot.fa
+expect_fail "patterns and profiles from standard input" "read each input twice" locate -p both.dat - <pprot.fa
+run locate --format pff --profiles-only -p both.dat - <pprot.fa
+if [ "$rc" -eq 0 ] && [ "$(wc -l <out.txt)" -eq 2 ]; then ok; else bad "--profiles-only from standard input: $(cat out.txt err.txt)"; fi
 expect_fail "gff rows of a profile" "bed, pff or tsv" locate --format gff -p profile.dat pprot.fa
 run locate --level 1 -p profile.dat pprot.fa
 if [ "$rc" -ne 0 ] && grep -q 'profile TEST_PROFILE skipped: no CUT_OFF of LEVEL=1' err.txt &&
