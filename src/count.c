@@ -379,7 +379,7 @@ static int run_profiles(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     for (int i = 0; rc == 0 && i < o->n_inputs; i++) {
         uint64_t recs, res;
         double t = ps_now();
-        rc = ps_profiles_scan(prf, o->inputs[i], o->inputs[i], NULL, PS_SITES_BED, counts, o->threads, &recs, &res,
+        rc = ps_profiles_scan(prf, o->inputs[i], o->inputs[i], NULL, PS_SITES_BED, NULL, counts, o->threads, &recs, &res,
                               err);
         if (rc == 0 && recs == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
         if (rc == 0 && o->verbose)
@@ -614,7 +614,7 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
         }
         if (prf->n) {
             uint64_t recs, res;
-            rc = ps_profiles_scan(prf, o->inputs[i], o->inputs[i], NULL, PS_SITES_BED, pcounts, o->threads, &recs,
+            rc = ps_profiles_scan(prf, o->inputs[i], o->inputs[i], NULL, PS_SITES_BED, NULL, pcounts, o->threads, &recs,
                                   &res, err);
             if (rc < 0) goto done;
         }

@@ -217,7 +217,7 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
 /* --stats: JSON made by jansson (outfile.h), so any file name gives valid
  * JSON; keys and layout as count's, the inputs one a line. */
 static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t *lv, const ps_scan_stats_t *st,
-                       const ps_site_stats_t *ss, int on_gpu, double seconds, ps_err_t *err)
+                       const ps_site_stats_t *ss, const ps_prf_rows_t *pr, int on_gpu, double seconds, ps_err_t *err)
 {
     static const char *const asked[] = {[PS_REQ_AUTO] = "auto", [PS_REQ_CPU] = "cpu", [PS_REQ_GPU] = "gpu"};
     struct rusage ru;
@@ -236,7 +236,8 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
         bases += st[i].in.symbols;
     }
     /* A NULL member (out of memory) fails the whole json_pack. */
-    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I}",
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, "
+                          "s:I, s:I}",
                           "version", PS_VERSION, "command", "locate", "engine", on_gpu ? "gpu" : "cpu",
                           "engine_requested", asked[o->engine], "threads", o->threads, "probes", (json_int_t)p->n,
                           "alphabet", ps_alpha_name(p->alpha), "strands", lv->both_strands ? "both" : "forward",
@@ -244,8 +245,18 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
                           (json_int_t)bases, "sites_written", (json_int_t)ss->rows, "max_hits",
                           (json_int_t)o->max_hits, "sites_left_out", (json_int_t)ss->dropped, "probes_capped",
                           (json_int_t)ss->probes_capped, "seconds", ps_json_seconds(seconds), "peak_memory_bytes",
-                          (json_int_t)maxrss * 1024);
+                          (json_int_t)maxrss * 1024, "profile_matches_written", (json_int_t)(pr ? pr->rows : 0),
+                          "profile_matches_left_out", (json_int_t)(pr ? pr->dropped : 0));
     return ps_json_save(o->stats, j, o->cleanup, err);
+}
+
+/* The profiles' rows: those --max-hits left out, and (-v) those written. */
+static void profile_rows_said(const opts_t *o, const ps_prf_rows_t *pr)
+{
+    if (pr->dropped)
+        fprintf(stderr, "probescan: --max-hits %" PRIu64 ": %u profile%s had more matches; %" PRIu64 " match%s not reported\n",
+                o->max_hits, pr->capped, pr->capped == 1 ? "" : "s", pr->dropped, pr->dropped == 1 ? "" : "es");
+    if (o->verbose) fprintf(stderr, "probescan: %" PRIu64 " profile matches written\n", pr->rows);
 }
 
 /* A PROSITE file of profiles and no patterns: the profiles alone. */
@@ -258,24 +269,25 @@ static int run_profiles(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     if (rc == 0 && o->format == PS_SITES_TSV && ps_profiles_tsv_header(ps_output_stream(out)) < 0)
         rc = ps_fail(err, PS_E_IO, "write error");
     char name[PS_SAMPLE_NAME_MAX];
-    uint64_t rows = 0;
+    ps_prf_rows_t pr;
+    if (ps_prf_rows_init(&pr, prf, o->max_hits) < 0 && rc == 0) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
     for (int i = 0; rc == 0 && i < o->n_inputs; i++) {
         uint64_t recs, res;
         double t = ps_now();
         ps_sample_name(o->inputs[i], name, sizeof name);
-        rc = ps_profiles_scan(prf, o->inputs[i], name, ps_output_stream(out), o->format, counts, o->threads, &recs,
-                              &res, err);
+        rc = ps_profiles_scan(prf, o->inputs[i], name, ps_output_stream(out), o->format, &pr, counts, o->threads,
+                              &recs, &res, err);
         if (rc == 0 && recs == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
         if (rc == 0 && o->verbose)
             fprintf(stderr, "probescan: %s: %" PRIu64 " records, %" PRIu64 " residues, %u profiles in %.3f s\n",
                     o->inputs[i], recs, res, prf->n, ps_now() - t);
     }
-    for (uint32_t j = 0; j < prf->n; j++) rows += counts[j];
     if (rc == 0) {
         rc = ps_output_commit(out, err);
         out = NULL;
     }
-    if (rc == 0 && o->verbose) fprintf(stderr, "probescan: %" PRIu64 " profile matches written\n", rows);
+    if (rc == 0) profile_rows_said(o, &pr);
+    ps_prf_rows_free(&pr);
     ps_output_abort(out);
     free(counts);
     return rc;
@@ -316,6 +328,11 @@ static int run_locate(opts_t *o, ps_err_t *err)
         return prc;
     }
     uint64_t *pcounts = prf.n ? calloc(prf.n, sizeof *pcounts) : NULL;
+    ps_prf_rows_t prows;
+    if (ps_prf_rows_init(&prows, &prf, o->max_hits) < 0) {
+        free(pcounts);
+        pcounts = NULL; /* said below as out of memory */
+    }
     ps_probes_t *p = NULL;
     ps_plan_t pl = {0};
     ps_engine_t *e = NULL;
@@ -379,8 +396,8 @@ static int run_locate(opts_t *o, ps_err_t *err)
         if (rc == PS_OK) rc = ps_site_writer_flush(w, err);
         if (rc == PS_OK && prf.n) {
             uint64_t recs, res;
-            rc = pcounts ? ps_profiles_scan(&prf, o->inputs[i], name, ps_output_stream(out), o->format, pcounts,
-                                            o->threads, &recs, &res, err)
+            rc = pcounts ? ps_profiles_scan(&prf, o->inputs[i], name, ps_output_stream(out), o->format, &prows,
+                                            pcounts, o->threads, &recs, &res, err)
                          : ps_fail(err, PS_E_NOMEM, "out of memory");
         }
         if (rc < 0) goto done;
@@ -403,10 +420,12 @@ static int run_locate(opts_t *o, ps_err_t *err)
         fprintf(stderr, "probescan: --max-hits %" PRIu64 ": %u probe%s had more sites; %" PRIu64 " site%s not reported\n",
                 o->max_hits, ss.probes_capped, ss.probes_capped == 1 ? "" : "s", ss.dropped, ss.dropped == 1 ? "" : "s");
     if (o->verbose) fprintf(stderr, "probescan: %" PRIu64 " sites written in %.3f s\n", ss.rows, ps_now() - t0);
-    if (o->stats) rc = write_stats(o, p, pl.lv, st, &ss, on_gpu, ps_now() - t0, err);
+    if (prf.n) profile_rows_said(o, &prows);
+    if (o->stats) rc = write_stats(o, p, pl.lv, st, &ss, prf.n ? &prows : NULL, on_gpu, ps_now() - t0, err);
 
 done:
     ps_output_abort(out);
+    if (prf.n) ps_prf_rows_free(&prows);
     ps_profiles_free(&prf);
     free(pcounts);
     ps_site_writer_free(w);

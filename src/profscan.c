@@ -344,12 +344,37 @@ static int batch_grow(char **b, uint64_t *cap, uint64_t need)
     return 0;
 }
 
+int ps_prf_rows_init(ps_prf_rows_t *r, const ps_profiles_t *ps, uint64_t max_hits)
+{
+    memset(r, 0, sizeof *r);
+    r->max_hits = max_hits;
+    if (ps->n && !(r->written = calloc(ps->n, sizeof *r->written))) return -1;
+    return 0;
+}
+
+void ps_prf_rows_free(ps_prf_rows_t *r)
+{
+    if (r) free(r->written);
+}
+
 static int write_rows(const ps_profiles_t *ps, const batch_t *b, const part_out_t *out, int parts, FILE *f,
-                      ps_sites_format_t format, const char *label)
+                      ps_sites_format_t format, const char *label, ps_prf_rows_t *cap)
 {
     for (int p = 0; p < parts; p++)
         for (size_t i = 0; i < out[p].n; i++) {
             const hit_t *h = &out[p].hit[i];
+            if (cap && cap->max_hits && cap->written[h->prof] >= cap->max_hits) {
+                if (cap->written[h->prof] == cap->max_hits) { /* its first row left out */
+                    cap->capped++;
+                    cap->written[h->prof]++;
+                }
+                cap->dropped++;
+                continue;
+            }
+            if (cap) {
+                cap->written[h->prof]++;
+                cap->rows++;
+            }
             const ps_profile_t *pr = &ps->p[h->prof];
             const rec_t *rc = &b->rec[h->rec];
             const char *name = b->names + rc->name;
@@ -374,7 +399,7 @@ static int write_rows(const ps_profiles_t *ps, const batch_t *b, const part_out_
 
 /* Scores the batch's records and writes their rows. */
 static int run_batch(const ps_profiles_t *ps, batch_t *b, FILE *f, ps_sites_format_t format, const char *label,
-                     uint64_t *counts, int threads, ps_err_t *err)
+                     ps_prf_rows_t *cap, uint64_t *counts, int threads, ps_err_t *err)
 {
     if (b->n_rec == 0) return 0;
     job_t j = {ps, b->rec, b->n_rec, b->seq, b->seq_len, NULL, NULL};
@@ -417,7 +442,7 @@ static int run_batch(const ps_profiles_t *ps, batch_t *b, FILE *f, ps_sites_form
         if (j.out[p].failed) rc = ps_fail(err, PS_E_NOMEM, "out of memory scoring profiles");
     for (int p = 0; p < parts && rc == 0; p++)
         for (size_t i = 0; i < j.out[p].n; i++) counts[j.out[p].hit[i].prof]++;
-    if (rc == 0 && f && write_rows(ps, b, j.out, parts, f, format, label) < 0)
+    if (rc == 0 && f && write_rows(ps, b, j.out, parts, f, format, label, cap) < 0)
         rc = ps_fail(err, PS_E_IO, "write error: %s", strerror(errno));
     for (int p = 0; p < parts; p++) free(j.out[p].hit);
     free(j.out);
@@ -428,7 +453,8 @@ static int run_batch(const ps_profiles_t *ps, batch_t *b, FILE *f, ps_sites_form
 }
 
 int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *label, FILE *f, ps_sites_format_t format,
-                     uint64_t *counts, int threads, uint64_t *records, uint64_t *residues, ps_err_t *err)
+                     ps_prf_rows_t *rows, uint64_t *counts, int threads, uint64_t *records, uint64_t *residues,
+                     ps_err_t *err)
 {
     *records = *residues = 0;
     ps_reader_t *r = NULL;
@@ -474,7 +500,7 @@ int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *labe
             if (st == LINE_START && c == '>') {
                 END_RECORD();
                 if (rc < 0) break;
-                if (b.seq_len >= PS_PRF_BATCH && (rc = run_batch(ps, &b, f, format, label, counts, threads, err)) < 0)
+                if (b.seq_len >= PS_PRF_BATCH && (rc = run_batch(ps, &b, f, format, label, rows, counts, threads, err)) < 0)
                     break;
                 name_at = b.names_len;
                 st = HEADER_NAME;
@@ -518,7 +544,7 @@ int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *labe
         seq_at = b.seq_len;
     }
     if (rc >= 0) END_RECORD();
-    if (rc >= 0) rc = run_batch(ps, &b, f, format, label, counts, threads, err);
+    if (rc >= 0) rc = run_batch(ps, &b, f, format, label, rows, counts, threads, err);
 #undef END_RECORD
     free(buf);
     free(b.names);

@@ -79,10 +79,24 @@ int ps_profiles_inputs_fit(const ps_profiles_t *ps, const char *const *inputs, i
 int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, int gpu_id, double bytes, int threads, int verbose,
                        ps_err_t *err);
 
-/* Scores one input (label: its name in tsv rows). f NULL: counts only.
- * *records, *residues: what was read. */
+/* locate's rows over a run: at most max_hits a profile (0: no cap), as
+ * --max-hits caps a pattern's; what was written and left out. */
+typedef struct {
+    uint64_t max_hits;
+    uint64_t *written;   /* per profile (ps_prf_rows_init) */
+    uint64_t rows, dropped;
+    uint32_t capped;     /* profiles that had more matches than max_hits */
+} ps_prf_rows_t;
+
+int ps_prf_rows_init(ps_prf_rows_t *r, const ps_profiles_t *ps, uint64_t max_hits);
+void ps_prf_rows_free(ps_prf_rows_t *r);
+
+/* Scores one input (label: its name in tsv rows). f NULL: counts only
+ * (rows NULL); else rows caps and tallies what is written. *records,
+ * *residues: what was read. counts take every match, written or not. */
 int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *label, FILE *f, ps_sites_format_t format,
-                     uint64_t *counts, int threads, uint64_t *records, uint64_t *residues, ps_err_t *err);
+                     ps_prf_rows_t *rows, uint64_t *counts, int threads, uint64_t *records, uint64_t *residues,
+                     ps_err_t *err);
 
 #ifdef __cplusplus
 }

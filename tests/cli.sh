@@ -887,6 +887,10 @@ run locate --format bed --no-profiles -p both.dat pprot.fa
 if [ "$rc" -eq 0 ] && ! grep -q PS99905 out.txt && grep -q PS99901 out.txt; then ok; else bad "--no-profiles: $(cat out.txt)"; fi
 run locate --format pff --profiles-only -p both.dat pprot.fa
 if [ "$rc" -eq 0 ] && [ "$(cut -f4 out.txt | sort -u)" = PS99905 ]; then ok; else bad "--profiles-only: $(cat out.txt err.txt)"; fi
+run locate --format pff --max-hits 1 --stats pstats.json -p both.dat pprot.fa
+if [ "$rc" -eq 0 ] && [ "$(grep -c PS99905 out.txt)" -eq 1 ] && grep -q -- '--max-hits 1: 1 profile had more matches; 1 match not reported' err.txt &&
+    grep -q '"profile_matches_written": 1' pstats.json && grep -q '"profile_matches_left_out": 1' pstats.json; then ok
+else bad "--max-hits and --stats with a profile: rc $rc, $(cat err.txt pstats.json)"; fi
 expect_fail "tsv with patterns and profiles" "different columns" locate --format tsv -p both.dat pprot.fa
 expect_fail "patterns and profiles from standard input" "read each input twice" locate -p both.dat - <pprot.fa
 run locate --format pff --profiles-only -p both.dat - <pprot.fa
