@@ -7,10 +7,13 @@
  *
  * ps_profiles_scan reads one input's FASTA records in batches of about
  * PS_PRF_BATCH residues (the memory bound: the batch, and per thread the
- * profile's rows and one alignment trace), scores every profile against
- * every record on `threads` threads (records split by residues), and adds
- * each profile's matches to counts[profile] and, with a stream, writes
- * them: per record in input order, by start, then profile order, then end.
+ * profile's rows and one alignment trace), gives every (record, profile)
+ * its best score (the profiles in bundles on `threads` threads, records
+ * split by residues; or on the GPU, ps_profiles_engine), searches the
+ * pairs whose best reaches the cut-off for their matches on the threads,
+ * and adds each profile's matches to counts[profile] and, with a stream,
+ * writes them: per record in input order, by start, then profile order,
+ * then end.
  * Rows (1-based inclusive unless said):
  *   pff  record from to accession profile_from profile_to raw_score
  *        normalised_score level (ps_scan's pff; profile_to as pfscanV3
