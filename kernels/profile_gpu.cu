@@ -122,16 +122,16 @@ __device__ int32_t seq_best(const int16_t *sm, uint32_t L, const uint8_t *map, c
 #undef S
 #undef TT
 
-/* Block (x, y): profile base + y (in length order; its row of best is
- * row[...]), sequences x, x + gridDim.x ... (a thread each). */
+/* Block (x, y): profile y (in length order, longest first; its row of
+ * best is row[y]), sequences x, x + gridDim.x ... (a thread each). */
 template <int kRows>
 __global__ void best_kernel(const int16_t *tabs, const uint64_t *tab_off, const uint32_t *plen, const uint8_t *maps,
-                            const uint32_t *row, uint32_t base, const uint8_t *letters, const uint64_t *off,
+                            const uint32_t *row, const uint8_t *letters, const uint64_t *off,
                             const uint32_t *len, uint32_t n_seq, int32_t *scratch, uint64_t stride, int32_t *best)
 {
     extern __shared__ int16_t sm[];
     __shared__ uint8_t map[26];
-    const uint32_t prof = base + blockIdx.y, L = plen[prof];
+    const uint32_t prof = blockIdx.y, L = plen[prof];
     const int16_t *tab = tabs + tab_off[prof];
     for (uint32_t i = threadIdx.x; i < (L + 1) * (uint32_t)kStride; i += blockDim.x) sm[i] = tab[i];
     if (threadIdx.x < 26) map[threadIdx.x] = maps[prof * 26 + threadIdx.x];
@@ -316,7 +316,7 @@ extern "C" int ps_gprof_best(ps_gprof_t *g, const uint8_t *letters, uint64_t n_l
      * beside the short ones (launched apart by length, the few long ones left
      * the GPU idle: 7.0 s against 4.6 s over 18 M residues). */
     const dim3 grid(g->grid_x, g->n_prof);
-    best_kernel<kRows><<<grid, kThreads, g->smem>>>(g->d_tabs, g->d_tab_off, g->d_plen, g->d_maps, g->d_row, 0,
+    best_kernel<kRows><<<grid, kThreads, g->smem>>>(g->d_tabs, g->d_tab_off, g->d_plen, g->d_maps, g->d_row,
                                                      g->d_letters, g->d_off, g->d_len, n_seq, g->d_scratch,
                                                      g->scratch_threads, g->d_best);
     if ((ce = cudaGetLastError()) != cudaSuccess) return fail(err, ce, "profile kernel launch");

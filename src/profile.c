@@ -583,12 +583,9 @@ int ps_profile_level(const ps_profile_t *pr, int32_t s, uint32_t n)
     return level;
 }
 
-void ps_profile_index(const ps_profile_t *pr, const char *seq, uint32_t n, uint8_t *idx)
+void ps_profile_index(const ps_profile_t *pr, const uint8_t *letters, uint32_t n, uint8_t *idx)
 {
-    for (uint32_t i = 0; i < n; i++) {
-        int c = (unsigned char)seq[i] & 0xDF; /* letters only reach here */
-        idx[i] = pr->map[c - 'A'];
-    }
+    for (uint32_t i = 0; i < n; i++) idx[i] = pr->map[letters[i]];
 }
 
 void ps_prf_work_free(ps_prf_work_t *w)

@@ -94,9 +94,9 @@ float ps_profile_nscore(const ps_profile_t *pr, int32_t s, uint32_t n);
 /* pfscanV3's level of raw score s for a sequence of n residues. */
 int ps_profile_level(const ps_profile_t *pr, int32_t s, uint32_t n);
 
-/* Residue letters to the profile's indices: seq[0..n) letters (A-Z, either
- * case; the caller has left the rest out) into idx. */
-void ps_profile_index(const ps_profile_t *pr, const char *seq, uint32_t n, uint8_t *idx);
+/* Residues to the profile's indices: letters[0..n) letter numbers 0..25
+ * (A..Z, either case; the caller has left other characters out) into idx. */
+void ps_profile_index(const ps_profile_t *pr, const uint8_t *letters, uint32_t n, uint8_t *idx);
 
 /* One match: residues [from, to] (1-based), profile range as pfscanV3
  * prints it (from, and to - L - 1), raw score. */

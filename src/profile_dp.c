@@ -34,7 +34,7 @@ static int work_fit(ps_prf_work_t *w, uint32_t L, uint32_t n)
     size_t need = (size_t)(L + 1) * 4;
     if (need > w->cap_v) {
         int32_t *v = realloc(w->v, need * sizeof *v);
-        int32_t *p = realloc(w->pos, need * 2 * sizeof(pos_t));
+        int32_t *p = realloc(w->pos, (size_t)(L + 1) * 2 * sizeof(pos_t)); /* iom and ioi */
         if (v) w->v = v;
         if (p) w->pos = p;
         if (!v || !p) return -1;
@@ -594,7 +594,7 @@ void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32
             best[0] = INT32_MIN;
             return;
         }
-        for (uint32_t i = 0; i < n; i++) idx[i] = b->prof[l]->map[letters[i]];
+        ps_profile_index(b->prof[l], letters, n, idx);
         best[l] = ps_profile_best(b->prof[l], idx, n, w);
     }
     free(idx);

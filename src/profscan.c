@@ -121,8 +121,8 @@ int ps_profiles_load(ps_profiles_t *out, const char *path, int level, int skip_f
         elen += len;
         entry[elen++] = '\n';
         if (len >= 2 && s[0] == '/' && s[1] == '/') {
-            if (skip_frequent && memmem(entry, elen, "\nCC   /SKIP-FLAG=TRUE", 21)) out->frequent++;
-            else rc = add_profile(out, &cap, entry, elen, level, path, err);
+            if (!(skip_frequent && memmem(entry, elen, "\nCC   /SKIP-FLAG=TRUE", 21)))
+                rc = add_profile(out, &cap, entry, elen, level, path, err);
             matrix = 0;
             elen = 0;
         }
@@ -235,7 +235,7 @@ typedef struct {
     const ps_profiles_t *ps;
     const rec_t *rec;
     uint32_t n_rec;
-    const char *seq;
+    const uint8_t *letters; /* the batch's residues as letter numbers */
     uint64_t residues;
     part_out_t *out;
     const int32_t *best; /* the GPU's best scores, n profiles x n_rec, or NULL: bundles on the CPU */
@@ -276,12 +276,11 @@ static void score_part(void *ctx, int part, int parts)
     size_t mcap = 0;
     uint32_t maxlen = 1;
     for (uint32_t r = r0; r < r1; r++) maxlen = j->rec[r].len > maxlen ? j->rec[r].len : maxlen;
-    uint8_t *letters = malloc(maxlen), *idx = malloc(maxlen);
-    if (!letters || !idx) o->failed = 1;
+    uint8_t *idx = malloc(maxlen);
+    if (!idx) o->failed = 1;
     for (uint32_t r = r0; r < r1 && !o->failed; r++) {
         const rec_t *rc = &j->rec[r];
-        const char *seq = j->seq + rc->seq;
-        for (uint32_t i = 0; i < rc->len; i++) letters[i] = (uint8_t)(((unsigned char)seq[i] & 0xDF) - 'A');
+        const uint8_t *letters = j->letters + rc->seq;
         for (uint32_t b = 0; b < j->ps->n_bundle && !o->failed; b++) {
             int32_t best[PS_PRF_LANES];
             if (j->best) {
@@ -299,7 +298,7 @@ static void score_part(void *ctx, int part, int parts)
                 const ps_profile_t *pr = &j->ps->p[p];
                 const int32_t cut = ps_profile_cutoff(pr, rc->len);
                 if (best[l] < cut) continue;
-                ps_profile_index(pr, seq, rc->len, idx);
+                ps_profile_index(pr, letters, rc->len, idx);
                 int k = ps_profile_matches(pr, idx, rc->len, cut, &w, &m, &mcap);
                 if (k < 0) {
                     o->failed = 1;
@@ -320,7 +319,6 @@ static void score_part(void *ctx, int part, int parts)
         }
     }
     if (o->n > 1) qsort(o->hit, o->n, sizeof *o->hit, hit_cmp);
-    free(letters);
     free(idx);
     free(m);
     ps_prf_work_free(&w);
@@ -402,24 +400,21 @@ static int run_batch(const ps_profiles_t *ps, batch_t *b, FILE *f, ps_sites_form
                      ps_prf_rows_t *cap, uint64_t *counts, int threads, ps_err_t *err)
 {
     if (b->n_rec == 0) return 0;
-    job_t j = {ps, b->rec, b->n_rec, b->seq, b->seq_len, NULL, NULL};
+    job_t j = {ps, b->rec, b->n_rec, (const uint8_t *)b->seq, b->seq_len, NULL, NULL};
     int32_t *gbest = NULL;
     if (ps->gpu) {
         /* The best scores of the whole batch on the GPU; matches on the threads. */
-        uint8_t *letters = malloc(b->seq_len + 1);
         uint64_t *off = malloc(sizeof *off * b->n_rec);
         uint32_t *len = malloc(sizeof *len * b->n_rec);
         gbest = malloc(sizeof *gbest * (size_t)b->n_rec * ps->n);
-        int rc = letters && off && len && gbest ? 0 : ps_fail(err, PS_E_NOMEM, "out of memory");
+        int rc = off && len && gbest ? 0 : ps_fail(err, PS_E_NOMEM, "out of memory");
         if (rc == 0) {
-            for (uint64_t i = 0; i < b->seq_len; i++) letters[i] = (uint8_t)(((unsigned char)b->seq[i] & 0xDF) - 'A');
             for (uint32_t r = 0; r < b->n_rec; r++) {
                 off[r] = b->rec[r].seq;
                 len[r] = b->rec[r].len;
             }
-            rc = ps_gprof_best(ps->gpu, letters, b->seq_len, off, len, b->n_rec, gbest, err);
+            rc = ps_gprof_best(ps->gpu, j.letters, b->seq_len, off, len, b->n_rec, gbest, err);
         }
-        free(letters);
         free(off);
         free(len);
         if (rc < 0) {
@@ -527,14 +522,15 @@ int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *labe
                 }
                 continue;
             }
-            /* Sequence lines: letters are residues; pftools leaves the rest out. */
+            /* Sequence lines: letters are residues, kept as letter numbers
+             * 0..25 (what every engine reads); pftools leaves the rest out. */
             st = c == '\n' ? LINE_START : SEQ;
             if (in_rec && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
                 if (batch_grow(&b.seq, &b.seq_cap, b.seq_len + 1) < 0) {
                     rc = ps_fail(err, PS_E_NOMEM, "out of memory");
                     break;
                 }
-                b.seq[b.seq_len++] = (char)c;
+                b.seq[b.seq_len++] = (char)((c & 0xDF) - 'A');
             }
         }
     }

@@ -49,7 +49,6 @@ typedef struct {
     uint32_t *lane;           /* bundle b's lane l: profile lane[b * PS_PRF_LANES + l] */
     ps_gprof_t *gpu;          /* the best scores on the GPU (ps_profiles_engine), or NULL: CPU threads */
     uint32_t refused;   /* MATRIX entries not read (warned about) */
-    uint32_t frequent;  /* left out: flagged SKIP-FLAG=TRUE */
     uint32_t patterns;  /* PATTERN entries in the file (read by probes.c) */
     int prosite;        /* the file is a PROSITE data file */
 } ps_profiles_t;

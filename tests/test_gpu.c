@@ -1558,7 +1558,7 @@ START_TEST(test_gpu_profiles)
     uint8_t idx[320];
     for (int p = 0; p < NP; p++)
         for (int s = 0; s < NS; s++) {
-            ps_profile_index(&prs[p], seq + off[s], len[s], idx);
+            ps_profile_index(&prs[p], letters + off[s], len[s], idx);
             const int32_t want = len[s] ? ps_profile_best(&prs[p], idx, len[s], &w) : PS_PRF_NLOW;
             ck_assert_msg(best[(size_t)p * NS + s] == want, "profile %d (length %u), sequence %d (length %u), seed %llu: GPU %d, CPU %d",
                           p, prs[p].len, s, len[s], (unsigned long long)tu_seed(), best[(size_t)p * NS + s], want);

@@ -79,7 +79,8 @@ START_TEST(test_parse)
     /* CH scores 22 (B1 0 at position 0, E0 0 at the end). */
     ps_prf_work_t w = {0};
     uint8_t idx[8];
-    ps_profile_index(&pr, "AACHA", 5, idx);
+    static const uint8_t aacha[5] = {'A' - 'A', 'A' - 'A', 'C' - 'A', 'H' - 'A', 'A' - 'A'};
+    ps_profile_index(&pr, aacha, 5, idx);
     ck_assert_int_eq(ps_profile_best(&pr, idx, 5, &w), 22 - 4);
     ps_prf_match_t *m = NULL;
     size_t cap = 0;
@@ -222,7 +223,9 @@ START_TEST(test_random_best)
             const uint32_t n = (uint32_t)tu_rng_range(&r, 1, 70);
             for (uint32_t i = 0; i < n; i++)
                 seq[i] = tu_rng_chance(&r, 50) ? pr.consensus[i % pr.len] : letters[tu_rng_below(&r, 23)];
-            ps_profile_index(&pr, seq, n, idx);
+            uint8_t let[80];
+            for (uint32_t i = 0; i < n; i++) let[i] = (uint8_t)(seq[i] - 'A');
+            ps_profile_index(&pr, let, n, idx);
             const int32_t want = reference_best(&pr, idx, n), got = ps_profile_best(&pr, idx, n, &w);
             ck_assert_msg(got == want, "case %d.%d (seed %llu): best %d, the model says %d\n%s%.*s", k, q,
                           (unsigned long long)tu_seed(), got, want, text, (int)n, seq);
@@ -279,7 +282,7 @@ START_TEST(test_random_bundles)
             int32_t best[PS_PRF_LANES];
             ps_prf_bundle_best(b, letters, n, best, &w);
             for (int i = 0; i < np; i++) {
-                ps_profile_index(&pr[i], seq, n, idx);
+                ps_profile_index(&pr[i], letters, n, idx);
                 const int32_t one = ps_profile_best(&pr[i], idx, n, &w);
                 /* Never under the best; equal where no sum fell under -32768. */
                 ck_assert_msg(best[i] >= one && (best[i] == one || one < -16000), "bundle %d of %d, lane %d (seed %llu): %d, alone %d", k, np, i,
