@@ -186,14 +186,16 @@ int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, int gpu_id, doubl
     const double cpu_s = bytes * (double)positions * PS_PRF_CPU_NS * 1e-9 / (threads > 0 ? threads : 1);
     char why[384] = "";
     if (req == PS_REQ_AUTO) {
-        if (!ps_gpu_device_present() || !ps_gpu_usable(gpu_id, why, sizeof why)) {
-            if (verbose) fprintf(stderr, "probescan: profiles on CPU threads (no usable GPU%s%s)\n", why[0] ? ": " : "", why);
-            return 0;
-        }
+        /* The estimate first: asking whether a GPU is usable starts CUDA,
+         * which a run the CPU finishes first should not pay for. */
         if (cpu_s <= 1.0) {
             if (verbose)
                 fprintf(stderr, "probescan: profiles on CPU threads (about %.2f s of work there%s)\n", cpu_s,
                         bytes > 0 ? "" : ": input size unknown");
+            return 0;
+        }
+        if (!ps_gpu_device_present() || !ps_gpu_usable(gpu_id, why, sizeof why)) {
+            if (verbose) fprintf(stderr, "probescan: profiles on CPU threads (no usable GPU%s%s)\n", why[0] ? ": " : "", why);
             return 0;
         }
     }
