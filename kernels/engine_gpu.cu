@@ -272,6 +272,12 @@ extern "C" int ps_gpu_usable(int device, char *why, size_t why_len)
     return ps_gpu_probe(device, &p, why, why_len);
 }
 
+extern "C" int ps_gpu_count(void)
+{
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
 extern "C" const char *const *ps_gpu_kernel_names(void) { return ps_gpu_variant_names(); }
 
 extern "C" void ps_gpu_versions(char *buf, size_t len)

@@ -53,7 +53,8 @@ typedef struct {
     const char *probes, *output, *stats, *kernel;
     ps_alpha_req_t alpha;
     int strand_set, both_strands;
-    int threads, verbose, quiet, gpu_id, by_file, by_record;
+    int threads, verbose, quiet, by_file, by_record;
+    ps_gpus_t gpus;
     int mismatches, mm_set;  /* -m: sites within this many substitutions; given at all */
     ps_engine_req_t engine;
     ps_psopts_t pso;         /* ps_scan's rules (prosite.h) */
@@ -115,7 +116,8 @@ PS_OPT_GUIDE_HELP
 "      --index STR        auto, automaton or kmer-set: what probes are looked up in\n"
 "                         (default auto: the k-mer set for DNA probes of k <= 32 from\n"
 "                         %d strings on; else the automaton)\n"
-"      --gpu ID           CUDA device to use (default 0)\n"
+"      --gpu LIST         CUDA devices to use: 0, 0,1 or all (default: every visible\n"
+"                         GPU the work repays, one per second of CPU work)\n"
 "      --kernel NAME      GPU kernel, default best; all count the same, the others are\n"
 "                         for benchmarks: %s\n"
 "  -v, --verbose          report the alphabet, automaton, engine and timings on stderr\n"
@@ -189,7 +191,7 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
             else if (!strcmp(optarg, "kmer-set")) o->index = PS_INDEX_KMER_SET;
             else return ps_fail(err, PS_E_USAGE, "--index must be auto, automaton or kmer-set, not '%s'", optarg);
             break;
-        case OPT_GPU: rc = ps_opt_gpu(optarg, &o->gpu_id, err); break;
+        case OPT_GPU: rc = ps_opt_gpu(optarg, &o->gpus, err); break;
         case OPT_KERNEL: o->kernel = optarg; break;
         case OPT_BYFILE: o->by_file = 1; break;
         case OPT_BYRECORD: o->by_record = 1; break;
@@ -319,7 +321,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     /* A NULL member (out of memory) fails the whole json_pack. */
     json_t *j = json_pack(
         "{s:s, s:s, s:s, s:o, s:b, s:s?, s:s, s:b, s:{s:I, s:I}, s:i, s:i, s:I, s:i, s:s, s:s, s:i, s:o, s:I, s:I,"
-        " s:I, s:I, s:{s:o, s:o, s:o, s:o, s:o, s:o}, s:I}",
+        " s:I, s:I, s:{s:o, s:o, s:o, s:o, s:o, s:o}, s:I, s:o}",
         "version", PS_VERSION, "engine", ps_engine_ran(&in), "engine_requested", asked[o->engine], "device",
         ps_json_text(device), "gpu_started", in.gpu_started, "kernel", in.kernel[0] ? in.kernel : NULL, "index",
         in.bulges ? "bulges" : in.guides ? "guides" : in.patterns ? "patterns" : in.kmer_set ? "kmer_set" : "automaton", "kmer_path", in.kmer_path, "chunks", "cpu",
@@ -330,7 +332,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
         (json_int_t)bytes, "seconds", "load_probes", ps_json_seconds(tm->probes), "build_index",
         ps_json_seconds(tm->build), "start_engine", ps_json_seconds(tm->engine), "scan", ps_json_seconds(tm->scan),
         "write_output", ps_json_seconds(tm->output), "total", ps_json_seconds(tm->total), "peak_memory_bytes",
-        (json_int_t)maxrss * 1024);
+        (json_int_t)maxrss * 1024, "gpus", ps_json_gpus(&in));
     return ps_json_save(o->stats, j, o->cleanup, err);
 }
 
@@ -377,14 +379,10 @@ static int run_profiles(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     if (!counts) return ps_fail(err, PS_E_NOMEM, "out of memory");
     int rc = ps_output_open(&out, o->output, o->cleanup, err);
     for (int i = 0; rc == 0 && i < o->n_inputs; i++) {
-        uint64_t recs, res;
-        double t = ps_now();
-        rc = ps_profiles_scan(prf, o->inputs[i], o->inputs[i], NULL, PS_SITES_BED, NULL, counts, o->threads, &recs, &res,
-                              err);
-        if (rc == 0 && recs == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
-        if (rc == 0 && o->verbose)
-            fprintf(stderr, "probescan: %s: %" PRIu64 " records, %" PRIu64 " residues, %u profiles in %.3f s\n",
-                    o->inputs[i], recs, res, prf->n, ps_now() - t);
+        ps_prf_scan_stats_t pst;
+        rc = ps_profiles_scan(prf, o->inputs[i], o->inputs[i], NULL, PS_SITES_BED, NULL, counts, o->threads, &pst, err);
+        if (rc == 0 && pst.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
+        if (rc == 0 && o->verbose) ps_prf_scan_say(o->inputs[i], prf, &pst);
     }
     if (rc == 0) {
         FILE *f = ps_output_stream(out);
@@ -418,7 +416,7 @@ static int run_count(opts_t *o, ps_err_t *err)
     int prc = ps_profiles_open(&prf, o->probes, &o->pso, err);
     if (prc < 0) return prc;
     if (prf.n && (prc = profiles_fit(o, &prf, err)) == 0)
-        prc = ps_profiles_engine(&prf, o->engine, o->gpu_id,
+        prc = ps_profiles_engine(&prf, o->engine, &o->gpus,
                                  ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs), o->threads, o->verbose,
                                  err);
     if (prc < 0) {
@@ -483,7 +481,7 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     /* ps_scan's rules: windows need no rule and are counted, not listed,
      * unless an X may join a site (--max-x) or end a search (--no-overlaps). */
     const ps_plan_opts_t po = {.locate = 0, .engine = o->engine, .index = o->index, .kernel = o->kernel,
-                               .gpu_id = o->gpu_id, .threads = o->threads, .verbose = o->verbose,
+                               .gpus = o->gpus, .threads = o->threads, .verbose = o->verbose,
                                .by_record = o->by_record, .mismatches = o->mismatches,
                                .count_windows = !(ps_opt_psscan_rules(p, o->mismatches) &&
                                                   (o->pso.max_x > 0 || o->pso.no_overlaps)),
@@ -613,10 +611,11 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
             if (rc < 0) goto done;
         }
         if (prf->n) {
-            uint64_t recs, res;
-            rc = ps_profiles_scan(prf, o->inputs[i], o->inputs[i], NULL, PS_SITES_BED, NULL, pcounts, o->threads, &recs,
-                                  &res, err);
+            ps_prf_scan_stats_t pst;
+            rc = ps_profiles_scan(prf, o->inputs[i], o->inputs[i], NULL, PS_SITES_BED, NULL, pcounts, o->threads, &pst,
+                                  err);
             if (rc < 0) goto done;
+            if (o->verbose) ps_prf_scan_say(o->inputs[i], prf, &pst);
         }
         /* One empty sample must not stop a workflow: it counts zero. */
         if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);

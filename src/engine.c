@@ -12,9 +12,15 @@ const char *ps_engine_ran(const ps_engine_info_t *in)
 
 void ps_engine_describe(const ps_engine_info_t *in, int threads, char *buf, size_t len)
 {
-    char gpu[256];
-    snprintf(gpu, sizeof gpu, "GPU %d: %.80s (%d SMs, %.0f GiB), kernel %s%s", in->gpu_id, in->gpu_name, in->gpu_sms,
-             in->gpu_mem_gib, in->kernel, in->kmer_path ? " (k-mer lookups)" : "");
+    char gpu[320], ids[96];
+    /* Several GPUs: their numbers, and the first one's name (a host's GPUs
+     * are of one kind in practice). */
+    size_t at = (size_t)snprintf(ids, sizeof ids, "%d", in->n_gpus > 1 ? in->gpu[0].id : in->gpu_id);
+    for (int i = 1; i < in->n_gpus && at < sizeof ids; i++)
+        at += (size_t)snprintf(ids + at, sizeof ids - at, ",%d", in->gpu[i].id);
+    snprintf(gpu, sizeof gpu, "GPU%s %s: %.80s (%d SMs, %.0f GiB%s), kernel %s%s", in->n_gpus > 1 ? "s" : "", ids,
+             in->gpu_name, in->gpu_sms, in->gpu_mem_gib, in->n_gpus > 1 ? " each" : "", in->kernel,
+             in->kmer_path ? " (k-mer lookups)" : "");
     switch (in->kind) {
     case PS_ENGINE_CPU:
         snprintf(buf, len, "CPU, %d thread%s%s", threads, threads == 1 ? "" : "s", in->kmer_set ? ", k-mer set" : "");

@@ -28,6 +28,25 @@ extern "C" {
 
 typedef struct ps_engine ps_engine_t;
 
+/* The GPUs a run may take (--gpu LIST): n device numbers, or all of them;
+ * n == 0 and all == 0: the default (every visible GPU the work repays,
+ * engine_gpus.h). */
+#define PS_GPUS_MAX 16
+typedef struct {
+    int n, all;
+    int id[PS_GPUS_MAX];
+} ps_gpus_t;
+
+/* One GPU's share of a run on several (engine_gpus.h): its chunks, their
+ * symbols, and the wall seconds its scan calls took (copies, and for
+ * `locate` the kernels and the sites' return; a counting kernel that is
+ * still running when its call returns is waited for by collect). */
+typedef struct {
+    int id;
+    uint64_t chunks, symbols;
+    double seconds;
+} ps_gpu_share_t;
+
 typedef enum {
     PS_ENGINE_CPU,   /* CPU threads: the automaton walked, the k-mer set looked up, or patterns matched */
     PS_ENGINE_GPU,   /* the GPU alone */
@@ -53,6 +72,8 @@ typedef struct {
     uint64_t chunks_cpu;    /* chunks scanned on CPU threads */
     uint64_t chunks_gpu;    /* chunks scanned on the GPU */
     char gpu_error[256];    /* AUTO: why the GPU did not start ("" while it may still) */
+    int n_gpus;                   /* GPUs the chunks went to (engine_gpus.h); 0: none, or not counted */
+    ps_gpu_share_t gpu[PS_GPUS_MAX]; /* their shares */
     uint64_t max_chunk_syms;      /* the largest chunk scan() takes; 0: any */
     uint32_t max_chunk_restarts;  /* the most restarts a chunk may carry; 0: any */
 } ps_engine_info_t;

@@ -31,6 +31,10 @@ int ps_gpu_device_present(void);
  * This starts the CUDA driver (about 0.1 s on a machine with a GPU). */
 int ps_gpu_usable(int device, char *why, size_t why_len);
 
+/* The CUDA devices visible to this process (CUDA_VISIBLE_DEVICES applies);
+ * 0 where none is, or the build has no CUDA. Starts the CUDA driver. */
+int ps_gpu_count(void);
+
 /* The CUDA runtime this build carries and the installed driver, for bug
  * reports ("runtime 13.0, driver 12.8"; "built without CUDA"). Starts no
  * GPU context. */

@@ -7,12 +7,15 @@
 
 #include "engine_cpu.h"
 #include "engine_gpu.h"
+#include "engine_gpus.h"
 #include "engine_kmer.h"
 
 typedef struct {
     const ps_automaton_t *a;   /* the automaton, or */
     const ps_kmerset_t *ks;    /* the k-mer set */
-    int device, threads;
+    ps_gpus_t asked;           /* --gpu */
+    double cpu_s;              /* the CPU's estimate, for how many GPUs */
+    int threads;
     const char *kernel;
     ps_engine_t *cpu;
     ps_engine_t *gpu;          /* published by the start thread once ready */
@@ -24,12 +27,29 @@ typedef struct {
     uint64_t cpu_chunks, gpu_chunks; /* atomic counters, for info */
 } mixed_t;
 
+int ps_gpu_exact_make(void *ctx, int device, ps_engine_t **out, ps_err_t *err)
+{
+    const ps_gpu_exact_t *x = ctx;
+    return x->ks ? ps_gpu_kmer_engine_new(out, x->ks, device, x->workers, err)
+                 : ps_gpu_engine_new(out, x->a, device, x->kernel, x->workers, err);
+}
+
 static void *start_gpu(void *arg)
 {
     mixed_t *m = arg;
     ps_engine_t *g = NULL;
-    m->start_rc = m->ks ? ps_gpu_kmer_engine_new(&g, m->ks, m->device, m->threads, &m->start_err)
-                        : ps_gpu_engine_new(&g, m->a, m->device, m->kernel, m->threads, &m->start_err);
+    ps_gpus_t use;
+    char why[320];
+    const int visible = ps_gpu_count();
+    if (visible == 0) {
+        (void)ps_gpu_usable(m->asked.n ? m->asked.id[0] : 0, why, sizeof why);
+        m->start_rc = ps_fail(&m->start_err, PS_E_GPU, "%s", why);
+    } else if (ps_gpus_choose(&m->asked, visible, m->cpu_s, 1.0, &use, why, sizeof why) < 0) {
+        m->start_rc = ps_fail(&m->start_err, PS_E_GPU, "%s", why);
+    } else {
+        ps_gpu_exact_t x = {.a = m->a, .ks = m->ks, .kernel = m->kernel, .workers = m->threads};
+        m->start_rc = ps_gpus_engine_new(&g, &use, ps_gpu_exact_make, &x, &m->start_err);
+    }
     if (m->start_rc == PS_OK) {
         m->gpu = g;
         __atomic_store_n(&m->gpu_ready, 1, __ATOMIC_RELEASE);
@@ -78,7 +98,7 @@ static void mixed_info(const ps_engine_t *e, ps_engine_info_t *out)
     out->kind = PS_ENGINE_AUTO;
     out->kmer_set = m->ks != NULL;
     out->workers = m->threads;
-    out->gpu_id = m->device;
+    if (!out->n_gpus) out->gpu_id = m->asked.n ? m->asked.id[0] : 0;
     out->chunks_cpu = __atomic_load_n(&m->cpu_chunks, __ATOMIC_RELAXED);
     out->chunks_gpu = __atomic_load_n(&m->gpu_chunks, __ATOMIC_RELAXED);
     /* Chunks may go to either side: the GPU's limits hold. */
@@ -98,8 +118,8 @@ static void mixed_destroy(ps_engine_t *e)
     free(e);
 }
 
-static int mixed_new(ps_engine_t **out, const ps_automaton_t *a, const ps_kmerset_t *ks, int device,
-                     const char *kernel, int threads, ps_err_t *err)
+static int mixed_new(ps_engine_t **out, const ps_automaton_t *a, const ps_kmerset_t *ks, const ps_gpus_t *asked,
+                     double cpu_s, const char *kernel, int threads, ps_err_t *err)
 {
     *out = NULL;
     if (threads < 1) threads = 1;
@@ -114,7 +134,8 @@ static int mixed_new(ps_engine_t **out, const ps_automaton_t *a, const ps_kmerse
     e->destroy = mixed_destroy;
     m->a = a;
     m->ks = ks;
-    m->device = device;
+    m->asked = *asked;
+    m->cpu_s = cpu_s;
     m->kernel = kernel;
     m->threads = threads;
     int rc = ks ? ps_kmer_engine_new(&m->cpu, ks, threads, PS_KMER_LOCAL_COUNTS_MAX, err)
@@ -137,13 +158,14 @@ static int mixed_new(ps_engine_t **out, const ps_automaton_t *a, const ps_kmerse
     return PS_OK;
 }
 
-int ps_mixed_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, const char *kernel, int threads,
-                        ps_err_t *err)
+int ps_mixed_engine_new(ps_engine_t **out, const ps_automaton_t *a, const ps_gpus_t *asked, double cpu_s,
+                        const char *kernel, int threads, ps_err_t *err)
 {
-    return mixed_new(out, a, NULL, device, kernel, threads, err);
+    return mixed_new(out, a, NULL, asked, cpu_s, kernel, threads, err);
 }
 
-int ps_mixed_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, int device, int threads, ps_err_t *err)
+int ps_mixed_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, const ps_gpus_t *asked, double cpu_s,
+                             int threads, ps_err_t *err)
 {
-    return mixed_new(out, NULL, ks, device, NULL, threads, err);
+    return mixed_new(out, NULL, ks, asked, cpu_s, NULL, threads, err);
 }

@@ -19,12 +19,26 @@
 extern "C" {
 #endif
 
-int ps_mixed_engine_new(ps_engine_t **out, const ps_automaton_t *a, int device, const char *kernel, int threads,
-                        ps_err_t *err);
+/* The GPUs are those ps_gpus_choose gives for *asked and the CPU's
+ * estimate cpu_s (one per second of it; -1: every visible one), started on
+ * the background thread: their count asks the driver. */
+int ps_mixed_engine_new(ps_engine_t **out, const ps_automaton_t *a, const ps_gpus_t *asked, double cpu_s,
+                        const char *kernel, int threads, ps_err_t *err);
 
 /* The same over a k-mer set (ps_gpu_kmer_engine_new, with the CPU k-mer
  * engine covering its start). */
-int ps_mixed_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, int device, int threads, ps_err_t *err);
+int ps_mixed_kmer_engine_new(ps_engine_t **out, const ps_kmerset_t *ks, const ps_gpus_t *asked, double cpu_s,
+                             int threads, ps_err_t *err);
+
+/* The exact GPU engine of one device for ps_gpus_engine_new: over ctx's
+ * automaton (with its kernel variant) or k-mer set. */
+typedef struct {
+    const ps_automaton_t *a;
+    const ps_kmerset_t *ks;
+    const char *kernel;
+    int workers;
+} ps_gpu_exact_t;
+int ps_gpu_exact_make(void *ctx, int device, ps_engine_t **out, ps_err_t *err);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine_gpu.h"
+#include "engine_gpus.h"
 #include "engine_pattern.h"
 #include "engine_pattern_gpu.h"
 
@@ -116,6 +117,24 @@ int ps_split_engine_new(ps_engine_t **out, ps_engine_t *a, uint32_t *map_a, uint
     return PS_OK;
 }
 
+typedef struct {
+    const ps_patset_t *ps;
+    int workers;
+} gpu_make_t;
+
+static int make_patterns(void *ctx, int device, ps_engine_t **out, ps_err_t *err)
+{
+    const gpu_make_t *m = ctx;
+    return ps_gpu_pattern_engine_new(out, m->ps, device, m->workers, err);
+}
+
+/* The GPU pattern engine on each of gpus. */
+static int gpu_patterns_on(ps_engine_t **out, const ps_patset_t *ps, const ps_gpus_t *gpus, int workers, ps_err_t *err)
+{
+    gpu_make_t m = {.ps = ps, .workers = workers};
+    return ps_gpus_engine_new(out, gpus, make_patterns, &m, err);
+}
+
 /* Probe i is a window: every match of one length, no anchor. */
 static int is_window(const ps_probes_t *p, uint32_t i)
 {
@@ -134,11 +153,11 @@ static int gpu_takes(const ps_probes_t *p, uint32_t i)
 }
 
 /* p's set in two parts, each in probe order: part a the probes in_a says
- * yes to, on the GPU gpu_id (or CPU threads where gpu_id < 0), part b the
+ * yes to, on the GPUs gpus (or CPU threads where gpus is NULL), part b the
  * rest on CPU threads; their sets into parts[0] and parts[1]. Returns 1,
  * nothing made, when a part would be empty; *n_a the probes of part a. */
 static int split_by(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps,
-                    int (*in_a)(const ps_probes_t *, uint32_t), int gpu_id, int workers, ps_patset_t *parts[2],
+                    int (*in_a)(const ps_probes_t *, uint32_t), const ps_gpus_t *gpus, int workers, ps_patset_t *parts[2],
                     uint32_t *n_a_out, ps_err_t *err)
 {
     const uint32_t strands = ps->leaves.both_strands ? 2u : 1u, levels = (uint32_t)ps->leaves.levels;
@@ -166,8 +185,8 @@ static int split_by(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps
             for (uint32_t s = 0; s < strands; s++)
                 for (uint32_t d = 0; d < levels; d++)
                     map[k][(j * strands + s) * levels + d] = (sel[j] * strands + s) * levels + d;
-        rc = !k && gpu_id >= 0 ? ps_gpu_pattern_engine_new(&part_e[k], parts[k], gpu_id, workers, err)
-                               : ps_pattern_engine_new(&part_e[k], parts[k], workers, err);
+        rc = !k && gpus ? gpu_patterns_on(&part_e[k], parts[k], gpus, workers, err)
+                        : ps_pattern_engine_new(&part_e[k], parts[k], workers, err);
     }
     free(idx);
     if (rc < 0) {
@@ -186,34 +205,32 @@ int ps_split_windows_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset_
 {
     if (ps->windows_only || ps->fwd) return 1;
     uint32_t n_win;
-    int rc = split_by(e, p, ps, is_window, -1, workers, parts, &n_win, err);
+    int rc = split_by(e, p, ps, is_window, NULL, workers, parts, &n_win, err);
     if (rc == PS_OK) ((split_t *)(*e)->impl)->count_a = count_windows;
     return rc;
 }
 
-int ps_split_patterns_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,
-                          ps_patset_t *parts[2], uint32_t *n_gpu_out, ps_err_t *err)
+int ps_split_patterns_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps, const ps_gpus_t *gpus,
+                          int workers, ps_patset_t *parts[2], uint32_t *n_gpu_out, ps_err_t *err)
 {
-    int rc = split_by(e, p, ps, gpu_takes, gpu_id, workers, parts, n_gpu_out, err);
+    int rc = split_by(e, p, ps, gpu_takes, gpus, workers, parts, n_gpu_out, err);
     if (rc != 1) return rc;
     uint32_t n_gpu = 0;
     for (uint32_t i = 0; i < p->n; i++) n_gpu += gpu_takes(p, i);
     return ps_fail(err, PS_E_USAGE, "the GPU takes %s of the patterns", n_gpu ? "all" : "none");
 }
 
-int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,
-                        int required, ps_patset_t *parts[2], uint32_t *n_gpu, char *why, size_t why_len,
+int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, const ps_gpus_t *gpus,
+                        int workers, int required, ps_patset_t *parts[2], uint32_t *n_gpu, char *why, size_t why_len,
                         ps_err_t *err)
 {
-    if (required && !ps_gpu_usable(gpu_id, why, why_len))
-        return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", gpu_id, why);
     *n_gpu = p->n;
     /* The minus strand of variable-length DNA patterns is read forward
      * (patset.h: fwd), which only the CPU engine does. */
     int rc = ps->fwd ? ps_fail(err, PS_E_USAGE, "%s", PS_GPU_NO_MINUS_FWD)
-                     : ps_gpu_pattern_engine_new(out, ps, gpu_id, workers, err);
+                     : gpu_patterns_on(out, ps, gpus, workers, err);
     /* Patterns of over 64 positions: CPU threads beside the GPU. */
-    if (rc == PS_E_USAGE && !ps->fwd) rc = ps_split_patterns_new(out, p, ps, gpu_id, workers, parts, n_gpu, err);
+    if (rc == PS_E_USAGE && !ps->fwd) rc = ps_split_patterns_new(out, p, ps, gpus, workers, parts, n_gpu, err);
     if (rc == PS_OK) return PS_OK;
     char msg[sizeof err->msg];
     snprintf(msg, sizeof msg, "%s", err->msg);

@@ -28,13 +28,14 @@ extern "C" {
 int ps_split_engine_new(ps_engine_t **out, ps_engine_t *a, uint32_t *map_a, uint32_t n_a, ps_engine_t *b,
                         uint32_t *map_b, uint32_t n_b, ps_err_t *err);
 
-/* The pattern set ps of probes p split so: the GPU pattern engine on
- * gpu_id for the patterns of at most 64 positions, the CPU pattern engine
+/* The pattern set ps of probes p split so: the GPU pattern engine on each
+ * of gpus (engine_gpus.h) for the patterns of at most 64 positions, the
+ * CPU pattern engine
  * for the longer ones; their part sets built into parts[0] and parts[1]
  * (the caller frees them after the engine), *n_gpu the probes the GPU
  * takes. PS_E_USAGE when either part would be empty. */
-int ps_split_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,
-                          ps_patset_t *parts[2], uint32_t *n_gpu, ps_err_t *err);
+int ps_split_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, const ps_gpus_t *gpus,
+                          int workers, ps_patset_t *parts[2], uint32_t *n_gpu, ps_err_t *err);
 
 /* The pattern set ps of probes p on CPU threads in two parts, where it has
  * both kinds: its windows (strings of one length, no anchor), read forward
@@ -48,14 +49,14 @@ int ps_split_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_pats
 int ps_split_windows_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, int workers, int count_windows,
                          ps_patset_t *parts[2], ps_err_t *err);
 
-/* The pattern set on the GPU: whole, or split as above where some pattern
- * is too long for it; *n_gpu the probes the GPU takes. required (--engine
- * gpu): a GPU that is not usable or a set it cannot take is the run's
+/* The pattern set on the GPUs gpus: whole, or split as above where some
+ * pattern is too long for them; *n_gpu the probes the GPUs take. required
+ * (--engine gpu): a GPU that fails to start or a set it cannot take is the run's
  * error, saying to use --engine cpu. Else such a failure returns 1, with
  * why[0..why_len) saying what failed and err cleared: the caller takes CPU
  * threads. */
-int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, int gpu_id, int workers,
-                        int required, ps_patset_t *parts[2], uint32_t *n_gpu, char *why, size_t why_len,
+int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, const ps_gpus_t *gpus,
+                        int workers, int required, ps_patset_t *parts[2], uint32_t *n_gpu, char *why, size_t why_len,
                         ps_err_t *err);
 
 #ifdef __cplusplus

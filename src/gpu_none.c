@@ -7,6 +7,8 @@
 
 int ps_gpu_device_present(void) { return 0; }
 
+int ps_gpu_count(void) { return 0; }
+
 int ps_gpu_usable(int device, char *why, size_t why_len)
 {
     (void)device;

@@ -43,7 +43,7 @@ typedef struct {
     int strand_set, both_strands;
     int threads, verbose, quiet, mismatches;
     ps_engine_req_t engine;
-    int gpu_id;
+    ps_gpus_t gpus;
     ps_sites_format_t format;
     ps_psopts_t pso;
     ps_guide_opts_t go;
@@ -96,7 +96,8 @@ PS_OPT_GUIDE_HELP
 "                         GPU where one is present and the work repays starting it, patterns\n"
 "                         of up to 64 positions; exact probes, as fast as the input is read,\n"
 "                         on the CPU; gpu: the GPU for exact probes too)\n"
-"      --gpu ID           CUDA device to use (default 0)\n"
+"      --gpu LIST         CUDA devices to use: 0, 0,1 or all (default: every visible\n"
+"                         GPU the work repays, one per second of CPU work)\n"
 "  -v, --verbose          report the index, engine and timings on stderr\n"
 "  -q, --quiet            no progress line\n"
 "  -h, --help             this help\n"
@@ -181,7 +182,7 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
             break;
         case OPT_STATS: o->stats = optarg; break;
         case OPT_ENGINE: rc = ps_opt_engine(optarg, &o->engine, err); break;
-        case OPT_GPU: rc = ps_opt_gpu(optarg, &o->gpu_id, err); break;
+        case OPT_GPU: rc = ps_opt_gpu(optarg, &o->gpus, err); break;
         case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value (see probescan locate --help)", argv[optind - 1]);
         case PS_OPT_INCLUDED: case PS_OPT_SKIP_FREQUENT: case PS_OPT_MAX_X: case PS_OPT_NO_OVERLAPS: case PS_OPT_SHORTEST:
         case PS_OPT_NO_PROFILES: case PS_OPT_PROFILES_ONLY: case PS_OPT_LEVEL:
@@ -217,8 +218,11 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
 /* --stats: JSON made by jansson (outfile.h), so any file name gives valid
  * JSON; keys and layout as count's, the inputs one a line. */
 static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t *lv, const ps_scan_stats_t *st,
-                       const ps_site_stats_t *ss, const ps_prf_rows_t *pr, int on_gpu, double seconds, ps_err_t *err)
+                       const ps_site_stats_t *ss, const ps_prf_rows_t *pr, const ps_engine_t *e, int on_gpu,
+                       double seconds, ps_err_t *err)
 {
+    ps_engine_info_t in;
+    ps_engine_info(e, &in);
     static const char *const asked[] = {[PS_REQ_AUTO] = "auto", [PS_REQ_CPU] = "cpu", [PS_REQ_GPU] = "gpu"};
     struct rusage ru;
     long maxrss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
@@ -237,7 +241,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     }
     /* A NULL member (out of memory) fails the whole json_pack. */
     json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, "
-                          "s:I, s:I}",
+                          "s:I, s:I, s:o}",
                           "version", PS_VERSION, "command", "locate", "engine", on_gpu ? "gpu" : "cpu",
                           "engine_requested", asked[o->engine], "threads", o->threads, "probes", (json_int_t)p->n,
                           "alphabet", ps_alpha_name(p->alpha), "strands", lv->both_strands ? "both" : "forward",
@@ -246,7 +250,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
                           (json_int_t)o->max_hits, "sites_left_out", (json_int_t)ss->dropped, "probes_capped",
                           (json_int_t)ss->probes_capped, "seconds", ps_json_seconds(seconds), "peak_memory_bytes",
                           (json_int_t)maxrss * 1024, "profile_matches_written", (json_int_t)(pr ? pr->rows : 0),
-                          "profile_matches_left_out", (json_int_t)(pr ? pr->dropped : 0));
+                          "profile_matches_left_out", (json_int_t)(pr ? pr->dropped : 0), "gpus", ps_json_gpus(&in));
     return ps_json_save(o->stats, j, o->cleanup, err);
 }
 
@@ -272,15 +276,12 @@ static int run_profiles(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     ps_prf_rows_t pr;
     if (ps_prf_rows_init(&pr, prf, o->max_hits) < 0 && rc == 0) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
     for (int i = 0; rc == 0 && i < o->n_inputs; i++) {
-        uint64_t recs, res;
-        double t = ps_now();
+        ps_prf_scan_stats_t pst;
         ps_sample_name(o->inputs[i], name, sizeof name);
         rc = ps_profiles_scan(prf, o->inputs[i], name, ps_output_stream(out), o->format, &pr, counts, o->threads,
-                              &recs, &res, err);
-        if (rc == 0 && recs == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
-        if (rc == 0 && o->verbose)
-            fprintf(stderr, "probescan: %s: %" PRIu64 " records, %" PRIu64 " residues, %u profiles in %.3f s\n",
-                    o->inputs[i], recs, res, prf->n, ps_now() - t);
+                              &pst, err);
+        if (rc == 0 && pst.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
+        if (rc == 0 && o->verbose) ps_prf_scan_say(o->inputs[i], prf, &pst);
     }
     if (rc == 0) {
         rc = ps_output_commit(out, err);
@@ -315,7 +316,7 @@ static int run_locate(opts_t *o, ps_err_t *err)
     int prc = ps_profiles_open(&prf, o->probes, &o->pso, err);
     if (prc < 0) return prc;
     if (prf.n && (prc = profiles_fit(o, &prf, err)) == 0)
-        prc = ps_profiles_engine(&prf, o->engine, o->gpu_id,
+        prc = ps_profiles_engine(&prf, o->engine, &o->gpus,
                                  ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs), o->threads, o->verbose,
                                  err);
     if (prc < 0) {
@@ -355,7 +356,7 @@ static int run_locate(opts_t *o, ps_err_t *err)
                      o->format == PS_SITES_PFF ? "pff" : o->format == PS_SITES_GFF ? "gff" : "psa");
         goto done;
     }
-    const ps_plan_opts_t po = {.locate = 1, .engine = o->engine, .index = PS_INDEX_AUTO, .gpu_id = o->gpu_id,
+    const ps_plan_opts_t po = {.locate = 1, .engine = o->engine, .index = PS_INDEX_AUTO, .gpus = o->gpus,
                                .threads = o->threads, .verbose = o->verbose, .mismatches = o->mismatches,
                                .bytes = ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs),
                                .casoff_rows = o->format == PS_SITES_CASOFF, .probes = o->probes};
@@ -395,10 +396,11 @@ static int run_locate(opts_t *o, ps_err_t *err)
         ps_progress_end(&pg);
         if (rc == PS_OK) rc = ps_site_writer_flush(w, err);
         if (rc == PS_OK && prf.n) {
-            uint64_t recs, res;
+            ps_prf_scan_stats_t pst;
             rc = pcounts ? ps_profiles_scan(&prf, o->inputs[i], name, ps_output_stream(out), o->format, &prows,
-                                            pcounts, o->threads, &recs, &res, err)
+                                            pcounts, o->threads, &pst, err)
                          : ps_fail(err, PS_E_NOMEM, "out of memory");
+            if (rc == PS_OK && o->verbose) ps_prf_scan_say(o->inputs[i], &prf, &pst);
         }
         if (rc < 0) goto done;
         if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
@@ -421,7 +423,7 @@ static int run_locate(opts_t *o, ps_err_t *err)
                 o->max_hits, ss.probes_capped, ss.probes_capped == 1 ? "" : "s", ss.dropped, ss.dropped == 1 ? "" : "s");
     if (o->verbose) fprintf(stderr, "probescan: %" PRIu64 " sites written in %.3f s\n", ss.rows, ps_now() - t0);
     if (prf.n) profile_rows_said(o, &prows);
-    if (o->stats) rc = write_stats(o, p, pl.lv, st, &ss, prf.n ? &prows : NULL, on_gpu, ps_now() - t0, err);
+    if (o->stats) rc = write_stats(o, p, pl.lv, st, &ss, prf.n ? &prows : NULL, e, on_gpu, ps_now() - t0, err);
 
 done:
     ps_output_abort(out);

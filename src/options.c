@@ -71,12 +71,31 @@ int ps_opt_engine(const char *arg, ps_engine_req_t *out, ps_err_t *err)
     return PS_OK;
 }
 
-int ps_opt_gpu(const char *arg, int *out, ps_err_t *err)
+int ps_opt_gpu(const char *arg, ps_gpus_t *out, ps_err_t *err)
 {
-    uint64_t v;
-    if (ps_opt_uint(arg, 1024, &v)) return ps_fail(err, PS_E_USAGE, "--gpu must be a device number, not '%s'", arg);
-    *out = (int)v;
-    return PS_OK;
+    memset(out, 0, sizeof *out);
+    if (!strcmp(arg, "all")) {
+        out->all = 1;
+        return PS_OK;
+    }
+    const char *at = arg;
+    for (;;) {
+        const char *end = strchr(at, ',');
+        char one[16];
+        const size_t len = end ? (size_t)(end - at) : strlen(at);
+        uint64_t v;
+        if (len == 0 || len >= sizeof one) return ps_fail(err, PS_E_USAGE, "--gpu takes device numbers (0,1) or all, not '%s'", arg);
+        memcpy(one, at, len);
+        one[len] = '\0';
+        if (ps_opt_uint(one, 1024, &v))
+            return ps_fail(err, PS_E_USAGE, "--gpu takes device numbers (0,1) or all, not '%s'", arg);
+        for (int i = 0; i < out->n; i++)
+            if (out->id[i] == (int)v) return ps_fail(err, PS_E_USAGE, "--gpu names device %d twice in '%s'", (int)v, arg);
+        if (out->n == PS_GPUS_MAX) return ps_fail(err, PS_E_USAGE, "--gpu takes at most %d devices", PS_GPUS_MAX);
+        out->id[out->n++] = (int)v;
+        if (!end) return PS_OK;
+        at = end + 1;
+    }
 }
 
 int ps_check_outputs(const char *output, const char *stats, const char *const *inputs, int n_inputs,

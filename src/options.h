@@ -36,7 +36,7 @@ int ps_opt_strand(const char *arg, int *both, ps_err_t *err);             /* -s:
 int ps_opt_threads(const char *arg, int *out, ps_err_t *err);
 int ps_opt_mismatches(const char *arg, int *out, ps_err_t *err);          /* -m: 0 to PS_MAX_MM */
 int ps_opt_engine(const char *arg, ps_engine_req_t *out, ps_err_t *err);  /* --engine: auto, cpu, gpu */
-int ps_opt_gpu(const char *arg, int *out, ps_err_t *err);                 /* --gpu: a device number */
+int ps_opt_gpu(const char *arg, ps_gpus_t *out, ps_err_t *err);           /* --gpu: 0 / 0,1 / all */
 
 /* Loads the probe file path (on up to threads threads), or a Cas-OFFinder
  * input file (guides.h), adds the PAM of go, tells stderr what the user

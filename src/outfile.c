@@ -277,6 +277,21 @@ json_t *ps_json_text(const char *s)
 
 json_t *ps_json_seconds(double s) { return json_real(round(s * 1e6) / 1e6); }
 
+json_t *ps_json_gpus(const ps_engine_info_t *in)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < in->n_gpus; i++) {
+        const ps_gpu_share_t *g = &in->gpu[i];
+        if (json_array_append_new(a, json_pack("{s:i, s:I, s:I, s:o}", "id", g->id, "chunks", (json_int_t)g->chunks,
+                                               "bases", (json_int_t)g->symbols, "seconds",
+                                               ps_json_seconds(g->seconds))) < 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    }
+    return a;
+}
+
 /* What jansson writes a value with: any value (not only objects and
  * arrays), members in the order they were set, reals to 15 digits (times
  * rounded to microseconds print as they were, 0.25 not 0.25000000000000001). */

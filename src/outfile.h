@@ -32,6 +32,7 @@
 #include <stdio.h>
 
 #include "cleanup.h"
+#include "engine.h"
 #include "error.h"
 
 /* jansson's value type, declared as jansson.h does, so that including this
@@ -62,6 +63,10 @@ json_t *ps_json_text(const char *s);
 /* A JSON number of seconds, rounded to microseconds; NULL when out of
  * memory or s is not finite. */
 json_t *ps_json_seconds(double s);
+/* --stats "gpus": each GPU's share of the scan (engine_gpus.h) as
+ * {"id", "chunks", "bases", "seconds"}; an empty array where the scan ran
+ * on no GPU. NULL when out of memory. */
+json_t *ps_json_gpus(const ps_engine_info_t *in);
 /* Writes obj, a JSON object, to path (ps_output_open's rules; cl as there).
  * Takes obj's reference, also on failure; obj NULL (a failed json_pack or
  * the like) is out of memory. */

@@ -282,11 +282,11 @@ int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t
     return rc;
 }
 
-int ps_patset_gpu_worth(const ps_patset_t *ps, double bytes, int threads, char *why, size_t len)
+double ps_patset_cpu_seconds(const ps_patset_t *ps, double bytes, int threads, char *why, size_t len)
 {
     if (bytes == 0) {
         snprintf(why, len, "input size unknown");
-        return 1;
+        return -1;
     }
     /* A guide library: the guide engine's rate (guideset.h). */
     ps_guideset_t *g = NULL;
@@ -297,7 +297,7 @@ int ps_patset_gpu_worth(const ps_patset_t *ps, double bytes, int threads, char *
         snprintf(why, len, "about %.0f MB of sequence, guides compared %s, %.2f s on %d CPU threads", bytes / 1e6,
                  g->P ? "where their PAM holds" : "by exact pieces", s, threads);
         ps_guideset_free(g);
-        return s > 1.0;
+        return s;
     }
     /* The forward part is a pass of its own over the same text. */
     const uint32_t words = ps->n_words + (ps->fwd ? ps->fwd->n_words : 0);
@@ -307,5 +307,5 @@ int ps_patset_gpu_worth(const ps_patset_t *ps, double bytes, int threads, char *
     double cpu_s = bytes * words * (ps->max_mm + 1) * (ps->windows_only ? 2e-9 : 1e-9) / threads;
     snprintf(why, len, "about %.0f MB of sequence x %u words x %d levels, %.2f s on %d CPU threads", bytes / 1e6,
              words, ps->max_mm + 1, cpu_s, threads);
-    return cpu_s > 1.0;
+    return cpu_s;
 }

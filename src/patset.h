@@ -91,15 +91,15 @@ int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t
                          int both_strands, int max_mm, ps_err_t *err);
 void ps_patset_free(ps_patset_t *ps);
 
-/* Where a GPU is present, whether matching ps over `bytes` of sequence
- * repays starting it: every symbol costs a few word operations per 64
- * positions of the set (its forward part a pass of its own) and per
- * mismatch level (about 2 ns a word on one
- * CPU thread for windows, measured; 1 ns for other sets, whose windows
- * the CPU engine reads apart), so yes
- * when the CPU alone would need over a second on `threads` threads, or
- * when the size is unknown (bytes 0). Fills why for -v. */
-int ps_patset_gpu_worth(const ps_patset_t *ps, double bytes, int threads, char *why, size_t len);
+/* The CPU threads' time for matching ps over `bytes` of sequence, which
+ * the GPU must repay (plan.c: over a second, and a GPU a second): every
+ * symbol costs a few word operations per 64 positions of the set (its
+ * forward part a pass of its own) and per mismatch level (about 2 ns a
+ * word on one CPU thread for windows, measured; 1 ns for other sets, whose
+ * windows the CPU engine reads apart); a guide library the guide engine's
+ * rate (guideset.h). -1 when the size is unknown (bytes 0). Fills why for
+ * -v. */
+double ps_patset_cpu_seconds(const ps_patset_t *ps, double bytes, int threads, char *why, size_t len);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #include "engine_bulges.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
+#include "engine_gpus.h"
 #include "engine_guides.h"
 #include "engine_kmer.h"
 #include "engine_mixed.h"
@@ -13,6 +14,12 @@
 #include "engine_pattern.h"
 #include "engine_split.h"
 #include "host.h"
+
+/* What a GPU bulge engine is made over, for ps_gpus_engine_new's maker. */
+typedef struct {
+    const ps_bulgeset_t *bs;
+    int workers;
+} bulge_make_t;
 
 void ps_plan_free(ps_plan_t *pl)
 {
@@ -165,6 +172,20 @@ static void say_cpu(const ps_plan_opts_t *o, const char *what, const char *why)
         fprintf(stderr, "probescan: engine: cpu, %d threads%s\n", o->threads, what);
 }
 
+int ps_plan_gpus(const ps_gpus_t *asked, ps_engine_req_t engine, double cpu_s, double repay_s, ps_gpus_t *use,
+                 char *why, size_t len, ps_err_t *err)
+{
+    char w[320];
+    const int visible = ps_gpu_count();
+    if (visible == 0) /* the driver's or the build's own reason */
+        (void)ps_gpu_usable(asked->n ? asked->id[0] : 0, w, sizeof w);
+    else if (ps_gpus_choose(asked, visible, cpu_s, repay_s, use, w, sizeof w) == 0 && ps_gpus_usable(use, w, sizeof w))
+        return 0;
+    if (engine == PS_REQ_GPU) return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU: %s", w);
+    snprintf(why, len, "%s", w);
+    return 1;
+}
+
 /* Over the pattern set: the GPU when asked, or (auto) where one is present
  * and the work repays its start; the GPU takes the whole set, or the part
  * it can; else CPU threads. */
@@ -173,23 +194,36 @@ static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *
 {
     char why[sizeof err->msg] = "no NVIDIA GPU device found", work[160] = "";
     int want_gpu = o->engine == PS_REQ_GPU;
+    double cpu_s = -1;
     if (o->engine == PS_REQ_AUTO && o->by_record) {
         snprintf(why, sizeof why, "--by-record counts on the CPU");
-    } else if (o->engine == PS_REQ_AUTO && ps_gpu_device_present()) {
-        want_gpu = ps_patset_gpu_worth(pl->ps, o->bytes, o->threads, work, sizeof work);
+    } else if (o->engine == PS_REQ_GPU || (o->engine == PS_REQ_AUTO && ps_gpu_device_present())) {
+        cpu_s = ps_patset_cpu_seconds(pl->ps, o->bytes, o->threads, work, sizeof work);
+        want_gpu |= cpu_s < 0 || cpu_s > 1.0;
         snprintf(why, sizeof why, "%s", work);
+    }
+    ps_gpus_t use;
+    if (want_gpu) {
+        int rc = ps_plan_gpus(&o->gpus, o->engine, cpu_s, 1.0, &use, why, sizeof why, err);
+        if (rc < 0) return rc;
+        want_gpu = rc == 0;
     }
     if (want_gpu) {
         uint32_t n_gpu;
-        int rc = ps_gpu_patterns_new(e, p, pl->ps, o->gpu_id, workers, o->engine == PS_REQ_GPU, pl->parts, &n_gpu, why,
+        char name[96];
+        ps_gpus_name(&use, name, sizeof name);
+        int rc = ps_gpu_patterns_new(e, p, pl->ps, &use, workers, o->engine == PS_REQ_GPU, pl->parts, &n_gpu, why,
                                      sizeof why, err);
         if (rc < 0) return rc;
         if (rc == PS_OK) {
             *on_gpu = 1;
             if (o->verbose && n_gpu < p->n)
-                fprintf(stderr, "probescan: engine: the GPU for %u patterns, %d CPU threads for the other %u\n", n_gpu,
+                fprintf(stderr, "probescan: engine: %s for %u patterns, %d CPU threads for the other %u\n", name, n_gpu,
                         o->threads, p->n - n_gpu);
-            if (o->verbose) fprintf(stderr, "probescan: engine: the GPU, patterns (%s)\n", work[0] ? work : "asked for");
+            if (o->verbose)
+                fprintf(stderr, "probescan: engine: %s, patterns (%s%s%s)\n", name,
+                        o->engine == PS_REQ_GPU ? "asked for" : "", o->engine == PS_REQ_GPU && work[0] ? "; " : "",
+                        work);
             return rc;
         }
         /* auto: no GPU after all, or none of the set for it (why): the CPU. */
@@ -223,11 +257,11 @@ static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *
  * a third of that beyond; the k-mer set's lookups also 150 MB/s while its
  * table stays in cache, about 40 MB/s (a cache miss a lookup) for a
  * million 31-mers. Fills why. */
-static int exact_gpu_worth(const ps_plan_opts_t *o, const ps_plan_t *pl, char *why, size_t len)
+static double exact_cpu_seconds(const ps_plan_opts_t *o, const ps_plan_t *pl, char *why, size_t len)
 {
     if (o->bytes == 0) {
         snprintf(why, len, "input size unknown");
-        return 1;
+        return -1;
     }
     const ps_kmerset_t *ks = pl->ks;
     double rate = ks ? (ks->n_slots * sizeof *ks->slot <= (16u << 20) ? 150e6 : 40e6)
@@ -235,7 +269,7 @@ static int exact_gpu_worth(const ps_plan_opts_t *o, const ps_plan_t *pl, char *w
     double cpu_s = o->bytes / (rate * o->threads);
     snprintf(why, len, "about %.0f MB of sequence, %.2f s%s on %d CPU threads", o->bytes / 1e6, cpu_s,
              ks ? " of k-mer set lookups" : "", o->threads);
-    return cpu_s > 1.0;
+    return cpu_s;
 }
 
 /* Whether the GPU repays its start on a bulge set: the CPU engine's time,
@@ -246,11 +280,12 @@ static int exact_gpu_worth(const ps_plan_opts_t *o, const ps_plan_t *pl, char *w
  * machine's host (AVX-512; the same over yeast x 10, 16 threads: 8.0 s),
  * 4 ns on 2 cores without AVX-512 (E. coli). */
 #define BULGE_NS 2.8
-static int bulge_gpu_worth(const ps_plan_opts_t *o, const ps_bulgeset_t *b, char *why, size_t len)
+#define BULGE_REPAY_S 0.5
+static double bulge_cpu_seconds(const ps_plan_opts_t *o, const ps_bulgeset_t *b, char *why, size_t len)
 {
     if (o->bytes == 0) {
         snprintf(why, len, "input size unknown");
-        return 1;
+        return -1;
     }
     uint64_t pass = 0;
     const uint64_t codes = (uint64_t)1 << (2 * b->a);
@@ -259,7 +294,13 @@ static int bulge_gpu_worth(const ps_plan_opts_t *o, const ps_bulgeset_t *b, char
     const double cpu_s = windows * b->n_guides * b->n_classes * BULGE_NS * 1e-9 / o->threads;
     snprintf(why, len, "%.3g PAM windows x %u guides x %u bulge classes, about %.2f s on %d CPU threads", windows,
              b->n_guides, b->n_classes, cpu_s, o->threads);
-    return cpu_s > 0.5;
+    return cpu_s;
+}
+
+static int make_bulges(void *ctx, int device, ps_engine_t **out, ps_err_t *err)
+{
+    const bulge_make_t *m = ctx;
+    return ps_gpu_bulge_engine_new(out, m->bs, device, m->workers, err);
 }
 
 /* Over a bulge set: the GPU when asked, or (auto) where one is present and
@@ -269,19 +310,33 @@ static int bulge_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *o,
 {
     char why[sizeof err->msg] = "no NVIDIA GPU device found", work[200] = "";
     int want_gpu = o->engine == PS_REQ_GPU;
+    const double cpu_s = bulge_cpu_seconds(o, pl->bs, work, sizeof work);
     if (o->engine == PS_REQ_AUTO && ps_gpu_device_present()) {
-        want_gpu = bulge_gpu_worth(o, pl->bs, work, sizeof work);
+        want_gpu = cpu_s < 0 || cpu_s > BULGE_REPAY_S;
         snprintf(why, sizeof why, "%s", work);
     }
+    ps_gpus_t use;
     if (want_gpu) {
-        int rc = ps_gpu_bulge_engine_new(e, pl->bs, o->gpu_id, workers, err);
+        int rc = ps_plan_gpus(&o->gpus, o->engine, cpu_s, BULGE_REPAY_S, &use, why, sizeof why, err);
+        if (rc < 0) return rc;
+        want_gpu = rc == 0;
+    }
+    if (want_gpu) {
+        bulge_make_t m = {.bs = pl->bs, .workers = workers};
+        int rc = ps_gpus_engine_new(e, &use, make_bulges, &m, err);
         if (rc == PS_OK) {
             *on_gpu = 1;
-            if (o->verbose) fprintf(stderr, "probescan: engine: the GPU, bulges (%s)\n", work[0] ? work : "asked for");
+            if (o->verbose) {
+                char name[96];
+                ps_gpus_name(&use, name, sizeof name);
+                fprintf(stderr, "probescan: engine: %s, bulges (%s)\n", name, work[0] ? work : "asked for");
+            }
             return rc;
         }
         if (o->engine == PS_REQ_GPU) return rc;
         snprintf(why, sizeof why, "%s", err->msg);
+        err->code = 0;
+        err->msg[0] = '\0';
     }
     say_cpu(o, ", bulges", why);
     return ps_plan_cpu_engine(e, pl, workers, err);
@@ -299,21 +354,27 @@ int ps_plan_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *o, cons
         /* Exact probes are placed as fast as the input is read. */
         snprintf(why, sizeof why, "exact probes: as fast as the input is read");
     } else if (o->engine == PS_REQ_GPU) {
-        if (!ps_gpu_usable(o->gpu_id, why, sizeof why))
-            return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU %d: %s", o->gpu_id, why);
+        char work[160];
+        ps_gpus_t use;
+        const double cpu_s = exact_cpu_seconds(o, pl, work, sizeof work);
+        int rc = ps_plan_gpus(&o->gpus, o->engine, cpu_s, 1.0, &use, why, sizeof why, err);
+        if (rc < 0) return rc;
         *on_gpu = 1;
-        return pl->ks ? ps_gpu_kmer_engine_new(e, pl->ks, o->gpu_id, workers, err)
-                      : ps_gpu_engine_new(e, pl->a, o->gpu_id, o->kernel, workers, err);
+        ps_gpu_exact_t x = {.a = pl->a, .ks = pl->ks, .kernel = o->kernel, .workers = workers};
+        return ps_gpus_engine_new(e, &use, ps_gpu_exact_make, &x, err);
     } else if (o->engine == PS_REQ_AUTO && o->by_record) {
         snprintf(why, sizeof why, "--by-record counts on the CPU");
     } else if (o->engine == PS_REQ_AUTO && ps_gpu_device_present()) {
         char work[160];
-        if (exact_gpu_worth(o, pl, work, sizeof work)) {
+        const double cpu_s = exact_cpu_seconds(o, pl, work, sizeof work);
+        if (cpu_s < 0 || cpu_s > 1.0) {
             if (o->verbose)
                 fprintf(stderr, "probescan: engine: auto: the GPU%s, the CPU while it starts (%s)\n", what, work);
             *on_gpu = 1;
-            return pl->ks ? ps_mixed_kmer_engine_new(e, pl->ks, o->gpu_id, workers, err)
-                          : ps_mixed_engine_new(e, pl->a, o->gpu_id, o->kernel, workers, err);
+            /* Which GPUs and how many is the mixed engine's start (their
+             * count asks the driver, which the CPU threads cover). */
+            return pl->ks ? ps_mixed_kmer_engine_new(e, pl->ks, &o->gpus, cpu_s, workers, err)
+                          : ps_mixed_engine_new(e, pl->a, &o->gpus, cpu_s, o->kernel, workers, err);
         }
         snprintf(why, sizeof why, "%s: less than starting the GPU repays", work);
     }

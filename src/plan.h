@@ -51,7 +51,8 @@ typedef struct {
     ps_engine_req_t engine; /* --engine */
     ps_index_req_t index;   /* --index */
     const char *kernel;     /* --kernel (the automaton's GPU variants), or NULL */
-    int gpu_id, threads, verbose;
+    ps_gpus_t gpus;         /* --gpu */
+    int threads, verbose;
     int by_record;          /* counts per record (the CPU alone) */
     int mismatches;         /* the most any probe takes */
     int count_windows;      /* CPU threads: windows counted, not listed (engine_split.h) */
@@ -80,6 +81,14 @@ int ps_plan_index(ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, 
  * whether the GPU was started (auto: it may still hand chunks back). */
 int ps_plan_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, int workers,
                    int *on_gpu, ps_err_t *err);
+
+/* The GPUs an engine takes (engine_gpus.h): --gpu's list, or by default
+ * one per repay_s seconds of the CPU threads' estimate cpu_s (-1: unknown,
+ * every visible one). Returns 0 with *use; 1 with why where none can be
+ * used (auto: the caller takes CPU threads); for --engine gpu that is the
+ * run's error (PS_E_GPU). Asks the CUDA driver. */
+int ps_plan_gpus(const ps_gpus_t *asked, ps_engine_req_t engine, double cpu_s, double repay_s, ps_gpus_t *use,
+                 char *why, size_t len, ps_err_t *err);
 
 /* CPU threads alone over the plan's index: the engine of a further reading
  * thread (several inputs at once). */

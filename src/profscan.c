@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,8 +12,11 @@
 #include <htslib/kstring.h>
 
 #include "engine_gpu.h"
+#include "engine_gpus.h"
 #include "parallel.h"
 #include "parse.h"
+#include "plan.h"
+#include "scan.h"
 #include "seqio.h"
 
 /* ---- the profiles of a PROSITE data file ---- */
@@ -140,7 +144,7 @@ void ps_profiles_free(ps_profiles_t *ps)
     for (uint32_t i = 0; ps && i < ps->n; i++) ps_profile_free(&ps->p[i]);
     for (uint32_t b = 0; ps && ps->bundle && b < ps->n_bundle; b++) ps_prf_bundle_free(ps->bundle[b]);
     if (ps) {
-        ps_gprof_free(ps->gpu);
+        for (int g = 0; g < ps->n_gpu; g++) ps_gprof_free(ps->gpu[g]);
         free(ps->bundle);
         free(ps->lane);
         free(ps->p);
@@ -177,8 +181,47 @@ int ps_profiles_inputs_fit(const ps_profiles_t *ps, const char *const *inputs, i
     return 0;
 }
 
-int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, int gpu_id, double bytes, int threads, int verbose,
-                       ps_err_t *err)
+typedef struct {
+    ps_profiles_t *ps;
+    int rc[PS_GPUS_MAX];
+    ps_err_t err[PS_GPUS_MAX];
+    /* run_batch: */
+    const uint8_t *letters;
+    uint64_t n_letters;
+    const uint64_t *off;
+    const uint32_t *len;
+    uint32_t n_seq;
+    int32_t *best;
+} gpus_job_t;
+
+static void gpu_start(void *ctx, int g, int parts)
+{
+    (void)parts;
+    gpus_job_t *j = ctx;
+    ps_profiles_t *ps = j->ps;
+    j->rc[g] = ps_gprof_new(&ps->gpu[g], ps->p + ps->gpu_from[g], ps->gpu_from[g + 1] - ps->gpu_from[g],
+                            ps->gpu_id[g], &j->err[g]);
+}
+
+/* The profiles in n runs of about equal positions, each at least one. */
+static void split_profiles(ps_profiles_t *ps, int n)
+{
+    uint64_t total = 0, acc = 0;
+    for (uint32_t i = 0; i < ps->n; i++) total += ps->p[i].len;
+    ps->gpu_from[0] = 0;
+    uint32_t i = 0;
+    for (int g = 1; g < n; g++) {
+        const uint64_t goal = total * (uint64_t)g / (uint64_t)n;
+        /* leave at least one profile to each GPU after this one */
+        while (i < ps->n - (uint32_t)(n - g) && (i < ps->gpu_from[g - 1] + 1 || acc + ps->p[i].len / 2 < goal))
+            acc += ps->p[i++].len;
+        ps->gpu_from[g] = i;
+    }
+    ps->gpu_from[n] = ps->n;
+}
+
+int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, const ps_gpus_t *gpus, double bytes, int threads,
+                       int verbose, ps_err_t *err)
 {
     if (!ps->n || req == PS_REQ_CPU) return 0;
     uint64_t positions = 0;
@@ -194,17 +237,54 @@ int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, int gpu_id, doubl
                         bytes > 0 ? "" : ": input size unknown");
             return 0;
         }
-        if (!ps_gpu_device_present() || !ps_gpu_usable(gpu_id, why, sizeof why)) {
-            if (verbose) fprintf(stderr, "probescan: profiles on CPU threads (no usable GPU%s%s)\n", why[0] ? ": " : "", why);
+        if (!ps_gpu_device_present()) {
+            if (verbose) fprintf(stderr, "probescan: profiles on CPU threads (no NVIDIA GPU device found)\n");
             return 0;
         }
     }
-    int rc = ps_gprof_new(&ps->gpu, ps->p, ps->n, gpu_id, err);
+    ps_gpus_t use;
+    int rc = ps_plan_gpus(gpus, req, bytes > 0 ? cpu_s : -1, 1.0, &use, why, sizeof why, err);
     if (rc < 0) return rc;
-    if (verbose)
-        fprintf(stderr, "probescan: profiles' best scores on GPU %d (%s; CPU threads estimated at %.2f s), matches on CPU "
-                        "threads\n", gpu_id, req == PS_REQ_GPU ? "asked for" : "auto", cpu_s);
+    if (rc == 1) {
+        if (verbose) fprintf(stderr, "probescan: profiles on CPU threads (no usable GPU: %s)\n", why);
+        return 0;
+    }
+    if ((uint32_t)use.n > ps->n) use.n = (int)ps->n; /* a profile at least a GPU */
+    ps->n_gpu = use.n;
+    for (int g = 0; g < use.n; g++) ps->gpu_id[g] = use.id[g];
+    split_profiles(ps, use.n);
+    gpus_job_t j = {.ps = ps};
+    ps_parallel_run(use.n, gpu_start, &j);
+    for (int g = 0; g < use.n; g++)
+        if (j.rc[g] < 0) {
+            *err = j.err[g];
+            rc = j.rc[g];
+            break;
+        }
+    if (rc < 0) {
+        for (int g = 0; g < use.n; g++) {
+            ps_gprof_free(j.rc[g] == 0 ? ps->gpu[g] : NULL);
+            ps->gpu[g] = NULL;
+        }
+        ps->n_gpu = 0;
+        return rc;
+    }
+    if (verbose) {
+        char name[96];
+        ps_gpus_name(&use, name, sizeof name);
+        fprintf(stderr, "probescan: profiles' best scores on %s (%s; CPU threads estimated at %.2f s), matches on CPU "
+                        "threads\n", name, req == PS_REQ_GPU ? "asked for" : "auto", cpu_s);
+    }
     return 0;
+}
+
+static void gpu_best(void *ctx, int g, int parts)
+{
+    (void)parts;
+    gpus_job_t *j = ctx;
+    const ps_profiles_t *ps = j->ps;
+    j->rc[g] = ps_gprof_best(ps->gpu[g], j->letters, j->n_letters, j->off, j->len, j->n_seq,
+                             j->best + (size_t)ps->gpu_from[g] * j->n_seq, &j->err[g]);
 }
 
 int ps_profiles_tsv_header(FILE *f)
@@ -233,6 +313,13 @@ typedef struct {
     int failed;
 } part_out_t;
 
+/* A (record, profile) pair whose best score reaches the cut-off: searched
+ * for its matches. */
+typedef struct {
+    uint32_t rec, prof;
+    uint64_t cost; /* residues x positions: the longest first */
+} pair_t;
+
 typedef struct {
     const ps_profiles_t *ps;
     const rec_t *rec;
@@ -240,7 +327,9 @@ typedef struct {
     const uint8_t *letters; /* the batch's residues as letter numbers */
     uint64_t residues;
     part_out_t *out;
-    const int32_t *best; /* the GPU's best scores, n profiles x n_rec, or NULL: bundles on the CPU */
+    int32_t *best;          /* n profiles x n_rec: the GPUs', or filled by best_part */
+    const pair_t *pair;     /* search_part: the pairs to search */
+    uint64_t n_pair, next;  /* next: the first pair not taken (atomic) */
 } job_t;
 
 static int hit_cmp(const void *a, const void *b)
@@ -266,64 +355,86 @@ static uint32_t rec_at(const job_t *j, uint64_t r)
 
 /* A part's records, one at a time against each bundle of profiles (the
  * filter), matches where a profile's best reaches its cut-off. */
-static void score_part(void *ctx, int part, int parts)
+/* The best score of every pair of the part's records (split by residues),
+ * the profiles in bundles. */
+static void best_part(void *ctx, int part, int parts)
 {
     job_t *j = ctx;
     part_out_t *o = &j->out[part];
     const uint32_t r0 = rec_at(j, ps_parallel_share(j->residues, part, parts));
     const uint32_t r1 = rec_at(j, ps_parallel_share(j->residues, part + 1, parts));
-    if (r1 <= r0) return;
     ps_prf_work_t w = {0};
-    ps_prf_match_t *m = NULL;
-    size_t mcap = 0;
-    uint32_t maxlen = 1;
-    for (uint32_t r = r0; r < r1; r++) maxlen = j->rec[r].len > maxlen ? j->rec[r].len : maxlen;
-    uint8_t *idx = malloc(maxlen);
-    if (!idx) o->failed = 1;
     for (uint32_t r = r0; r < r1 && !o->failed; r++) {
         const rec_t *rc = &j->rec[r];
-        const uint8_t *letters = j->letters + rc->seq;
-        for (uint32_t b = 0; b < j->ps->n_bundle && !o->failed; b++) {
+        for (uint32_t b = 0; b < j->ps->n_bundle; b++) {
             int32_t best[PS_PRF_LANES];
-            if (j->best) {
-                for (uint32_t l = 0; l < PS_PRF_LANES && b * PS_PRF_LANES + l < j->ps->n; l++)
-                    best[l] = j->best[(uint64_t)j->ps->lane[b * PS_PRF_LANES + l] * j->n_rec + r];
-            } else {
-                ps_prf_bundle_best(j->ps->bundle[b], letters, rc->len, best, &w);
-                if (rc->len && best[0] == INT32_MIN) {
-                    o->failed = 1;
-                    break;
-                }
+            ps_prf_bundle_best(j->ps->bundle[b], j->letters + rc->seq, rc->len, best, &w);
+            if (rc->len && best[0] == INT32_MIN) {
+                o->failed = 1;
+                break;
             }
-            for (uint32_t l = 0; l < PS_PRF_LANES && b * PS_PRF_LANES + l < j->ps->n && !o->failed; l++) {
-                const uint32_t p = j->ps->lane[b * PS_PRF_LANES + l];
-                const ps_profile_t *pr = &j->ps->p[p];
-                const int32_t cut = ps_profile_cutoff(pr, rc->len);
-                if (best[l] < cut) continue;
-                ps_profile_index(pr, letters, rc->len, idx);
-                int k = ps_profile_matches(pr, idx, rc->len, cut, &w, &m, &mcap);
-                if (k < 0) {
-                    o->failed = 1;
-                    break;
-                }
-                if (o->n + (size_t)k > o->cap) {
-                    size_t nc = (o->n + (size_t)k) * 2 + 16;
-                    hit_t *gr = realloc(o->hit, nc * sizeof *gr);
-                    if (!gr) {
-                        o->failed = 1;
-                        break;
-                    }
-                    o->hit = gr;
-                    o->cap = nc;
-                }
-                for (int i = 0; i < k; i++) o->hit[o->n++] = (hit_t){r, p, m[i]};
-            }
+            for (uint32_t l = 0; l < PS_PRF_LANES && b * PS_PRF_LANES + l < j->ps->n; l++)
+                j->best[(uint64_t)j->ps->lane[b * PS_PRF_LANES + l] * j->n_rec + r] = best[l];
         }
     }
-    if (o->n > 1) qsort(o->hit, o->n, sizeof *o->hit, hit_cmp);
+    ps_prf_work_free(&w);
+}
+
+/* Takes pairs in turn (the costliest first, so that no part is left with a
+ * long one at the end) and searches each for its matches. */
+static void search_part(void *ctx, int part, int parts)
+{
+    (void)parts;
+    job_t *j = ctx;
+    part_out_t *o = &j->out[part];
+    ps_prf_work_t w = {0};
+    ps_prf_match_t *m = NULL;
+    size_t mcap = 0, idx_cap = 0;
+    uint8_t *idx = NULL;
+    for (;;) {
+        const uint64_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (i >= j->n_pair || o->failed) break;
+        const pair_t *pp = &j->pair[i];
+        const rec_t *rc = &j->rec[pp->rec];
+        const ps_profile_t *pr = &j->ps->p[pp->prof];
+        if (rc->len > idx_cap) {
+            uint8_t *g = realloc(idx, rc->len);
+            if (!g) {
+                o->failed = 1;
+                break;
+            }
+            idx = g;
+            idx_cap = rc->len;
+        }
+        ps_profile_index(pr, j->letters + rc->seq, rc->len, idx);
+        int k = ps_profile_matches(pr, idx, rc->len, ps_profile_cutoff(pr, rc->len), &w, &m, &mcap);
+        if (k < 0) {
+            o->failed = 1;
+            break;
+        }
+        if (o->n + (size_t)k > o->cap) {
+            size_t nc = (o->n + (size_t)k) * 2 + 16;
+            hit_t *gr = realloc(o->hit, nc * sizeof *gr);
+            if (!gr) {
+                o->failed = 1;
+                break;
+            }
+            o->hit = gr;
+            o->cap = nc;
+        }
+        for (int h = 0; h < k; h++) o->hit[o->n++] = (hit_t){pp->rec, pp->prof, m[h]};
+    }
     free(idx);
     free(m);
     ps_prf_work_free(&w);
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const pair_t *x = a, *y = b;
+    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+    if (x->rec != y->rec) return x->rec < y->rec ? -1 : 1;
+    return (x->prof > y->prof) - (x->prof < y->prof);
 }
 
 typedef struct {
@@ -357,131 +468,289 @@ void ps_prf_rows_free(ps_prf_rows_t *r)
     if (r) free(r->written);
 }
 
-static int write_rows(const ps_profiles_t *ps, const batch_t *b, const part_out_t *out, int parts, FILE *f,
+static int write_rows(const ps_profiles_t *ps, const batch_t *b, const hit_t *hit, size_t n_hit, FILE *f,
                       ps_sites_format_t format, const char *label, ps_prf_rows_t *cap)
 {
-    for (int p = 0; p < parts; p++)
-        for (size_t i = 0; i < out[p].n; i++) {
-            const hit_t *h = &out[p].hit[i];
-            if (cap && cap->max_hits && cap->written[h->prof] >= cap->max_hits) {
-                if (cap->written[h->prof] == cap->max_hits) { /* its first row left out */
-                    cap->capped++;
-                    cap->written[h->prof]++;
-                }
-                cap->dropped++;
-                continue;
-            }
-            if (cap) {
+    for (size_t i = 0; i < n_hit; i++) {
+        const hit_t *h = &hit[i];
+        if (cap && cap->max_hits && cap->written[h->prof] >= cap->max_hits) {
+            if (cap->written[h->prof] == cap->max_hits) { /* its first row left out */
+                cap->capped++;
                 cap->written[h->prof]++;
-                cap->rows++;
             }
-            const ps_profile_t *pr = &ps->p[h->prof];
-            const rec_t *rc = &b->rec[h->rec];
-            const char *name = b->names + rc->name;
-            const ps_prf_match_t *m = &h->m;
-            const float ns = ps_profile_nscore(pr, m->score, rc->len);
-            const int level = ps_profile_level(pr, m->score, rc->len);
-            char nsb[32] = "";
-            if (!isnan(ns)) snprintf(nsb, sizeof nsb, "%.3f", ns);
-            int w;
-            if (format == PS_SITES_PFF)
-                w = fprintf(f, "%s\t%u\t%u\t%s\t%d\t%d\t%d\t%s\t%d\n", name, m->from, m->to, pr->ac, m->pfrom, m->pto,
-                            m->score, nsb, level);
-            else if (format == PS_SITES_TSV)
-                w = fprintf(f, "%s\t%s\t%u\t%u\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", label, name, m->from - 1, m->to, pr->ac,
-                            pr->id, m->pfrom, m->pto, m->score, nsb, level);
-            else
-                w = fprintf(f, "%s\t%u\t%u\t%s\t%d\t+\n", name, m->from - 1, m->to, pr->ac, m->score);
-            if (w < 0) return -1;
+            cap->dropped++;
+            continue;
         }
+        if (cap) {
+            cap->written[h->prof]++;
+            cap->rows++;
+        }
+        const ps_profile_t *pr = &ps->p[h->prof];
+        const rec_t *rc = &b->rec[h->rec];
+        const char *name = b->names + rc->name;
+        const ps_prf_match_t *m = &h->m;
+        const float ns = ps_profile_nscore(pr, m->score, rc->len);
+        const int level = ps_profile_level(pr, m->score, rc->len);
+        char nsb[32] = "";
+        if (!isnan(ns)) snprintf(nsb, sizeof nsb, "%.3f", ns);
+        int w;
+        if (format == PS_SITES_PFF)
+            w = fprintf(f, "%s\t%u\t%u\t%s\t%d\t%d\t%d\t%s\t%d\n", name, m->from, m->to, pr->ac, m->pfrom, m->pto,
+                        m->score, nsb, level);
+        else if (format == PS_SITES_TSV)
+            w = fprintf(f, "%s\t%s\t%u\t%u\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", label, name, m->from - 1, m->to, pr->ac,
+                        pr->id, m->pfrom, m->pto, m->score, nsb, level);
+        else
+            w = fprintf(f, "%s\t%u\t%u\t%s\t%d\t+\n", name, m->from - 1, m->to, pr->ac, m->score);
+        if (w < 0) return -1;
+    }
     return 0;
 }
 
-/* Scores the batch's records and writes their rows. */
-static int run_batch(const ps_profiles_t *ps, batch_t *b, FILE *f, ps_sites_format_t format, const char *label,
-                     ps_prf_rows_t *cap, uint64_t *counts, int threads, ps_err_t *err)
+/* The batch's best scores on the GPUs into *best (n profiles x n_rec). */
+static int best_batch(const ps_profiles_t *ps, const batch_t *b, int32_t **best, ps_err_t *err)
+{
+    free(*best);
+    *best = NULL;
+    if (b->n_rec == 0) return 0;
+    uint64_t *off = malloc(sizeof *off * b->n_rec);
+    uint32_t *len = malloc(sizeof *len * b->n_rec);
+    int32_t *gbest = malloc(sizeof *gbest * (size_t)b->n_rec * ps->n);
+    int rc = off && len && gbest ? 0 : ps_fail(err, PS_E_NOMEM, "out of memory");
+    if (rc == 0) {
+        for (uint32_t r = 0; r < b->n_rec; r++) {
+            off[r] = b->rec[r].seq;
+            len[r] = b->rec[r].len;
+        }
+        gpus_job_t gj = {.ps = (ps_profiles_t *)ps, .letters = (const uint8_t *)b->seq, .n_letters = b->seq_len,
+                         .off = off, .len = len, .n_seq = b->n_rec, .best = gbest};
+        ps_parallel_run(ps->n_gpu, gpu_best, &gj);
+        for (int g = 0; g < ps->n_gpu && rc == 0; g++)
+            if (gj.rc[g] < 0) {
+                *err = gj.err[g];
+                rc = gj.rc[g];
+            }
+    }
+    free(off);
+    free(len);
+    if (rc < 0) free(gbest);
+    else *best = gbest;
+    return rc;
+}
+
+/* Searches the batch's records for matches (best: the GPUs' best scores,
+ * or NULL: bundles on the CPU threads first), counts and writes them in
+ * record order, and empties the batch. */
+static int search_batch(const ps_profiles_t *ps, batch_t *b, int32_t *best, FILE *f, ps_sites_format_t format,
+                        const char *label, ps_prf_rows_t *cap, uint64_t *counts, int threads, ps_err_t *err)
 {
     if (b->n_rec == 0) return 0;
-    job_t j = {ps, b->rec, b->n_rec, (const uint8_t *)b->seq, b->seq_len, NULL, NULL};
-    int32_t *gbest = NULL;
-    if (ps->gpu) {
-        /* The best scores of the whole batch on the GPU; matches on the threads. */
-        uint64_t *off = malloc(sizeof *off * b->n_rec);
-        uint32_t *len = malloc(sizeof *len * b->n_rec);
-        gbest = malloc(sizeof *gbest * (size_t)b->n_rec * ps->n);
-        int rc = off && len && gbest ? 0 : ps_fail(err, PS_E_NOMEM, "out of memory");
-        if (rc == 0) {
-            for (uint32_t r = 0; r < b->n_rec; r++) {
-                off[r] = b->rec[r].seq;
-                len[r] = b->rec[r].len;
-            }
-            rc = ps_gprof_best(ps->gpu, j.letters, b->seq_len, off, len, b->n_rec, gbest, err);
-        }
-        free(off);
-        free(len);
-        if (rc < 0) {
-            free(gbest);
-            return rc;
-        }
-        j.best = gbest;
-    }
-    /* A part is worth about 64 Ki residues a profile position... at least
-     * a record; the threads of the budget at most. */
-    int parts = ps_parallel_parts(threads, b->seq_len, 1u << 14);
-    if ((uint32_t)parts > b->n_rec) parts = (int)b->n_rec;
-    if (!(j.out = calloc((size_t)parts, sizeof *j.out))) {
-        free(gbest);
-        return ps_fail(err, PS_E_NOMEM, "out of memory");
-    }
-    ps_parallel_run(parts, score_part, &j);
+    job_t j = {ps, b->rec, b->n_rec, (const uint8_t *)b->seq, b->seq_len, NULL, best, NULL, 0, 0};
+    const int most = threads > 0 ? threads : 1;
     int rc = 0;
-    for (int p = 0; p < parts && rc == 0; p++)
-        if (j.out[p].failed) rc = ps_fail(err, PS_E_NOMEM, "out of memory scoring profiles");
-    for (int p = 0; p < parts && rc == 0; p++)
-        for (size_t i = 0; i < j.out[p].n; i++) counts[j.out[p].hit[i].prof]++;
-    if (rc == 0 && f && write_rows(ps, b, j.out, parts, f, format, label, cap) < 0)
+    int32_t *own = NULL;
+    pair_t *pair = NULL;
+    hit_t *hit = NULL;
+    size_t n_hit = 0;
+    if (!(j.out = calloc((size_t)most, sizeof *j.out))) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    if (!best) {
+        /* A part is worth about 16 Ki residues... at least a record. */
+        int parts = ps_parallel_parts(threads, b->seq_len, 1u << 14);
+        if ((uint32_t)parts > b->n_rec) parts = (int)b->n_rec;
+        if (!(own = j.best = malloc(sizeof *own * (size_t)b->n_rec * ps->n))) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        if (rc == 0) ps_parallel_run(parts, best_part, &j);
+        for (int p = 0; p < parts && rc == 0; p++)
+            if (j.out[p].failed) rc = ps_fail(err, PS_E_NOMEM, "out of memory scoring profiles");
+    }
+    /* The pairs that reach the cut-off, the costliest first. */
+    uint64_t n_pair = 0, cap_pair = 0;
+    for (uint32_t p = 0; p < ps->n && rc == 0; p++)
+        for (uint32_t r = 0; r < b->n_rec; r++) {
+            if (j.best[(uint64_t)p * b->n_rec + r] < ps_profile_cutoff(&ps->p[p], b->rec[r].len)) continue;
+            if (n_pair == cap_pair) {
+                cap_pair = cap_pair ? cap_pair * 2 : 1024;
+                pair_t *g = realloc(pair, cap_pair * sizeof *g);
+                if (!g) {
+                    rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+                    break;
+                }
+                pair = g;
+            }
+            pair[n_pair++] = (pair_t){r, p, (uint64_t)b->rec[r].len * (ps->p[p].len + 1u)};
+        }
+    if (rc == 0 && n_pair) {
+        qsort(pair, n_pair, sizeof *pair, pair_cmp);
+        j.pair = pair;
+        j.n_pair = n_pair;
+        const int parts = n_pair < (uint64_t)most ? (int)n_pair : most;
+        ps_parallel_run(parts, search_part, &j);
+        for (int p = 0; p < parts && rc == 0; p++)
+            if (j.out[p].failed) rc = ps_fail(err, PS_E_NOMEM, "out of memory scoring profiles");
+        for (int p = 0; p < parts; p++) n_hit += j.out[p].n;
+        if (rc == 0 && n_hit && !(hit = malloc(n_hit * sizeof *hit))) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        n_hit = 0;
+        for (int p = 0; p < parts && rc == 0; p++) {
+            if (j.out[p].n) memcpy(hit + n_hit, j.out[p].hit, j.out[p].n * sizeof *hit);
+            n_hit += j.out[p].n;
+        }
+        /* Record, start, profile, end: the rows' order whoever found them. */
+        if (rc == 0 && n_hit > 1) qsort(hit, n_hit, sizeof *hit, hit_cmp);
+    }
+    for (size_t i = 0; rc == 0 && i < n_hit; i++) counts[hit[i].prof]++;
+    if (rc == 0 && f && write_rows(ps, b, hit, n_hit, f, format, label, cap) < 0)
         rc = ps_fail(err, PS_E_IO, "write error: %s", strerror(errno));
-    for (int p = 0; p < parts; p++) free(j.out[p].hit);
+    for (int p = 0; p < most; p++) free(j.out[p].hit);
     free(j.out);
-    free(gbest);
+    free(hit);
+    free(pair);
+    free(own);
     b->names_len = b->seq_len = 0;
     b->n_rec = 0;
     return rc;
 }
 
-int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *label, FILE *f, ps_sites_format_t format,
-                     ps_prf_rows_t *rows, uint64_t *counts, int threads, uint64_t *records, uint64_t *residues,
-                     ps_err_t *err)
+/* ---- the pipeline: reading, best scores on the GPUs, matches ---------- */
+
+/* Batches in flight: one read, one scored on the GPUs, one searched. */
+enum { SLOTS = 3 };
+enum { SLOT_FREE, SLOT_READ, SLOT_BEST };
+
+typedef struct {
+    const ps_profiles_t *ps;
+    FILE *f;
+    ps_sites_format_t format;
+    const char *label;
+    ps_prf_rows_t *cap;
+    uint64_t *counts;
+    int threads;
+    batch_t b[SLOTS];
+    int32_t *best[SLOTS];
+    int state[SLOTS];
+    uint64_t n_in; /* batches the reader handed over */
+    int done;      /* the reader handed over its last */
+    int failed;    /* a stage failed: err says how; the others stop */
+    ps_err_t err;
+    double busy[2]; /* seconds of work of the GPU stage and the search stage */
+    pthread_mutex_t m;
+    pthread_cond_t c;
+} pipe_t;
+
+typedef struct {
+    pipe_t *P;
+    int stage;          /* 0: best scores on the GPUs, 1: search */
+    int want, next;     /* the slot state it takes, and leaves */
+} stage_t;
+
+static void *stage_main(void *arg)
 {
-    *records = *residues = 0;
+    stage_t *s = arg;
+    pipe_t *P = s->P;
+    for (uint64_t seq = 0;; seq++) {
+        const int slot = (int)(seq % SLOTS);
+        pthread_mutex_lock(&P->m);
+        while (!P->failed && P->state[slot] != s->want && !(P->done && seq >= P->n_in)) pthread_cond_wait(&P->c, &P->m);
+        const int go = !P->failed && P->state[slot] == s->want;
+        pthread_mutex_unlock(&P->m);
+        if (!go) break;
+        ps_err_t err = {0};
+        const double t0 = ps_now();
+        int rc = s->stage == 0 ? best_batch(P->ps, &P->b[slot], &P->best[slot], &err)
+                               : search_batch(P->ps, &P->b[slot], P->best[slot], P->f, P->format, P->label, P->cap,
+                                              P->counts, P->threads, &err);
+        P->busy[s->stage] += ps_now() - t0;
+        pthread_mutex_lock(&P->m);
+        if (rc < 0 && !P->failed) {
+            P->failed = 1;
+            P->err = err;
+        }
+        P->state[slot] = s->next;
+        pthread_cond_broadcast(&P->c);
+        pthread_mutex_unlock(&P->m);
+    }
+    return NULL;
+}
+
+/* Hands the reader's batch over and waits for the next slot to be free,
+ * adding the wait to *waited; -1 when a stage failed. */
+static int hand_over(pipe_t *P, uint64_t *seq, double *waited)
+{
+    const double t0 = ps_now();
+    pthread_mutex_lock(&P->m);
+    P->state[*seq % SLOTS] = SLOT_READ;
+    P->n_in = ++*seq;
+    pthread_cond_broadcast(&P->c);
+    while (!P->failed && P->state[*seq % SLOTS] != SLOT_FREE) pthread_cond_wait(&P->c, &P->m);
+    const int failed = P->failed;
+    pthread_mutex_unlock(&P->m);
+    *waited += ps_now() - t0;
+    return failed ? -1 : 0;
+}
+
+int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *label, FILE *f, ps_sites_format_t format,
+                     ps_prf_rows_t *rows, uint64_t *counts, int threads, ps_prf_scan_stats_t *st, ps_err_t *err)
+{
+    memset(st, 0, sizeof *st);
+    const double t_start = ps_now();
     ps_reader_t *r = NULL;
     int rc = ps_reader_open(&r, path, PS_PROTEIN, 1, NULL, err);
     if (rc < 0) return rc;
     rc = ps_reader_is_fasta(r, err);
     if (rc == 0) rc = ps_fail(err, PS_E_FORMAT, "%s: profiles are scored over FASTA input; this is not FASTA", path);
-    batch_t b = {0};
-    enum { LINE_START, HEADER_NAME, HEADER_REST, SEQ } st = LINE_START;
+    pipe_t *P = rc < 0 ? NULL : calloc(1, sizeof *P);
+    unsigned char *buf = rc < 0 ? NULL : malloc(1u << 20);
+    if (rc >= 0 && (!P || !buf)) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+    stage_t stage[2];
+    pthread_t th[2];
+    int n_th = 0, sync_ok = 0;
+    if (rc >= 0) {
+        *P = (pipe_t){.ps = ps, .f = f, .format = format, .label = label, .cap = rows, .counts = counts,
+                      .threads = threads};
+        if (pthread_mutex_init(&P->m, NULL) != 0) {
+            rc = ps_fail(err, PS_E_INTERNAL, "cannot make the profiles' pipeline");
+        } else if (pthread_cond_init(&P->c, NULL) != 0) {
+            pthread_mutex_destroy(&P->m);
+            rc = ps_fail(err, PS_E_INTERNAL, "cannot make the profiles' pipeline");
+        } else {
+            sync_ok = 1;
+        }
+    }
+    /* Without GPUs the search stage takes batches as read. */
+    if (ps->n_gpu) {
+        stage[0] = (stage_t){P, 0, SLOT_READ, SLOT_BEST};
+        stage[1] = (stage_t){P, 1, SLOT_BEST, SLOT_FREE};
+    } else {
+        stage[0] = (stage_t){P, 1, SLOT_READ, SLOT_FREE};
+    }
+    for (int i = 0; rc >= 0 && i < (ps->n_gpu ? 2 : 1); i++) {
+        if (pthread_create(&th[i], NULL, stage_main, &stage[i]) != 0) {
+            rc = ps_fail(err, PS_E_INTERNAL, "cannot start a thread of the profiles' pipeline");
+            break;
+        }
+        n_th++;
+    }
+    uint64_t seq = 0;
+    double waited = 0;
+    batch_t *b = P ? &P->b[0] : NULL;
+    enum { LINE_START, HEADER_NAME, HEADER_REST, SEQ } state = LINE_START;
     int in_rec = 0;
     uint64_t name_at = 0, seq_at = 0;
-    unsigned char *buf = rc < 0 ? NULL : malloc(1u << 20);
-    if (rc >= 0 && !buf) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
     /* Closes the record in progress into the batch. */
 #define END_RECORD()                                                                                              \
     do {                                                                                                          \
         if (in_rec) {                                                                                             \
-            if (b.n_rec == b.cap_rec) {                                                                           \
-                uint32_t nc = b.cap_rec ? b.cap_rec * 2 : 1024;                                                   \
-                rec_t *g = realloc(b.rec, nc * sizeof *g);                                                        \
+            if (b->n_rec == b->cap_rec) {                                                                         \
+                uint32_t nc = b->cap_rec ? b->cap_rec * 2 : 1024;                                                 \
+                rec_t *g = realloc(b->rec, nc * sizeof *g);                                                       \
                 if (!g) {                                                                                         \
                     rc = ps_fail(err, PS_E_NOMEM, "out of memory");                                               \
                     break;                                                                                        \
                 }                                                                                                 \
-                b.rec = g;                                                                                        \
-                b.cap_rec = nc;                                                                                   \
+                b->rec = g;                                                                                       \
+                b->cap_rec = nc;                                                                                  \
             }                                                                                                     \
-            b.rec[b.n_rec++] = (rec_t){name_at, seq_at, (uint32_t)(b.seq_len - seq_at)};                          \
-            (*records)++;                                                                                         \
-            *residues += b.seq_len - seq_at;                                                                      \
+            b->rec[b->n_rec++] = (rec_t){name_at, seq_at, (uint32_t)(b->seq_len - seq_at)};                       \
+            st->records++;                                                                                        \
+            st->residues += b->seq_len - seq_at;                                                                  \
             in_rec = 0;                                                                                           \
         }                                                                                                         \
     } while (0)
@@ -494,60 +763,105 @@ int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *labe
         if (got == 0) break;
         for (ssize_t i = 0; i < got && rc >= 0; i++) {
             const unsigned char c = buf[i];
-            if (st == LINE_START && c == '>') {
+            if (state == LINE_START && c == '>') {
                 END_RECORD();
                 if (rc < 0) break;
-                if (b.seq_len >= PS_PRF_BATCH && (rc = run_batch(ps, &b, f, format, label, rows, counts, threads, err)) < 0)
-                    break;
-                name_at = b.names_len;
-                st = HEADER_NAME;
+                if (b->seq_len >= PS_PRF_BATCH) {
+                    if (hand_over(P, &seq, &waited) < 0) {
+                        rc = -1;
+                        break;
+                    }
+                    b = &P->b[seq % SLOTS];
+                }
+                name_at = b->names_len;
+                state = HEADER_NAME;
                 in_rec = 1;
                 continue;
             }
-            if (st == HEADER_NAME || st == HEADER_REST) {
+            if (state == HEADER_NAME || state == HEADER_REST) {
                 if (c == '\n') {
-                    if (batch_grow(&b.names, &b.names_cap, b.names_len + 1) < 0) {
+                    if (batch_grow(&b->names, &b->names_cap, b->names_len + 1) < 0) {
                         rc = ps_fail(err, PS_E_NOMEM, "out of memory");
                         break;
                     }
-                    b.names[b.names_len++] = '\0';
-                    seq_at = b.seq_len;
-                    st = LINE_START;
-                } else if (st == HEADER_NAME && (c == ' ' || c == '\t' || c == '\r')) {
-                    st = HEADER_REST;
-                } else if (st == HEADER_NAME && b.names_len - name_at < PS_NAME_MAX) {
-                    if (batch_grow(&b.names, &b.names_cap, b.names_len + 1) < 0) {
+                    b->names[b->names_len++] = '\0';
+                    seq_at = b->seq_len;
+                    state = LINE_START;
+                } else if (state == HEADER_NAME && (c == ' ' || c == '\t' || c == '\r')) {
+                    state = HEADER_REST;
+                } else if (state == HEADER_NAME && b->names_len - name_at < PS_NAME_MAX) {
+                    if (batch_grow(&b->names, &b->names_cap, b->names_len + 1) < 0) {
                         rc = ps_fail(err, PS_E_NOMEM, "out of memory");
                         break;
                     }
-                    b.names[b.names_len++] = (char)c;
+                    b->names[b->names_len++] = (char)c;
                 }
                 continue;
             }
             /* Sequence lines: letters are residues, kept as letter numbers
              * 0..25 (what every engine reads); pftools leaves the rest out. */
-            st = c == '\n' ? LINE_START : SEQ;
+            state = c == '\n' ? LINE_START : SEQ;
             if (in_rec && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
-                if (batch_grow(&b.seq, &b.seq_cap, b.seq_len + 1) < 0) {
+                if (batch_grow(&b->seq, &b->seq_cap, b->seq_len + 1) < 0) {
                     rc = ps_fail(err, PS_E_NOMEM, "out of memory");
                     break;
                 }
-                b.seq[b.seq_len++] = (char)((c & 0xDF) - 'A');
+                b->seq[b->seq_len++] = (char)((c & 0xDF) - 'A');
             }
         }
     }
-    if (rc >= 0 && (st == HEADER_NAME || st == HEADER_REST)) { /* a last header without a newline */
-        if (batch_grow(&b.names, &b.names_cap, b.names_len + 1) < 0) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
-        else b.names[b.names_len++] = '\0';
-        seq_at = b.seq_len;
+    if (rc >= 0 && (state == HEADER_NAME || state == HEADER_REST)) { /* a last header without a newline */
+        if (batch_grow(&b->names, &b->names_cap, b->names_len + 1) < 0) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        else b->names[b->names_len++] = '\0';
+        seq_at = b->seq_len;
     }
     if (rc >= 0) END_RECORD();
-    if (rc >= 0) rc = run_batch(ps, &b, f, format, label, rows, counts, threads, err);
 #undef END_RECORD
+    const double t_read = ps_now() - t_start - waited;
+    if (n_th) {
+        /* The last batch (a failed read hands over nothing more). */
+        pthread_mutex_lock(&P->m);
+        if (rc >= 0 && !P->failed) {
+            P->state[seq % SLOTS] = SLOT_READ;
+            P->n_in = ++seq;
+        }
+        P->done = 1;
+        pthread_cond_broadcast(&P->c);
+        pthread_mutex_unlock(&P->m);
+        for (int i = 0; i < n_th; i++) pthread_join(th[i], NULL);
+        /* A stage's failure is the run's (the reader then stopped: rc -1). */
+        if (P->failed) rc = ps_fail(err, P->err.code, "%s", P->err.msg);
+    }
+    if (P) {
+        st->best_s = P->busy[0];
+        st->search_s = P->busy[1];
+        for (int i = 0; i < SLOTS; i++) {
+            free(P->b[i].names);
+            free(P->b[i].seq);
+            free(P->b[i].rec);
+            free(P->best[i]);
+        }
+        if (sync_ok) {
+            pthread_cond_destroy(&P->c);
+            pthread_mutex_destroy(&P->m);
+        }
+    }
+    st->read_s = t_read;
+    st->seconds = ps_now() - t_start;
+    free(P);
     free(buf);
-    free(b.names);
-    free(b.seq);
-    free(b.rec);
     ps_reader_close(r);
     return rc < 0 ? rc : 0;
+}
+
+void ps_prf_scan_say(const char *input, const ps_profiles_t *ps, const ps_prf_scan_stats_t *st)
+{
+    char gpu[64] = "";
+    if (ps->n_gpu) snprintf(gpu, sizeof gpu, "best scores on %d GPU%s %.3f s, ", ps->n_gpu, ps->n_gpu > 1 ? "s" : "",
+                            st->best_s);
+    fprintf(stderr,
+            "probescan: %s: %llu records, %llu residues, %u profiles in %.3f s (reading %.3f s, %s%s on CPU "
+            "threads %.3f s, at once)\n",
+            input, (unsigned long long)st->records, (unsigned long long)st->residues, ps->n, st->seconds, st->read_s,
+            gpu, ps->n_gpu ? "matches" : "best scores and matches", st->search_s);
 }

@@ -47,7 +47,12 @@ typedef struct {
     ps_prf_bundle_t **bundle; /* the profiles by length, PS_PRF_LANES a bundle */
     uint32_t n_bundle;
     uint32_t *lane;           /* bundle b's lane l: profile lane[b * PS_PRF_LANES + l] */
-    ps_gprof_t *gpu;          /* the best scores on the GPU (ps_profiles_engine), or NULL: CPU threads */
+    /* The best scores on GPUs (ps_profiles_engine): GPU g scores profiles
+     * gpu_from[g] .. gpu_from[g + 1] - 1; n_gpu 0: CPU threads. */
+    ps_gprof_t *gpu[PS_GPUS_MAX];
+    int gpu_id[PS_GPUS_MAX];
+    uint32_t gpu_from[PS_GPUS_MAX + 1];
+    int n_gpu;
     uint32_t refused;   /* MATRIX entries not read (warned about) */
     uint32_t patterns;  /* PATTERN entries in the file (read by probes.c) */
     int prosite;        /* the file is a PROSITE data file */
@@ -72,14 +77,17 @@ int ps_profiles_tsv_header(FILE *f);
  * standard input or a pipe, which would give the profiles nothing. */
 int ps_profiles_inputs_fit(const ps_profiles_t *ps, const char *const *inputs, int n, ps_err_t *err);
 
-/* Where the best scores are computed: the GPU where asked (--engine gpu),
- * or (auto) where one is usable and CPU threads would take over a second
+/* Where the best scores are computed: GPUs where asked (--engine gpu), or
+ * (auto) where one is usable and CPU threads would take over a second
  * (PS_PRF_CPU_NS a node a thread over `bytes` of input, ps_inputs_bytes;
- * 0: unknown, CPU); else CPU threads. The exact search for matches is
- * always on CPU threads. -v says which and why. */
+ * 0: unknown, CPU); else CPU threads. The GPUs are --gpu's, or by default
+ * one per second of that estimate (plan.h, ps_plan_gpus); each takes a run
+ * of the profiles of about equal positions, all the batch's records. The
+ * exact search for matches is always on CPU threads. -v says which and
+ * why. */
 #define PS_PRF_CPU_NS 0.7
-int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, int gpu_id, double bytes, int threads, int verbose,
-                       ps_err_t *err);
+int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, const ps_gpus_t *gpus, double bytes, int threads,
+                       int verbose, ps_err_t *err);
 
 /* locate's rows over a run: at most max_hits a profile (0: no cap), as
  * --max-hits caps a pattern's; what was written and left out. */
@@ -93,12 +101,26 @@ typedef struct {
 int ps_prf_rows_init(ps_prf_rows_t *r, const ps_profiles_t *ps, uint64_t max_hits);
 void ps_prf_rows_free(ps_prf_rows_t *r);
 
+/* What ps_profiles_scan read and where its time went: reading and
+ * parsing (the calling thread), best scores on the GPUs, and the matches'
+ * search, counting and writing; the three overlap (a batch is read while
+ * the one before is scored on the GPUs and the one before that searched),
+ * so seconds is less than their sum. */
+typedef struct {
+    uint64_t records, residues;
+    double read_s, best_s, search_s, seconds;
+} ps_prf_scan_stats_t;
+
 /* Scores one input (label: its name in tsv rows). f NULL: counts only
- * (rows NULL); else rows caps and tallies what is written. *records,
- * *residues: what was read. counts take every match, written or not. */
+ * (rows NULL); else rows caps and tallies what is written. counts take
+ * every match, written or not. Batches are read, scored on the GPUs
+ * (ps_profiles_engine) and searched on threads at once: memory is three
+ * batches of about PS_PRF_BATCH residues with their names. */
 int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *label, FILE *f, ps_sites_format_t format,
-                     ps_prf_rows_t *rows, uint64_t *counts, int threads, uint64_t *records, uint64_t *residues,
-                     ps_err_t *err);
+                     ps_prf_rows_t *rows, uint64_t *counts, int threads, ps_prf_scan_stats_t *st, ps_err_t *err);
+
+/* -v: one line for an input's profiles, with where the time went. */
+void ps_prf_scan_say(const char *input, const ps_profiles_t *ps, const ps_prf_scan_stats_t *st);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,9 @@
  *                           one line, "suite NAME: N skipped (gpu|data:
  *                           reason)", and neither run nor counted as passed
  *   check_probescan --gpu   only the suites that need a GPU; fails, saying
- *                           why, when any of them cannot run
+ *                           why, when any of them cannot run, except the
+ *                           two-GPU suite on a machine with one GPU, which
+ *                           is reported skipped
  *
  * Check's own CK_RUN_SUITE / CK_RUN_CASE narrow either further.
  *
@@ -32,14 +34,16 @@
 #include "engine_gpu.h"
 #include "testutil.h"
 
-enum { NEED_DATA = 1, NEED_GPU = 2 };
+enum { NEED_DATA = 1, NEED_GPU = 2, NEED_GPU2 = 4 };
 enum { WHY_LEN = 1024 }; /* a skip reason, as tu_data_plan_t holds it */
 
 /* Suites that run everywhere. */
 #define PLAIN_SUITES(X) \
-    X(pack) X(automaton) X(probes) X(output) X(outfile) X(seqio) X(random) X(scan) X(host) X(gpu_plan) X(mixed) X(merge) X(pattern) X(prosite) X(guides) X(bulges) X(profile) X(twobit)
+    X(pack) X(automaton) X(probes) X(output) X(outfile) X(seqio) X(random) X(scan) X(host) X(gpu_plan) X(gpus) X(mixed) X(merge) X(pattern) X(prosite) X(guides) X(bulges) X(profile) X(twobit)
 /* Suites that need a usable GPU. */
-#define NEEDY_SUITES(X) X(gpu, NEED_GPU)
+/* Suites that need two usable GPUs (gpu2: where fewer are visible it is
+ * reported skipped, and check_probescan --gpu still passes on one GPU). */
+#define NEEDY_SUITES(X) X(gpu, NEED_GPU) X(gpu2, NEED_GPU | NEED_GPU2)
 /* Suites over real data ($PS_DATA), and whether they need a GPU too. */
 #define DATA_SUITES(X) X(data, NEED_DATA) X(gpu_data, NEED_GPU | NEED_DATA)
 
@@ -50,10 +54,12 @@ PLAIN_SUITES(DECL_PLAIN)
 NEEDY_SUITES(DECL_NEEDY)
 DATA_SUITES(DECL_DATA)
 
-/* ps_gpu_usable(0) asked in a child process; the answer comes back through
- * a pipe as one byte ('1' usable, '0' not) and the reason. */
-static int gpu_usable(char *why, size_t why_len)
+/* ps_gpu_usable(0) and ps_gpu_usable(1) asked in a child process; the
+ * answer comes back through a pipe as two bytes ('1' usable, '0' not: GPU
+ * 0, then GPU 1) and GPU 0's reason. *second: GPU 1 is usable too. */
+static int gpu_usable(char *why, size_t why_len, int *second)
 {
+    *second = 0;
     int fd[2];
     if (pipe(fd) != 0) {
         snprintf(why, why_len, "cannot ask: pipe: %s", strerror(errno));
@@ -69,9 +75,10 @@ static int gpu_usable(char *why, size_t why_len)
         return 0;
     }
     if (pid == 0) {
-        char msg[512] = {0};
-        msg[0] = ps_gpu_usable(0, msg + 1, sizeof msg - 1) ? '1' : '0';
-        size_t len = 1 + strlen(msg + 1);
+        char msg[512] = {0}, why1[256];
+        msg[0] = ps_gpu_usable(0, msg + 2, sizeof msg - 2) ? '1' : '0';
+        msg[1] = msg[0] == '1' && ps_gpu_usable(1, why1, sizeof why1) ? '1' : '0';
+        size_t len = 2 + strlen(msg + 2);
         _exit(write(fd[1], msg, len) == (ssize_t)len ? 0 : 1);
     }
     close(fd[1]);
@@ -96,7 +103,8 @@ static int gpu_usable(char *why, size_t why_len)
             snprintf(why, why_len, "the GPU check gave no answer (status %d)", WEXITSTATUS(status));
         return 0;
     }
-    snprintf(why, why_len, "%s", msg + 1);
+    snprintf(why, why_len, "%s", got > 1 ? msg + 2 : "");
+    *second = got > 1 && msg[1] == '1';
     return msg[0] == '1';
 }
 
@@ -129,8 +137,11 @@ int main(int argc, char **argv)
 
     hts_set_log_level(HTS_LOG_OFF);
     char gpu_why[512];
-    int have_gpu = gpu_usable(gpu_why, sizeof gpu_why);
-    if (have_gpu) printf("gpu: %s\n", gpu_why);
+    int have_gpu2;
+    int have_gpu = gpu_usable(gpu_why, sizeof gpu_why, &have_gpu2);
+    if (have_gpu) printf("gpu: %s%s\n", gpu_why, have_gpu2 ? "; GPU 1 usable too" : "");
+    int n_skipped_gpu2 = 0; /* two-GPU checks on a machine with one GPU */
+    char gpu2_why[WHY_LEN] = "";
 
     /* Suites that cannot run are still built, to count their checks, and
      * handed to a runner that is never run, which frees them. */
@@ -147,6 +158,9 @@ int main(int argc, char **argv)
         int checks = 0; \
         Suite *s = suite_##n(&checks); \
         if (((needs) & NEED_GPU) && !have_gpu) skip_suite(unrun, s, #n, checks, "gpu", gpu_why, &n_skipped, first_why); \
+        else if (((needs) & NEED_GPU2) && !have_gpu2) \
+            skip_suite(unrun, s, #n, checks, "gpu", "two GPUs needed, and GPU 1 is not usable here", &n_skipped_gpu2, \
+                       gpu2_why); \
         else { \
             srunner_add_suite(sr, s); \
             n_run++; \

@@ -392,6 +392,15 @@ else bad "PROSITE data file: $rc $(cat err.txt)"; cat out.txt; fi
 cp out.txt prosite_table.tsv
 run merge prosite_table.tsv prosite_table.tsv
 if [ "$rc" -ne 0 ] && grep -q "PROSITE entries" err.txt; then ok; else bad "merge of a PROSITE table: $rc $(cat err.txt)"; fi
+# --gpu: a list of device numbers or all; malformed lists are refused
+# whatever the engine.
+for g in x 0,0 0, ,1 1..2 -1; do
+    expect_fail "--gpu '$g'" "--gpu" count --engine cpu --gpu "$g" -p probes.tsv genome.fa
+done
+expect_ok "--gpu 0,1 on CPU threads" both.tsv count --engine cpu --gpu 0,1 -p probes.tsv genome.fa
+expect_ok "--gpu all on CPU threads" both.tsv count --engine cpu --gpu all -p probes.tsv genome.fa
+run count -q --engine cpu -p probes.tsv --stats gstats.json genome.fa
+if [ "$rc" -eq 0 ] && grep -q '"gpus": \[\]' gstats.json; then ok; else bad "--stats on the CPU: no empty gpus list: $(grep gpus gstats.json)"; fi
 printf 'C>-x(2,4)-C\n' >badrep.txt
 expect_fail "anchor inside a pattern" "must end the pattern" count -p badrep.txt genome.fa
 if "$PROBESCAN" version 2>/dev/null | grep -q 'driver none'; then

@@ -26,6 +26,9 @@
 #include "scan.h"
 #include "testutil.h"
 
+/* The mixed engine on device 0 alone, as before several GPUs. */
+static const ps_gpus_t gpu0 = {.n = 1, .id = {0}};
+
 static const char protein_syms[] = "ACDEFGHIKLMNPQRSTVWYBZXUOJ*";
 
 /* Path of a data file (malloc'd); the suite added the test only where it
@@ -252,7 +255,7 @@ static void gpu_agrees(const char *path, const ps_automaton_t *am, const uint64_
         ps_err_t err = {0};
         const char *kn = names[i];
         int rc = kn ? ps_gpu_engine_new(&e, am, 0, kn, threads + 1, &err)
-                    : ps_mixed_engine_new(&e, am, 0, NULL, threads + 1, &err);
+                    : ps_mixed_engine_new(&e, am, &gpu0, -1, NULL, threads + 1, &err);
         ck_assert_msg(rc == PS_OK, "%s: %s", kn ? kn : "mixed", err.msg);
         memset(got, 0, am->n_leaves * sizeof *got);
         ps_engine_info_t in;
@@ -283,7 +286,7 @@ static void gpu_kset_agrees(const char *path, const ps_probes_t *p, int both, co
     ck_assert_ptr_nonnull(got);
     for (int mixed = 0; mixed < 2; mixed++) {
         ps_engine_t *e = NULL;
-        int rc = mixed ? ps_mixed_kmer_engine_new(&e, ks, 0, threads + 1, &err)
+        int rc = mixed ? ps_mixed_kmer_engine_new(&e, ks, &gpu0, -1, threads + 1, &err)
                        : ps_gpu_kmer_engine_new(&e, ks, 0, threads + 1, &err);
         ck_assert_msg(rc == PS_OK, "k-mer set, %s: %s", mixed ? "mixed" : "GPU", err.msg);
         memset(got, 0, ks->leaves.n_leaves * sizeof *got);

@@ -13,6 +13,7 @@
  * context does not survive a fork. */
 #include <check.h>
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "engine_bulges.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
+#include "engine_gpus.h"
 #include "engine_kmer.h"
 #include "engine_mixed.h"
 #include "engine_pattern.h"
@@ -40,6 +42,9 @@
 #include "profile.h"
 #include "profile_gpu.h"
 #include "testutil.h"
+
+/* The mixed engine on device 0 alone, as before several GPUs. */
+static const ps_gpus_t gpu0 = {.n = 1, .id = {0}};
 
 /* Largest k of the GPU k-mer path:
  * `kmer` and `best` must take it for every DNA automaton up to there. */
@@ -138,7 +143,7 @@ static void compare_all(const ps_automaton_t *a, ps_chunk_t *const *chunks, int 
      * waited for the GPU) on the GPU. */
     ps_engine_t *e = NULL;
     ps_err_t err;
-    ck_assert_int_eq(ps_mixed_engine_new(&e, a, 0, NULL, 3, &err), PS_OK);
+    ck_assert_int_eq(ps_mixed_engine_new(&e, a, &gpu0, -1, NULL, 3, &err), PS_OK);
     for (int pass = 0; pass < 2; pass++) {
         memset(got, 0, a->n_leaves * sizeof *got);
         for (int i = 0; i < n_chunks; i++) ck_assert_int_eq(e->scan(e, i % 3, chunks[i], &err), PS_OK);
@@ -364,7 +369,7 @@ static void kset_compare(const ps_kmerset_t *ks, ps_chunk_t *const *chunks, int 
     for (uint32_t l = 0; l < ks->leaves.n_leaves; l++) ck_assert_uint_eq(got[l], 0);
     ps_engine_destroy(e);
 
-    ck_assert_int_eq(ps_mixed_kmer_engine_new(&e, ks, 0, 3, &err), PS_OK);
+    ck_assert_int_eq(ps_mixed_kmer_engine_new(&e, ks, &gpu0, -1, 3, &err), PS_OK);
     for (int pass = 0; pass < 2; pass++) {
         memset(got, 0, nl * sizeof *got);
         for (int i = 0; i < n_chunks; i++) ck_assert_int_eq(e->scan(e, i % 3, chunks[i], &err), PS_OK);
@@ -1520,8 +1525,10 @@ static TCase *gpu_case(Suite *s, const char *name)
 }
 
 /* PROSITE profiles: the GPU's best score of every (profile, sequence) pair
- * equals ps_profile_best, profiles of 1 to 40 positions and one of 400. */
-START_TEST(test_gpu_profiles)
+ * equals ps_profile_best, profiles of 1 to 40 positions and one of 400;
+ * on one device, or with the profiles split between devices 0 and 1 as
+ * profscan.c splits them (split 1). */
+static void profiles_case(int split)
 {
     tu_rng_t r;
     tu_rng_seed(&r, tu_seed() ^ 0x9e0f11eull);
@@ -1550,10 +1557,16 @@ START_TEST(test_gpu_profiles)
         }
         at += len[s];
     }
-    ps_gprof_t *g;
+    ps_gprof_t *g, *g2 = NULL;
     ps_err_t err = {0};
-    ck_assert_msg(ps_gprof_new(&g, prs, NP, 0, &err) == 0, "%s", err.msg);
+    const int half = split ? NP / 2 : NP;
+    ck_assert_msg(ps_gprof_new(&g, prs, (uint32_t)half, 0, &err) == 0, "%s", err.msg);
     ck_assert_msg(ps_gprof_best(g, letters, at, off, len, NS, best, &err) == 0, "%s", err.msg);
+    if (split) {
+        ck_assert_msg(ps_gprof_new(&g2, prs + half, NP - half, 1, &err) == 0, "%s", err.msg);
+        ck_assert_msg(ps_gprof_best(g2, letters, at, off, len, NS, best + (size_t)half * NS, &err) == 0, "%s",
+                      err.msg);
+    }
     ps_prf_work_t w = {0};
     uint8_t idx[320];
     for (int p = 0; p < NP; p++)
@@ -1564,6 +1577,7 @@ START_TEST(test_gpu_profiles)
                           p, prs[p].len, s, len[s], (unsigned long long)tu_seed(), best[(size_t)p * NS + s], want);
         }
     ps_gprof_free(g);
+    ps_gprof_free(g2);
     ps_prf_work_free(&w);
     for (int i = 0; i < NP; i++) ps_profile_free(&prs[i]);
     free(text);
@@ -1573,6 +1587,8 @@ START_TEST(test_gpu_profiles)
     free(seq);
     free(best);
 }
+
+START_TEST(test_gpu_profiles) { profiles_case(0); }
 END_TEST
 
 Suite *suite_gpu(int *n_checks)
@@ -1611,5 +1627,221 @@ Suite *suite_gpu(int *n_checks)
     TU_ADD_TEST(gpu_case(s, "bulges_small"), test_gpu_bulges_small, n_checks);
     TU_ADD_TEST(gpu_case(s, "bulges"), test_gpu_bulges, n_checks);
     TU_ADD_TEST(gpu_case(s, "profiles"), test_gpu_profiles, n_checks);
+    return s;
+}
+
+/* ---- two GPUs (engine_gpus.h): suite gpu2, where two are usable -------- */
+
+static const ps_gpus_t gpus01 = {.n = 2, .id = {0, 1}};
+
+typedef struct {
+    ps_engine_t *e;
+    ps_chunk_t *const *chunks;
+    int n_chunks, worker, workers, rc;
+    ps_err_t err;
+} scan_job_t;
+
+static void *scan_thread(void *arg)
+{
+    scan_job_t *j = arg;
+    j->rc = PS_OK;
+    for (int i = j->worker; i < j->n_chunks && j->rc == PS_OK; i += j->workers)
+        j->rc = j->e->scan(j->e, j->worker, j->chunks[i], &j->err);
+    return NULL;
+}
+
+/* Every chunk scanned once, by `workers` threads at once, then collected. */
+static void scan_at_once(ps_engine_t *e, ps_chunk_t *const *chunks, int n_chunks, int workers, uint64_t *got,
+                         const char *what)
+{
+    scan_job_t j[8];
+    pthread_t th[8];
+    ck_assert_int_le(workers, 8);
+    for (int w = 0; w < workers; w++) {
+        j[w] = (scan_job_t){.e = e, .chunks = chunks, .n_chunks = n_chunks, .worker = w, .workers = workers};
+        ck_assert_int_eq(pthread_create(&th[w], NULL, scan_thread, &j[w]), 0);
+    }
+    for (int w = 0; w < workers; w++) pthread_join(th[w], NULL);
+    for (int w = 0; w < workers; w++) ck_assert_msg(j[w].rc == PS_OK, "%s: worker %d: %s", what, w, j[w].err.msg);
+    ps_err_t err;
+    ck_assert_msg(e->collect(e, got, &err) == PS_OK, "%s: %s", what, err.msg);
+}
+
+/* The engine ran on both devices, each with some chunks. */
+static void both_devices(const ps_engine_t *e, const char *what)
+{
+    ps_engine_info_t in;
+    ps_engine_info(e, &in);
+    char device[512];
+    ps_engine_describe(&in, in.workers, device, sizeof device);
+    ck_assert_msg(in.n_gpus == 2 && in.gpu[0].id == 0 && in.gpu[1].id == 1, "%s: %s", what, device);
+    ck_assert_msg(in.gpu[0].chunks > 0 && in.gpu[1].chunks > 0, "%s: chunks %llu and %llu (%s)", what,
+                  (unsigned long long)in.gpu[0].chunks, (unsigned long long)in.gpu[1].chunks, device);
+    ck_assert_msg(strstr(device, "GPUs 0,1") != NULL, "%s: %s", what, device);
+}
+
+/* Exact probes (the automaton's kernels and the k-mer set): counts on GPUs
+ * 0 and 1 together equal the CPU's, chunks handed out by 4 threads at once;
+ * the default engine over both GPUs too. */
+START_TEST(test_gpu2_exact)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x67707532ull);
+    enum { NC = 16, W = 4 };
+    ps_chunk_t ch[NC];
+    ps_chunk_t *cp[NC];
+    for (int i = 0; i < NC; i++) {
+        make_chunk(&ch[i], &r, PS_DNA, tu_rng_range(&r, 1, 400000), (unsigned)tu_rng_below(&r, 3), 0);
+        cp[i] = &ch[i];
+    }
+    for (int kset = 0; kset < 2; kset++) {
+        const int k = kset ? 21 : (int)tu_rng_range(&r, 4, 12);
+        ps_probes_t *p = make_probes(&r, PS_DNA, k, (uint32_t)tu_rng_range(&r, 1, 3000), &ch[0]);
+        ps_err_t err;
+        ps_automaton_t *a = NULL;
+        ps_kmerset_t *ks = NULL;
+        ck_assert_int_eq(ps_automaton_build(&a, p, 1, &err), PS_OK);
+        if (kset) ck_assert_msg(ps_kmerset_build(&ks, p, 1, 2, &err) == PS_OK, "%s", err.msg);
+        const uint32_t nl = kset ? ks->leaves.n_leaves : a->n_leaves;
+        uint64_t *want = calloc(nl, sizeof *want), *got = calloc(nl, sizeof *got);
+        ck_assert(want && got);
+        ps_engine_t *ce = NULL;
+        ck_assert_int_eq(kset ? ps_kmer_engine_new(&ce, ks, 1, PS_KMER_LOCAL_COUNTS_MAX, &err)
+                              : ps_cpu_engine_new(&ce, a, 1, &err),
+                         PS_OK);
+        for (int i = 0; i < NC; i++) ck_assert_int_eq(ce->scan(ce, 0, &ch[i], &err), PS_OK);
+        ck_assert_int_eq(ce->collect(ce, want, &err), PS_OK);
+        ps_engine_destroy(ce);
+        char what[160];
+        snprintf(what, sizeof what, "two GPUs, %s, k %d (seed %llu)", kset ? "k-mer set" : "automaton", k,
+                 (unsigned long long)tu_seed());
+        ps_gpu_exact_t x = {.a = kset ? NULL : a, .ks = ks, .kernel = NULL, .workers = W};
+        ps_engine_t *e = NULL;
+        ck_assert_msg(ps_gpus_engine_new(&e, &gpus01, ps_gpu_exact_make, &x, &err) == PS_OK, "%s: %s", what, err.msg);
+        scan_at_once(e, cp, NC, W, got, what);
+        for (uint32_t l = 0; l < nl; l++)
+            ck_assert_msg(got[l] == want[l], "%s: leaf %u: GPUs %llu, CPU %llu", what, l, (unsigned long long)got[l],
+                          (unsigned long long)want[l]);
+        both_devices(e, what);
+        ps_engine_destroy(e);
+        /* The default engine (CPU threads while the GPUs start). */
+        ck_assert_int_eq(kset ? ps_mixed_kmer_engine_new(&e, ks, &gpus01, -1, W, &err)
+                              : ps_mixed_engine_new(&e, a, &gpus01, -1, NULL, W, &err),
+                         PS_OK);
+        for (int pass = 0; pass < 2; pass++) {
+            memset(got, 0, nl * sizeof *got);
+            scan_at_once(e, cp, NC, W, got, what);
+            for (uint32_t l = 0; l < nl; l++)
+                ck_assert_msg(got[l] == want[l], "%s, default engine pass %d: leaf %u: %llu, CPU %llu", what, pass, l,
+                              (unsigned long long)got[l], (unsigned long long)want[l]);
+        }
+        ps_engine_info_t in;
+        ps_engine_info(e, &in);
+        ck_assert_msg(in.gpu_started && in.n_gpus == 2, "%s, default engine: %d GPUs started (%s)", what, in.n_gpus,
+                      in.gpu_error);
+        ps_engine_destroy(e);
+        free(want);
+        free(got);
+        ps_kmerset_free(ks);
+        ps_automaton_free(a);
+        ps_probes_free(p);
+    }
+    for (int i = 0; i < NC; i++) ps_chunk_free(&ch[i], NULL);
+}
+END_TEST
+
+typedef struct {
+    const ps_patset_t *ps;
+    int workers;
+} gpu2_pat_t;
+
+static int gpu2_make_patterns(void *ctx, int device, ps_engine_t **out, ps_err_t *err)
+{
+    const gpu2_pat_t *m = ctx;
+    return ps_gpu_pattern_engine_new(out, m->ps, device, m->workers, err);
+}
+
+/* Patterns with mismatches (windows and general ones, DNA and protein):
+ * counts and sites on GPUs 0 and 1 equal the CPU pattern engine's. */
+START_TEST(test_gpu2_patterns)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x67707533ull);
+    enum { NC = 12, W = 4 };
+    for (int idx = 0; idx < 6; idx++) {
+        const ps_alpha_t al = idx % 2 ? PS_PROTEIN : PS_DNA;
+        const int general = idx >= 3;
+        ps_chunk_t ch[NC];
+        ps_chunk_t *cp[NC];
+        for (int i = 0; i < NC; i++) {
+            make_chunk(&ch[i], &r, al, tu_rng_range(&r, 1, 200000), (unsigned)tu_rng_below(&r, 3), 0);
+            cp[i] = &ch[i];
+        }
+        const uint32_t n = (uint32_t)tu_rng_range(&r, 1, 200);
+        char **probes = calloc(n, sizeof *probes);
+        ck_assert_ptr_nonnull(probes);
+        char text[81];
+        for (uint32_t i = 0; i < n; i++) {
+            const ps_chunk_t *c = &ch[tu_rng_below(&r, NC)];
+            const uint32_t len = (uint32_t)tu_rng_range(&r, 4, 40);
+            /* Cut from the chunk (from its start where it is short). */
+            const uint64_t at = c->n > 80 ? tu_rng_below(&r, c->n - 80) : 0;
+            uint32_t got = 0;
+            for (; got < (general ? 80u : len) && at + got < c->n; got++)
+                text[got] = ps_alpha_letter(al, (int)ps_chunk_sym(c, at + got));
+            text[got] = '\0';
+            probes[i] = general ? gp_general(&r, al, text) : gp_probe(&r, al, len, got == len ? text : NULL);
+        }
+        const int both = al == PS_DNA && tu_rng_chance(&r, 50), mm = (int)tu_rng_below(&r, 3);
+        char what[200];
+        snprintf(what, sizeof what, "two GPUs, %s %s patterns case %d (seed %llu; %u probes, -m %d)",
+                 ps_alpha_name(al), general ? "general" : "window", idx, (unsigned long long)tu_seed(), n, mm);
+        ps_probes_t *p = NULL;
+        ps_patset_t *ps = gp_patset(&p, n, probes, al, both, mm, what);
+        for (int i = 0; i < NC && general; i++) {
+            for (uint32_t j = 0; j < ch[i].n_restart; j++) ch[i].edge[j] = (uint8_t)tu_rng_below(&r, 4);
+            ch[i].head_edge = (uint8_t)tu_rng_below(&r, 2);
+            ch[i].tail_edge = (uint8_t)(tu_rng_below(&r, 4) * 2);
+        }
+        if (!gp_refused_fwd(ps, what)) {
+            const uint32_t nl = ps->leaves.n_leaves;
+            uint64_t *want = calloc(nl + 1, sizeof *want), *got = calloc(nl + 1, sizeof *got);
+            ck_assert(want && got);
+            ps_err_t err;
+            ps_engine_t *ce = NULL, *ge = NULL;
+            ck_assert_int_eq(ps_pattern_engine_new(&ce, ps, 1, &err), PS_OK);
+            for (int i = 0; i < NC; i++) ck_assert_int_eq(ce->scan(ce, 0, &ch[i], &err), PS_OK);
+            ck_assert_int_eq(ce->collect(ce, want, &err), PS_OK);
+            gpu2_pat_t m = {.ps = ps, .workers = W};
+            ck_assert_msg(ps_gpus_engine_new(&ge, &gpus01, gpu2_make_patterns, &m, &err) == PS_OK, "%s: %s", what,
+                          err.msg);
+            scan_at_once(ge, cp, NC, W, got, what);
+            gp_compare(ge, ps, got, want, what);
+            for (int i = 0; i < NC; i++) gp_compare_sites(ce, ge, i % W, &ch[i], what);
+            both_devices(ge, what);
+            ps_engine_destroy(ce);
+            ps_engine_destroy(ge);
+            free(want);
+            free(got);
+        }
+        ps_patset_free(ps);
+        ps_probes_free(p);
+        for (uint32_t i = 0; i < n; i++) free(probes[i]);
+        free(probes);
+        for (int i = 0; i < NC; i++) ps_chunk_free(&ch[i], NULL);
+    }
+}
+END_TEST
+
+/* Profiles split between GPUs 0 and 1 score as on one. */
+START_TEST(test_gpu2_profiles) { profiles_case(1); }
+END_TEST
+
+Suite *suite_gpu2(int *n_checks)
+{
+    Suite *s = suite_create("gpu2");
+    TU_ADD_TEST(gpu_case(s, "gpu2_exact"), test_gpu2_exact, n_checks);
+    TU_ADD_TEST(gpu_case(s, "gpu2_patterns"), test_gpu2_patterns, n_checks);
+    TU_ADD_TEST(gpu_case(s, "gpu2_profiles"), test_gpu2_profiles, n_checks);
     return s;
 }

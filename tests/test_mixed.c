@@ -13,6 +13,9 @@
 #include "probes.h"
 #include "testutil.h"
 
+/* The mixed engine on device 0 alone, as before several GPUs. */
+static const ps_gpus_t gpu0 = {.n = 1, .id = {0}};
+
 START_TEST(test_mixed_counts)
 {
     tu_rng_t r;
@@ -37,7 +40,7 @@ START_TEST(test_mixed_counts)
         ps_cpu_scan_chunk(a, &ch[i], want);
     }
     ps_engine_t *e = NULL;
-    ck_assert_int_eq(ps_mixed_engine_new(&e, a, 0, NULL, 3, &err), PS_OK);
+    ck_assert_int_eq(ps_mixed_engine_new(&e, a, &gpu0, -1, NULL, 3, &err), PS_OK);
     ps_engine_info_t in;
     ps_engine_info(e, &in);
     ck_assert_int_eq(in.workers, 3);
