@@ -15,8 +15,8 @@
  * branch that is nearly always predicted, where the table alone would cost
  * a cache miss and, when it is small and full, a mispredicted branch.
  *
- * Memory: 16 bytes a slot, a power of two of slots at least twice the keys
- * (at most 4 x 16 = 64 bytes a probe with both strands, 32 forward only),
+ * Memory: 16 bytes a slot, a power of two of slots at least 4/3 of the keys
+ * (under 8/3 x 16 = 43 bytes a key; a probe is two keys with both strands),
  * at most 4 bytes a key of filter, plus the leaves view's 4 bytes a probe
  * and strand; while building, 4 bytes a string more. Building is linear in
  * the probes and spread over the threads it is given. */

@@ -114,7 +114,7 @@ static int choose_kmer_set(const ps_plan_opts_t *o, const ps_probes_t *p, int bo
     return 0;
 }
 
-int ps_plan_index(ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, int both, ps_err_t *err)
+int ps_plan_index(ps_plan_t *pl, const ps_plan_opts_t *o, ps_probes_t *p, int both, ps_err_t *err)
 {
     memset(pl, 0, sizeof *pl);
     int rc;
@@ -138,14 +138,15 @@ int ps_plan_index(ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, 
     /* count's tables and per-thread counts are bounded first (locate holds
      * no table). */
     if (rc) {
-        if ((!o->locate && (rc = check_memory_kmer(o, p, both, err)) < 0) ||
-            (rc = ps_kmerset_build(&pl->ks, p, both, o->threads, err)) < 0)
-            return rc;
+        if (!o->locate && (rc = check_memory_kmer(o, p, both, err)) < 0) return rc;
+        ps_probes_drop_codes(p);
+        if ((rc = ps_kmerset_build(&pl->ks, p, both, o->threads, err)) < 0) return rc;
         pl->lv = &pl->ks->leaves;
         return PS_OK;
     }
     if ((!o->locate && (rc = check_memory(o, p, both, err)) < 0) || (rc = ps_automaton_build(&pl->a, p, both, err)) < 0)
         return rc;
+    ps_probes_drop_codes(p);
     pl->lv = &pl->a->leaves;
     return PS_OK;
 }

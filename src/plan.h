@@ -74,8 +74,11 @@ typedef struct {
     char why[160];          /* why this index, for -v */
 } ps_plan_t;
 
-/* Builds the index for probes p (strands: both); pl is cleared first. */
-int ps_plan_index(ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, int both, ps_err_t *err);
+/* Builds the index for probes p (strands: both); pl is cleared first. The
+ * automaton and the k-mer set keep what they need of the probes' codes,
+ * which are freed (ps_probes_drop_codes): before the k-mer set is built,
+ * which reads the sequences' text, and after the automaton is. */
+int ps_plan_index(ps_plan_t *pl, const ps_plan_opts_t *o, ps_probes_t *p, int both, ps_err_t *err);
 
 /* The engine for `workers` worker ids over the plan's index; *on_gpu says
  * whether the GPU was started (auto: it may still hand chunks back). */

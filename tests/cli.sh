@@ -165,6 +165,10 @@ expect_ok "-s both" both.tsv count -s both -p probes.tsv genome.fa
 expect_ok "probes as FASTA" both.tsv count -p probes.fa genome.fa
 sed 's/^p[0-9]\t\([ACGT]*\)/\1\t\1/' both.tsv >plain_names.tsv
 expect_ok "probes one per line (name = sequence)" plain_names.tsv count -p probes.txt genome.fa
+# Lower-case and mixed lines: the name as written, the sequence upper-cased.
+printf 'acg\nCgT\nTTT\nAAA\nGTA\nACG\n' >probes_lower.txt
+awk 'BEGIN { FS = OFS = "\t" } NR == 2 { $1 = "acg" } NR == 3 { $1 = "CgT" } { print }' plain_names.tsv >lower_names.tsv
+expect_ok "probes one per line, lower case: names as written" lower_names.tsv count -p probes_lower.txt genome.fa
 expect_ok "-a dna" both.tsv count -a dna -p probes.tsv genome.fa
 expect_ok "-a auto" both.tsv count -a auto -p probes.tsv genome.fa
 for t in 1 3 8; do expect_ok "-t $t" both.tsv count -t "$t" -p probes.tsv genome.fa; done
