@@ -307,12 +307,6 @@ typedef struct {
     ps_prf_match_t m;
 } hit_t;
 
-typedef struct {
-    hit_t *hit;
-    size_t n, cap;
-    int failed;
-} part_out_t;
-
 /* A (record, profile) pair whose best score reaches the cut-off: searched
  * for its matches. */
 typedef struct {
@@ -321,13 +315,21 @@ typedef struct {
 } pair_t;
 
 typedef struct {
+    hit_t *hit;
+    size_t n, cap;
+    pair_t *pair;          /* best_part: the part's pairs that reach their cut-off */
+    size_t n_pair, cap_pair;
+    int failed;
+} part_out_t;
+
+typedef struct {
     const ps_profiles_t *ps;
     const rec_t *rec;
     uint32_t n_rec;
     const uint8_t *letters; /* the batch's residues as letter numbers */
     uint64_t residues;
     part_out_t *out;
-    int32_t *best;          /* n profiles x n_rec: the GPUs', or filled by best_part */
+    const int32_t *best;    /* n profiles x n_rec: the GPUs', or NULL: best_part on CPU threads */
     const pair_t *pair;     /* search_part: the pairs to search */
     uint64_t n_pair, next;  /* next: the first pair not taken (atomic) */
 } job_t;
@@ -353,28 +355,46 @@ static uint32_t rec_at(const job_t *j, uint64_t r)
     return lo;
 }
 
-/* A part's records, one at a time against each bundle of profiles (the
- * filter), matches where a profile's best reaches its cut-off. */
-/* The best score of every pair of the part's records (split by residues),
- * the profiles in bundles. */
+/* Adds pair (r, p) to the part's list; -1 when out of memory. */
+static int add_pair(part_out_t *o, const job_t *j, uint32_t r, uint32_t p)
+{
+    if (o->n_pair == o->cap_pair) {
+        size_t nc = o->cap_pair ? o->cap_pair * 2 : 256;
+        pair_t *g = realloc(o->pair, nc * sizeof *g);
+        if (!g) return -1;
+        o->pair = g;
+        o->cap_pair = nc;
+    }
+    o->pair[o->n_pair++] = (pair_t){r, p, (uint64_t)j->rec[r].len * (j->ps->p[p].len + 1u)};
+    return 0;
+}
+
+/* The best score of every pair of the part's records (split by residues;
+ * the last part to the last record, empty ones included), the profiles in
+ * bundles; the pairs that reach their cut-off go to the part's list. */
 static void best_part(void *ctx, int part, int parts)
 {
     job_t *j = ctx;
     part_out_t *o = &j->out[part];
     const uint32_t r0 = rec_at(j, ps_parallel_share(j->residues, part, parts));
-    const uint32_t r1 = rec_at(j, ps_parallel_share(j->residues, part + 1, parts));
+    const uint32_t r1 = part + 1 == parts ? j->n_rec : rec_at(j, ps_parallel_share(j->residues, part + 1, parts));
     ps_prf_work_t w = {0};
     for (uint32_t r = r0; r < r1 && !o->failed; r++) {
         const rec_t *rc = &j->rec[r];
-        for (uint32_t b = 0; b < j->ps->n_bundle; b++) {
+        for (uint32_t b = 0; b < j->ps->n_bundle && !o->failed; b++) {
             int32_t best[PS_PRF_LANES];
             ps_prf_bundle_best(j->ps->bundle[b], j->letters + rc->seq, rc->len, best, &w);
             if (rc->len && best[0] == INT32_MIN) {
                 o->failed = 1;
                 break;
             }
-            for (uint32_t l = 0; l < PS_PRF_LANES && b * PS_PRF_LANES + l < j->ps->n; l++)
-                j->best[(uint64_t)j->ps->lane[b * PS_PRF_LANES + l] * j->n_rec + r] = best[l];
+            for (uint32_t l = 0; l < PS_PRF_LANES && b * PS_PRF_LANES + l < j->ps->n; l++) {
+                const uint32_t p = j->ps->lane[b * PS_PRF_LANES + l];
+                if (best[l] >= ps_profile_cutoff(&j->ps->p[p], rc->len) && add_pair(o, j, r, p) < 0) {
+                    o->failed = 1;
+                    break;
+                }
+            }
         }
     }
     ps_prf_work_free(&w);
@@ -541,43 +561,53 @@ static int best_batch(const ps_profiles_t *ps, const batch_t *b, int32_t **best,
 /* Searches the batch's records for matches (best: the GPUs' best scores,
  * or NULL: bundles on the CPU threads first), counts and writes them in
  * record order, and empties the batch. */
-static int search_batch(const ps_profiles_t *ps, batch_t *b, int32_t *best, FILE *f, ps_sites_format_t format,
+static int search_batch(const ps_profiles_t *ps, batch_t *b, const int32_t *best, FILE *f, ps_sites_format_t format,
                         const char *label, ps_prf_rows_t *cap, uint64_t *counts, int threads, ps_err_t *err)
 {
     if (b->n_rec == 0) return 0;
     job_t j = {ps, b->rec, b->n_rec, (const uint8_t *)b->seq, b->seq_len, NULL, best, NULL, 0, 0};
     const int most = threads > 0 ? threads : 1;
     int rc = 0;
-    int32_t *own = NULL;
     pair_t *pair = NULL;
     hit_t *hit = NULL;
     size_t n_hit = 0;
+    uint64_t n_pair = 0;
     if (!(j.out = calloc((size_t)most, sizeof *j.out))) return ps_fail(err, PS_E_NOMEM, "out of memory");
     if (!best) {
-        /* A part is worth about 16 Ki residues... at least a record. */
+        /* Best scores on the threads, a part about 16 Ki residues at least
+         * and a record; each part lists its pairs that reach the cut-off. */
         int parts = ps_parallel_parts(threads, b->seq_len, 1u << 14);
         if ((uint32_t)parts > b->n_rec) parts = (int)b->n_rec;
-        if (!(own = j.best = malloc(sizeof *own * (size_t)b->n_rec * ps->n))) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
-        if (rc == 0) ps_parallel_run(parts, best_part, &j);
-        for (int p = 0; p < parts && rc == 0; p++)
+        ps_parallel_run(parts, best_part, &j);
+        for (int p = 0; p < parts && rc == 0; p++) {
             if (j.out[p].failed) rc = ps_fail(err, PS_E_NOMEM, "out of memory scoring profiles");
-    }
-    /* The pairs that reach the cut-off, the costliest first. */
-    uint64_t n_pair = 0, cap_pair = 0;
-    for (uint32_t p = 0; p < ps->n && rc == 0; p++)
-        for (uint32_t r = 0; r < b->n_rec; r++) {
-            if (j.best[(uint64_t)p * b->n_rec + r] < ps_profile_cutoff(&ps->p[p], b->rec[r].len)) continue;
-            if (n_pair == cap_pair) {
-                cap_pair = cap_pair ? cap_pair * 2 : 1024;
-                pair_t *g = realloc(pair, cap_pair * sizeof *g);
-                if (!g) {
+            n_pair += j.out[p].n_pair;
+        }
+        if (rc == 0 && n_pair && !(pair = malloc(n_pair * sizeof *pair))) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        n_pair = 0;
+        for (int p = 0; p < parts && rc == 0; p++) {
+            if (j.out[p].n_pair) memcpy(pair + n_pair, j.out[p].pair, j.out[p].n_pair * sizeof *pair);
+            n_pair += j.out[p].n_pair;
+        }
+    } else {
+        /* The GPUs' best scores: the pairs that reach the cut-off. */
+        part_out_t *o = &j.out[0];
+        for (uint32_t p = 0; p < ps->n && rc == 0; p++)
+            for (uint32_t r = 0; r < b->n_rec; r++)
+                if (best[(uint64_t)p * b->n_rec + r] >= ps_profile_cutoff(&ps->p[p], b->rec[r].len) &&
+                    add_pair(o, &j, r, p) < 0) {
                     rc = ps_fail(err, PS_E_NOMEM, "out of memory");
                     break;
                 }
-                pair = g;
-            }
-            pair[n_pair++] = (pair_t){r, p, (uint64_t)b->rec[r].len * (ps->p[p].len + 1u)};
-        }
+        pair = o->pair;
+        n_pair = o->n_pair;
+        *o = (part_out_t){0};
+    }
+    for (int p = 0; p < most; p++) {
+        free(j.out[p].pair);
+        j.out[p].pair = NULL;
+        j.out[p].n_pair = j.out[p].cap_pair = 0;
+    }
     if (rc == 0 && n_pair) {
         qsort(pair, n_pair, sizeof *pair, pair_cmp);
         j.pair = pair;
@@ -603,7 +633,6 @@ static int search_batch(const ps_profiles_t *ps, batch_t *b, int32_t *best, FILE
     free(j.out);
     free(hit);
     free(pair);
-    free(own);
     b->names_len = b->seq_len = 0;
     b->n_rec = 0;
     return rc;
@@ -658,6 +687,10 @@ static void *stage_main(void *arg)
                                : search_batch(P->ps, &P->b[slot], P->best[slot], P->f, P->format, P->label, P->cap,
                                               P->counts, P->threads, &err);
         P->busy[s->stage] += ps_now() - t0;
+        if (s->stage == 1) { /* the batch's scores are done with */
+            free(P->best[slot]);
+            P->best[slot] = NULL;
+        }
         pthread_mutex_lock(&P->m);
         if (rc < 0 && !P->failed) {
             P->failed = 1;
@@ -766,7 +799,7 @@ int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *labe
             if (state == LINE_START && c == '>') {
                 END_RECORD();
                 if (rc < 0) break;
-                if (b->seq_len >= PS_PRF_BATCH) {
+                if (b->seq_len >= PS_PRF_BATCH || (uint64_t)b->n_rec * ps->n >= PS_PRF_PAIRS) {
                     if (hand_over(P, &seq, &waited) < 0) {
                         rc = -1;
                         break;

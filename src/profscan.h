@@ -39,7 +39,11 @@
 extern "C" {
 #endif
 
+/* A batch closes at PS_PRF_BATCH residues, or at PS_PRF_PAIRS (record,
+ * profile) pairs, whose best scores the GPUs return (4 bytes each): short
+ * records against many profiles. */
 #define PS_PRF_BATCH (16u << 20)
+#define PS_PRF_PAIRS (32u << 20)
 
 typedef struct {
     ps_profile_t *p;
@@ -115,7 +119,9 @@ typedef struct {
  * (rows NULL); else rows caps and tallies what is written. counts take
  * every match, written or not. Batches are read, scored on the GPUs
  * (ps_profiles_engine) and searched on threads at once: memory is three
- * batches of about PS_PRF_BATCH residues with their names. */
+ * batches of about PS_PRF_BATCH residues with their names, and with GPUs
+ * the best scores of two (at most PS_PRF_PAIRS each), and the pairs that
+ * reach their cut-off. */
 int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *label, FILE *f, ps_sites_format_t format,
                      ps_prf_rows_t *rows, uint64_t *counts, int threads, ps_prf_scan_stats_t *st, ps_err_t *err);
 
