@@ -255,6 +255,17 @@ int ps_gpus_usable(const ps_gpus_t *use, char *why, size_t len)
     return 1;
 }
 
+int ps_gpus_pick(const ps_gpus_t *asked, double cpu_s, double repay_s, ps_gpus_t *use, char *why, size_t len)
+{
+    const int visible = ps_gpu_count();
+    if (visible == 0) {
+        (void)ps_gpu_usable(asked->n ? asked->id[0] : 0, why, len);
+        return -1;
+    }
+    return ps_gpus_choose(asked, visible, cpu_s, repay_s, use, why, len) == 0 && ps_gpus_usable(use, why, len) ? 0
+                                                                                                               : -1;
+}
+
 void ps_gpus_name(const ps_gpus_t *use, char *buf, size_t len)
 {
     size_t at = (size_t)snprintf(buf, len, "GPU%s ", use->n > 1 ? "s" : "");

@@ -45,6 +45,11 @@ int ps_gpus_choose(const ps_gpus_t *asked, int visible, double cpu_s, double rep
  * and the first failure, naming its device, in why. */
 int ps_gpus_usable(const ps_gpus_t *use, char *why, size_t len);
 
+/* ps_gpus_choose over the devices the CUDA driver shows, each then checked
+ * usable: 0 with *use, or -1 with why (none visible: the driver's or the
+ * build's own reason). Starts the CUDA driver. */
+int ps_gpus_pick(const ps_gpus_t *asked, double cpu_s, double repay_s, ps_gpus_t *use, char *why, size_t len);
+
 /* "GPU 0" or "GPUs 0,1,2" (in list order). */
 void ps_gpus_name(const ps_gpus_t *use, char *buf, size_t len);
 

@@ -40,11 +40,7 @@ static void *start_gpu(void *arg)
     ps_engine_t *g = NULL;
     ps_gpus_t use;
     char why[320];
-    const int visible = ps_gpu_count();
-    if (visible == 0) {
-        (void)ps_gpu_usable(m->asked.n ? m->asked.id[0] : 0, why, sizeof why);
-        m->start_rc = ps_fail(&m->start_err, PS_E_GPU, "%s", why);
-    } else if (ps_gpus_choose(&m->asked, visible, m->cpu_s, 1.0, &use, why, sizeof why) < 0) {
+    if (ps_gpus_pick(&m->asked, m->cpu_s, 1.0, &use, why, sizeof why) < 0) {
         m->start_rc = ps_fail(&m->start_err, PS_E_GPU, "%s", why);
     } else {
         ps_gpu_exact_t x = {.a = m->a, .ks = m->ks, .kernel = m->kernel, .workers = m->threads};

@@ -177,11 +177,7 @@ int ps_plan_gpus(const ps_gpus_t *asked, ps_engine_req_t engine, double cpu_s, d
                  char *why, size_t len, ps_err_t *err)
 {
     char w[320];
-    const int visible = ps_gpu_count();
-    if (visible == 0) /* the driver's or the build's own reason */
-        (void)ps_gpu_usable(asked->n ? asked->id[0] : 0, w, sizeof w);
-    else if (ps_gpus_choose(asked, visible, cpu_s, repay_s, use, w, sizeof w) == 0 && ps_gpus_usable(use, w, sizeof w))
-        return 0;
+    if (ps_gpus_pick(asked, cpu_s, repay_s, use, w, sizeof w) == 0) return 0;
     if (engine == PS_REQ_GPU) return ps_fail(err, PS_E_GPU, "--engine gpu: no usable GPU: %s", w);
     snprintf(why, len, "%s", w);
     return 1;
@@ -198,10 +194,13 @@ static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *
     double cpu_s = -1;
     if (o->engine == PS_REQ_AUTO && o->by_record) {
         snprintf(why, sizeof why, "--by-record counts on the CPU");
-    } else if (o->engine == PS_REQ_GPU || (o->engine == PS_REQ_AUTO && ps_gpu_device_present())) {
+    } else if (o->engine == PS_REQ_AUTO && ps_gpu_device_present()) {
         cpu_s = ps_patset_cpu_seconds(pl->ps, o->bytes, o->threads, work, sizeof work);
-        want_gpu |= cpu_s < 0 || cpu_s > 1.0;
+        want_gpu = cpu_s < 0 || cpu_s > 1.0;
         snprintf(why, sizeof why, "%s", work);
+    } else if (o->engine == PS_REQ_GPU && !o->gpus.n) {
+        /* How many GPUs the default list takes. */
+        cpu_s = ps_patset_cpu_seconds(pl->ps, o->bytes, o->threads, work, sizeof work);
     }
     ps_gpus_t use;
     if (want_gpu) {
