@@ -13,6 +13,7 @@
 
 typedef struct {
     uint64_t *D;        /* levels x n_words state vectors */
+    uint64_t *G;        /* the gate's state (patset.h), gate_words */
     uint64_t *counts;   /* n_leaves */
     uint32_t *touched;  /* scan_records: leaves with counts in the current record */
     uint32_t n_touched;
@@ -331,6 +332,41 @@ WIDE static void scan_segment_fwdc(const ps_patset_t *ps, worker_t *w, const ps_
     }
 }
 
+/* A closed segment [a, b) of a gated set (patset.h): its windows read
+ * forward, and the segment read backward only over the ranges around their
+ * matches (merged where they meet), each range standing for the segment
+ * where it reaches one of its edges. Every site lies whole in one range,
+ * and a range finds no site that the whole segment would not. */
+WIDE static void scan_gated(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, uint64_t a, uint64_t b,
+                            int starts_rec, int ends_rec, int mode)
+{
+    const uint32_t gw = ps->gate_words;
+    const uint64_t before = ps->gate_before, after = ps->gate_after;
+    const uint64_t *gf = ps->gate_first, *gl = ps->gate_last;
+    uint64_t *G = w->G;
+    memset(G, 0, gw * sizeof *G);
+    uint64_t r0 = 0, r1 = 0; /* the range being gathered; empty when r1 == 0 */
+    for (uint64_t p = a; p < b; p++) {
+        const uint64_t *gB = ps->gate_B + (size_t)ps_chunk_sym(c, p) * gw;
+        uint64_t any = 0;
+        for (uint32_t i = 0; i < gw; i++) {
+            uint64_t v = (G[i] << 1 | gf[i]) & gB[i];
+            G[i] = v;
+            any |= v & gl[i];
+        }
+        if (!any) continue;
+        const uint64_t lo = p >= a + before ? p - before : a, hi = b - p > after ? p + after : b;
+        if (r1 && lo <= r1) {
+            r1 = hi;
+            continue;
+        }
+        if (r1) scan_segment_back(ps, w, c, r0, r1, starts_rec && r0 == a, 0, 1, mode);
+        r0 = lo;
+        r1 = hi;
+    }
+    if (r1) scan_segment_back(ps, w, c, r0, r1, starts_rec && r0 == a, ends_rec && r1 == b, 1, mode);
+}
+
 /* Matches [from, to) segment by segment. */
 static void scan_range(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, uint64_t from, uint64_t to, int mode)
 {
@@ -347,7 +383,10 @@ static void scan_range(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, 
             int at_restart = r < c->n_restart && c->restart[r] == end;
             int ends = at_restart ? c->edge[r] & PS_EDGE_REC_END : end == c->n ? c->tail_edge & PS_EDGE_REC_END : 0;
             int closed = end < c->n || (c->tail_edge & PS_EDGE_CLOSED);
-            scan_segment_back(ps, w, c, seg, end, !!starts, !!ends, closed, mode);
+            if (ps->gate_words && closed)
+                scan_gated(ps, w, c, seg, end, !!starts, !!ends, mode);
+            else
+                scan_segment_back(ps, w, c, seg, end, !!starts, !!ends, closed, mode);
             if (ps->fwd) scan_segment_fwdc(ps->fwd, w, c, seg, end, !!starts, !!ends, mode);
         }
         seg = end;
@@ -435,6 +474,7 @@ static void pat_destroy(ps_engine_t *e)
     if (pt) {
         for (int t = 0; t < pt->threads && pt->w; t++) {
             free(pt->w[t].D);
+            free(pt->w[t].G);
             free(pt->w[t].counts);
             free(pt->w[t].touched);
         }
@@ -469,6 +509,7 @@ int ps_pattern_engine_new(ps_engine_t **out, const ps_patset_t *ps, int threads,
         pt->w[t].D = malloc((size_t)(ps->max_mm + 1) * nw * sizeof(uint64_t));
         pt->w[t].counts = calloc(ps->leaves.n_leaves, sizeof(uint64_t));
         if (!pt->w[t].D || !pt->w[t].counts) goto nomem;
+        if (ps->gate_words && !(pt->w[t].G = malloc(ps->gate_words * sizeof(uint64_t)))) goto nomem;
     }
     *out = e;
     return PS_OK;

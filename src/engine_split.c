@@ -152,13 +152,70 @@ static int gpu_takes(const ps_probes_t *p, uint32_t i)
     return (p->patterns ? p->len[i] : (uint32_t)p->k) <= PS_GPU_PATTERN_MAX_LEN;
 }
 
+/* The probes sel[0..n_sel) of p on CPU threads, in that order: one pattern
+ * engine over their set (parts[0]; parts[1] NULL), or, where those of over
+ * 64 positions take a gate (patset.h) on their own, the shorter ones
+ * (parts[0]) and those (parts[1]) split, sel reordered shorter first. */
+static int rest_engine(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps, uint32_t *sel, uint32_t n_sel,
+                       int workers, ps_patset_t *parts[2], ps_err_t *err)
+{
+    const int both = ps->leaves.both_strands, mm = ps->max_mm;
+    const uint32_t strands = both ? 2u : 1u, levels = (uint32_t)ps->leaves.levels;
+    uint32_t n_long = 0;
+    for (uint32_t j = 0; j < n_sel; j++) n_long += !gpu_takes(p, sel[j]);
+    ps_patset_t *lp = NULL;
+    uint32_t *order = NULL;
+    int rc = PS_OK;
+    if (n_long && n_long < n_sel) {
+        if (!(order = malloc((size_t)n_sel * sizeof *order))) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        uint32_t a = 0, b = n_sel - n_long;
+        for (uint32_t j = 0; j < n_sel; j++) order[gpu_takes(p, sel[j]) ? a++ : b++] = sel[j];
+        if ((rc = ps_patset_build_part(&lp, p, order + (n_sel - n_long), n_long, both, mm, err)) < 0) goto done;
+    }
+    if (!lp || !lp->gate_words) {
+        ps_patset_free(lp);
+        lp = NULL;
+        if ((rc = ps_patset_build_part(&parts[0], p, sel, n_sel, both, mm, err)) == PS_OK)
+            rc = ps_pattern_engine_new(e, parts[0], workers, err);
+        goto done;
+    }
+    memcpy(sel, order, (size_t)n_sel * sizeof *sel);
+    const uint32_t n_short = n_sel - n_long;
+    parts[1] = lp;
+    ps_engine_t *pe[2] = {NULL, NULL};
+    uint32_t *map[2] = {NULL, NULL}, nl[2] = {n_short * strands * levels, n_long * strands * levels};
+    if ((rc = ps_patset_build_part(&parts[0], p, sel, n_short, both, mm, err)) == PS_OK &&
+        (rc = ps_pattern_engine_new(&pe[0], parts[0], workers, err)) == PS_OK &&
+        (rc = ps_pattern_engine_new(&pe[1], lp, workers, err)) == PS_OK) {
+        map[0] = malloc((size_t)nl[0] * sizeof *map[0]);
+        map[1] = malloc((size_t)nl[1] * sizeof *map[1]);
+        if (!map[0] || !map[1]) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+    }
+    if (rc < 0) {
+        for (int k = 0; k < 2; k++) {
+            ps_engine_destroy(pe[k]);
+            free(map[k]);
+        }
+        goto done;
+    }
+    /* Leaves of the shorter ones are the rest's first, the long ones' follow. */
+    for (uint32_t l = 0; l < nl[0]; l++) map[0][l] = l;
+    for (uint32_t l = 0; l < nl[1]; l++) map[1][l] = nl[0] + l;
+    rc = ps_split_engine_new(e, pe[0], map[0], nl[0], pe[1], map[1], nl[1], err);
+done:
+    free(order);
+    return rc;
+}
+
 /* p's set in two parts, each in probe order: part a the probes in_a says
  * yes to, on the GPUs gpus (or CPU threads where gpus is NULL), part b the
- * rest on CPU threads; their sets into parts[0] and parts[1]. Returns 1,
- * nothing made, when a part would be empty; *n_a the probes of part a. */
+ * rest on CPU threads; their sets into parts[0] and parts[1]. With
+ * rest_split, part b is rest_engine's (its sets in parts[1] and parts[2]).
+ * Returns 1, nothing made, when a part would be empty; *n_a the probes of
+ * part a. */
 static int split_by(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps,
-                    int (*in_a)(const ps_probes_t *, uint32_t), const ps_gpus_t *gpus, int workers, ps_patset_t *parts[2],
-                    uint32_t *n_a_out, ps_err_t *err)
+                    int (*in_a)(const ps_probes_t *, uint32_t), const ps_gpus_t *gpus, int workers, int rest_split,
+                    ps_patset_t *parts[], uint32_t *n_a_out, ps_err_t *err)
 {
     const uint32_t strands = ps->leaves.both_strands ? 2u : 1u, levels = (uint32_t)ps->leaves.levels;
     uint32_t *idx = malloc(((size_t)p->n + 1) * sizeof *idx), n_a = 0;
@@ -174,9 +231,13 @@ static int split_by(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps
     ps_engine_t *part_e[2] = {NULL, NULL};
     int rc = PS_OK;
     for (int k = 0; k < 2 && rc == PS_OK; k++) {
-        const uint32_t *sel = idx + (k ? n_a : 0), n_sel = k ? p->n - n_a : n_a;
-        if ((rc = ps_patset_build_part(&parts[k], p, sel, n_sel, ps->leaves.both_strands, ps->max_mm, err)) < 0) break;
-        n_leaves[k] = parts[k]->leaves.n_leaves;
+        uint32_t *sel = idx + (k ? n_a : 0), n_sel = k ? p->n - n_a : n_a;
+        if (k && rest_split) {
+            if ((rc = rest_engine(&part_e[k], p, ps, sel, n_sel, workers, parts + 1, err)) < 0) break;
+        } else if ((rc = ps_patset_build_part(&parts[k], p, sel, n_sel, ps->leaves.both_strands, ps->max_mm, err)) < 0) {
+            break;
+        }
+        n_leaves[k] = n_sel * strands * levels;
         if (!(map[k] = malloc((size_t)n_leaves[k] * sizeof *map[k]))) {
             rc = ps_fail(err, PS_E_NOMEM, "out of memory");
             break;
@@ -185,6 +246,7 @@ static int split_by(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps
             for (uint32_t s = 0; s < strands; s++)
                 for (uint32_t d = 0; d < levels; d++)
                     map[k][(j * strands + s) * levels + d] = (sel[j] * strands + s) * levels + d;
+        if (k && rest_split) continue;
         rc = !k && gpus ? gpu_patterns_on(&part_e[k], parts[k], gpus, workers, err)
                         : ps_pattern_engine_new(&part_e[k], parts[k], workers, err);
     }
@@ -201,11 +263,11 @@ static int split_by(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps
 }
 
 int ps_split_windows_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps, int workers, int count_windows,
-                         ps_patset_t *parts[2], ps_err_t *err)
+                         ps_patset_t *parts[3], ps_err_t *err)
 {
     if (ps->windows_only || ps->fwd) return 1;
     uint32_t n_win;
-    int rc = split_by(e, p, ps, is_window, NULL, workers, parts, &n_win, err);
+    int rc = split_by(e, p, ps, is_window, NULL, workers, 1, parts, &n_win, err);
     if (rc == PS_OK) ((split_t *)(*e)->impl)->count_a = count_windows;
     return rc;
 }
@@ -213,7 +275,7 @@ int ps_split_windows_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset_
 int ps_split_patterns_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset_t *ps, const ps_gpus_t *gpus,
                           int workers, ps_patset_t *parts[2], uint32_t *n_gpu_out, ps_err_t *err)
 {
-    int rc = split_by(e, p, ps, gpu_takes, gpus, workers, parts, n_gpu_out, err);
+    int rc = split_by(e, p, ps, gpu_takes, gpus, workers, 0, parts, n_gpu_out, err);
     if (rc != 1) return rc;
     uint32_t n_gpu = 0;
     for (uint32_t i = 0; i < p->n; i++) n_gpu += gpu_takes(p, i);

@@ -45,9 +45,12 @@ int ps_split_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_pats
  * them) and lists only the rest's: `count` under ps_scan's rules, where a
  * window's site is never left out by the sites before it. Returns 1,
  * nothing made, where the set is of one kind (or has a minus strand read
- * forward). */
+ * forward). The rest splits again where its strings of over 64 positions
+ * take a gate (patset.h) on their own: those, read backward only near
+ * their windows' matches, in parts[2] (else NULL), the shorter ones in
+ * parts[1]. */
 int ps_split_windows_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, int workers, int count_windows,
-                         ps_patset_t *parts[2], ps_err_t *err);
+                         ps_patset_t *parts[3], ps_err_t *err);
 
 /* The pattern set on the GPUs gpus: whole, or split as above where some
  * pattern is too long for them; *n_gpu the probes the GPUs take. required

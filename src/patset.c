@@ -29,6 +29,9 @@ void ps_patset_free(ps_patset_t *ps)
     free(ps->opt_A);
     free(ps->keep);
     free(ps->len_at);
+    free(ps->gate_B);
+    free(ps->gate_first);
+    free(ps->gate_last);
     free(ps);
 }
 
@@ -118,6 +121,108 @@ static void lay_out(ps_patset_t *ps, const ps_pattern_t *pat, const uint8_t *fix
         j = e;
     }
 #undef Q
+}
+
+/* ---- the gate (patset.h) ------------------------------------------------ */
+
+/* A letter's share of real sequence, to choose selective windows (an
+ * estimate only: the gate is exact whatever it chooses): amino acids as
+ * in Swiss-Prot, in percent; rare symbols (X, B, Z, U, ...) next to none. */
+static double letter_share(ps_alpha_t a, char ch)
+{
+    if (a == PS_DNA) return ch && strchr("ACGT", ch) ? 0.25 : 0.001;
+    static const char aa[] = "ARNDCQEGHILKMFPSTWYV";
+    static const double pct[] = {8.3, 5.5, 4.1, 5.5, 1.4, 3.9, 6.7, 7.1, 2.3, 5.9,
+                                 9.7, 5.8, 2.4, 3.9, 4.7, 6.6, 5.3, 1.1, 2.9, 6.9};
+    const char *at = ch ? strchr(aa, ch) : NULL;
+    return at ? pct[at - aa] / 100 : 0.001;
+}
+
+typedef struct {
+    uint32_t st, len; /* positions [st, st + len) of the pattern */
+    double share;     /* the chance that random text matches them at a letter */
+} gate_win_t;
+
+/* The window of pat that random text matches least often: a run of at most
+ * 64 positions, none optional and none an edge may stand for ([<M], [G>]),
+ * the shortest of the rarest; len 0 where every run matches anything. */
+static gate_win_t gate_window(const ps_pattern_t *pat, ps_alpha_t a, int sigma)
+{
+    double cp[PS_PATTERN_MAX];
+    for (uint32_t j = 0; j < pat->len; j++) {
+        double sh = 0;
+        for (int c = 0; c < sigma; c++)
+            if (pat->cls[j] >> c & 1) sh += letter_share(a, ps_alpha_letter(a, c));
+        cp[j] = sh < 1 ? sh : 1;
+    }
+    gate_win_t best = {0, 0, 1};
+    const uint32_t lo = pat->anchors & PS_ANCHOR_START_OR ? 1 : 0;
+    const uint32_t hi = pat->len - (pat->anchors & PS_ANCHOR_END_OR ? 1 : 0);
+    for (uint32_t s = lo; s < hi; s++) {
+        if (pat->opt[s] || cp[s] >= 1) continue; /* a window starts where it selects */
+        double prod = 1;
+        for (uint32_t l = 1; s + l <= hi && l <= 64 && !pat->opt[s + l - 1]; l++) {
+            prod *= cp[s + l - 1];
+            if (prod < best.share * (1 - 1e-9)) best = (gate_win_t){s, l, prod};
+        }
+    }
+    return best;
+}
+
+/* The gate of an exact set in the general layout on one strand, where its
+ * windows are few words and rare enough that reading backward only near
+ * them pays (expected to cover under a quarter of random text); else none. */
+static int build_gate(ps_patset_t *ps, const ps_probes_t *p, const uint32_t *idx, uint32_t n_idx, ps_pattern_t *pat,
+                      ps_err_t *err)
+{
+    gate_win_t *win = malloc((size_t)(n_idx ? n_idx : 1) * sizeof *win);
+    if (!win) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    uint64_t bits = 0;
+    uint32_t before = 0, after = 0;
+    double rate = 0;
+    int ok = n_idx > 0;
+    for (uint32_t j = 0; j < n_idx && ok; j++) {
+        probe_pattern(p, idx ? idx[j] : j, pat);
+        win[j] = gate_window(pat, p->alpha, ps->sigma);
+        if (!win[j].len) ok = 0;
+        bits = place_short(bits, win[j].len) + win[j].len;
+        /* A site starts at most st positions before the window and ends at
+         * most len - st after the window's start. */
+        const uint32_t b = win[j].st + win[j].len - 1, f = pat->len - win[j].st - win[j].len + 1;
+        before = b > before ? b : before;
+        after = f > after ? f : after;
+        rate += win[j].share;
+    }
+    const uint32_t words = (uint32_t)((bits + 63) / 64);
+    const double share = rate * (before + after);
+    if (!ok || share > 0.25 || words > ps->n_words) {
+        free(win);
+        return PS_OK;
+    }
+    ps->gate_B = calloc((size_t)ps->sigma * words, sizeof *ps->gate_B);
+    ps->gate_first = calloc(words, sizeof *ps->gate_first);
+    ps->gate_last = calloc(words, sizeof *ps->gate_last);
+    if (!ps->gate_B || !ps->gate_first || !ps->gate_last) {
+        free(win);
+        return ps_fail(err, PS_E_NOMEM, "out of memory");
+    }
+    uint64_t at = 0;
+    for (uint32_t j = 0; j < n_idx; j++) {
+        probe_pattern(p, idx ? idx[j] : j, pat);
+        at = place_short(at, win[j].len);
+        set_bit(ps->gate_first, at);
+        for (uint32_t t = 0; t < win[j].len; t++)
+            for (int c = 0; c < ps->sigma; c++)
+                if (pat->cls[win[j].st + t] >> c & 1) set_bit(ps->gate_B + (size_t)c * words, at + t);
+        at += win[j].len;
+        set_bit(ps->gate_last, at - 1);
+    }
+    free(win);
+    ps->gate_words = words;
+    ps->gate_before = before;
+    ps->gate_after = after;
+    ps->gate_share = share;
+    return PS_OK;
 }
 
 int ps_patset_build(ps_patset_t **out, const ps_probes_t *p, int both_strands, int max_mm, ps_err_t *err)
@@ -238,6 +343,9 @@ static int build(ps_patset_t **out, const ps_probes_t *p, const uint32_t *idx, u
             lay_out(ps, q, fx[which == FWD ? 0 : s], !ps->windows_only, at, leaf);
         }
     }
+    if (!windows_only && strands == 1 && max_mm == 0 && !p->fixed && which == ALL &&
+        (rc = build_gate(ps, p, idx, n_idx, pat, err)) < 0)
+        goto fail;
     free(pat);
     for (size_t i = 0; ps->keep && i < w; i++) ps->keep[i] = ~(ps->first[i] | ps->first_end[i]);
     ps->leaves.alpha = p->alpha;

@@ -75,6 +75,18 @@ typedef struct ps_patset {
     uint32_t min_len;
     int windows_only;     /* every string is of fixed length and unanchored: a site is a window, and
                            * the layout above is all a matcher needs (the GPU takes only these) */
+    /* The gate (patset.c: built for an exact set in the general layout on
+     * one strand, where it pays; gate_words 0 else): for every string a
+     * window of it, a run of positions that no match skips and no record
+     * edge stands for, so that every match holds it at consecutive letters;
+     * the windows laid out forward (none across a word). Every site then
+     * lies within [e - gate_before, e + gate_after) for the last letter e of
+     * some window's match, so the engine reads backward only there. */
+    uint32_t gate_words;
+    uint64_t *gate_B;     /* sigma x gate_words */
+    uint64_t *gate_first, *gate_last;
+    uint32_t gate_before, gate_after;
+    double gate_share;    /* the share of random text those ranges cover (the estimate that chose it) */
     struct ps_patset *fwd; /* both strands with patterns that are no window: their reverse
                            * complements, which this set leaves out, as a set of the patterns
                            * themselves in the general layout (leaves of the minus strand), to be

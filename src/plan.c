@@ -28,6 +28,7 @@ void ps_plan_free(ps_plan_t *pl)
     ps_patset_free(pl->ps);
     ps_patset_free(pl->parts[0]);
     ps_patset_free(pl->parts[1]);
+    ps_patset_free(pl->parts[2]);
     ps_bulgeset_free(pl->bs);
     memset(pl, 0, sizeof *pl);
 }
@@ -183,6 +184,17 @@ int ps_plan_gpus(const ps_gpus_t *asked, ps_engine_req_t engine, double cpu_s, d
     return 1;
 }
 
+/* -v: where a CPU part of the set reads backward only near its windows'
+ * matches (patset.h's gate). */
+static void say_gate(const ps_plan_opts_t *o, const ps_patset_t *ps)
+{
+    if (o->verbose && ps && ps->gate_words)
+        fprintf(stderr, "probescan: engine: CPU threads read %u pattern%s by starts only near a match of %s rarest "
+                        "window (%u word%s; about %.2g%% of random text)\n",
+                ps->n_strings, ps->n_strings == 1 ? "" : "s", ps->n_strings == 1 ? "its" : "each one's",
+                ps->gate_words, ps->gate_words == 1 ? "" : "s", 100 * ps->gate_share);
+}
+
 /* Over the pattern set: the GPU when asked, or (auto) where one is present
  * and the work repays its start; the GPU takes the whole set, or the part
  * it can; else CPU threads. */
@@ -224,6 +236,7 @@ static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *
                 fprintf(stderr, "probescan: engine: %s, patterns (%s%s%s)\n", name,
                         o->engine == PS_REQ_GPU ? "asked for" : "", o->engine == PS_REQ_GPU && work[0] ? "; " : "",
                         work);
+            if (n_gpu < p->n) say_gate(o, pl->parts[1]);
             return rc;
         }
         /* auto: no GPU after all, or none of the set for it (why): the CPU. */
@@ -237,6 +250,7 @@ static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *
         if (rc == PS_OK && o->verbose)
             fprintf(stderr, "probescan: engine: patterns in two parts: windows read forward%s, the rest by starts\n",
                     o->count_windows ? " (counted)" : "");
+        if (rc == PS_OK) say_gate(o, pl->parts[2] ? pl->parts[2] : pl->parts[1]);
         return rc;
     }
     rc = ps_plan_cpu_engine(e, pl, workers, err);
@@ -244,6 +258,7 @@ static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *
         ps_engine_info_t in;
         ps_engine_info(*e, &in);
         if (in.guides) fprintf(stderr, "probescan: engine: guides, a window's PAM tested first, then its piece keys\n");
+        else say_gate(o, pl->ps);
     }
     return rc;
 }

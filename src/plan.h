@@ -68,7 +68,7 @@ typedef struct {
     ps_automaton_t *a;
     ps_kmerset_t *ks;
     ps_patset_t *ps;
-    ps_patset_t *parts[2];
+    ps_patset_t *parts[3];  /* windows or the GPU's, the rest, and the rest's long gated strings */
     ps_bulgeset_t *bs;      /* guides with bulges: the bulge set, its variants the probes of the rows */
     const ps_leaves_t *lv;
     char why[160];          /* why this index, for -v */

@@ -513,6 +513,118 @@ START_TEST(test_random_patterns)
 }
 END_TEST
 
+/* Text that matches g: each element repeated within its range, each letter
+ * drawn from its class (written into out, at most cap letters). */
+static int plant(tu_rng_t *r, ps_alpha_t a, const gpat_t *g, char *out, int cap)
+{
+    const char *syms = a == PS_DNA ? dna_syms : protein_syms;
+    int n = 0;
+    for (int i = 0; i < g->n; i++) {
+        int rep = (int)tu_rng_range(r, (uint64_t)g->e[i].lo, (uint64_t)g->e[i].hi);
+        for (int j = 0; j < rep && n < cap; j++) {
+            ps_class_t c = g->e[i].cls;
+            int pick = (int)tu_rng_below(r, (uint64_t)__builtin_popcount(c));
+            while (pick--) c &= c - 1;
+            out[n++] = syms[__builtin_ctz(c)];
+        }
+    }
+    return n;
+}
+
+/* The gate (patset.h): exact sets of patterns on one strand, whose backward
+ * reading is confined to the ranges around their rarest windows' matches,
+ * count what brute force counts, over long records with planted sites,
+ * in chunks and blocks of every size. */
+START_TEST(test_gated_patterns)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x6a7eull);
+    char *dir = tu_mkdtemp(), *path = tu_path(dir, "in.fa");
+    int gated = 0;
+    uint64_t sites = 0;
+    for (int k = 0; k < 150; k++) {
+        pcase_t c;
+        /* Mostly sets the gate takes: drawn again while it would not. */
+        for (int tries = 0;; tries++) {
+            make_pcase(&r, &c);
+            c.mm = 0;
+            c.both = 0;
+            ps_err_t e0 = {0};
+            ps_probes_t *p0 = NULL;
+            ps_patset_t *ps0 = NULL;
+            ck_assert(ps_probes_from_strings(&p0, c.n, (const char *const *)c.text, NULL, (ps_alpha_req_t)c.alpha,
+                                             &e0) == PS_OK);
+            ck_assert(ps_patset_build(&ps0, p0, 0, 0, &e0) == PS_OK);
+            int takes = ps0->gate_words > 0;
+            ps_patset_free(ps0);
+            ps_probes_free(p0);
+            if (takes || tries == 30 || k % 10 == 0) break;
+            free_pcase(&c);
+        }
+        /* Records of up to 3,000 letters, some sites planted in them. */
+        const char *syms = c.alpha == PS_DNA ? dna_syms : protein_syms;
+        for (int t = 0; t < c.n_rec; t++) {
+            size_t len = (size_t)tu_rng_below(&r, 3000);
+            char *s = realloc(c.recs[t], len + 1);
+            ck_assert(s);
+            for (size_t j = 0; j < len; j++) s[j] = syms[tu_rng_below(&r, strlen(syms))];
+            for (int m = (int)tu_rng_below(&r, 4); m > 0 && len > 0; m--) {
+                char buf[512];
+                int n = plant(&r, c.alpha, &c.pat[tu_rng_below(&r, c.n)], buf, (int)sizeof buf);
+                size_t at = (size_t)tu_rng_below(&r, len);
+                if (tu_rng_chance(&r, 15)) at = 0;
+                if (tu_rng_chance(&r, 15)) at = len > (size_t)n ? len - (size_t)n : 0;
+                for (int j = 0; j < n && at + (size_t)j < len; j++) s[at + (size_t)j] = buf[j];
+            }
+            s[len] = '\0';
+            c.recs[t] = s;
+        }
+        c.chunk_syms = tu_rng_chance(&r, 50) ? 0 : tu_rng_range(&r, 300, 5000);
+        write_pcase(&r, &c, path);
+        ps_err_t err = {0};
+        ps_probes_t *p = NULL;
+        ck_assert(ps_probes_from_strings(&p, c.n, (const char *const *)c.text, NULL, (ps_alpha_req_t)c.alpha, &err) ==
+                  PS_OK);
+        ps_patset_t *ps = NULL;
+        ck_assert_msg(ps_patset_build(&ps, p, 0, 0, &err) == PS_OK, "%s", err.msg);
+        gated += ps->gate_words > 0;
+        ps_engine_info_t in = {.kind = PS_ENGINE_CPU};
+        ps_scan_opts_t so;
+        ps_scan_opts_init(&so, &in, c.threads);
+        if (c.chunk_syms) so.chunk_syms = c.chunk_syms;
+        if (tu_rng_chance(&r, 30)) so.block_bytes = (size_t)tu_rng_range(&r, 64, 4096);
+        ps_engine_t *e = NULL;
+        ck_assert(ps_pattern_engine_new(&e, ps, ps_scan_workers(&so), &err) == PS_OK);
+        uint64_t *got = calloc(ps->leaves.n_leaves, sizeof *got), *want = calloc(ps->leaves.n_leaves, sizeof *want);
+        ck_assert(got && want);
+        ps_scan_stats_t st;
+        ck_assert_msg(ps_scan_file(e, &ps->leaves, path, &so, got, NULL, &st, NULL, NULL, &err) == PS_OK, "%s",
+                      err.msg);
+        brute(&c, want);
+        for (uint32_t l = 0; l < ps->leaves.n_leaves; l++) {
+            sites += want[l];
+            ck_assert_msg(got[l] == want[l],
+                          "gated case %d (seed %llu; %s, gate %u words, %d threads, chunk %llu, block %zu): probe "
+                          "'%s': %llu sites, brute force %llu",
+                          k, (unsigned long long)tu_seed(), ps_alpha_name(c.alpha), ps->gate_words, c.threads,
+                          (unsigned long long)so.chunk_syms, so.block_bytes, c.text[l],
+                          (unsigned long long)got[l], (unsigned long long)want[l]);
+        }
+        free(got);
+        free(want);
+        ps_engine_destroy(e);
+        ps_patset_free(ps);
+        ps_probes_free(p);
+        free_pcase(&c);
+    }
+    /* The gate must have been taken, and sites found through it. */
+    ck_assert_msg(gated >= 100 && sites > 100, "seed %llu: %d of 150 cases gated, %llu sites",
+                  (unsigned long long)tu_seed(), gated, (unsigned long long)sites);
+    free(path);
+    tu_rmtree(dir);
+}
+END_TEST
+
 /* One engine made of two parts (engine_split.h), here two CPU engines over
  * a random split of the probes: the whole set's counts, leaf for leaf. */
 START_TEST(test_split_engine)
@@ -532,7 +644,7 @@ START_TEST(test_split_engine)
         ps_probes_t *p = NULL;
         ck_assert(ps_probes_from_strings(&p, c.n, (const char *const *)c.text, NULL, (ps_alpha_req_t)c.alpha, &err) ==
                   PS_OK);
-        ps_patset_t *whole = NULL, *part[2] = {NULL, NULL};
+        ps_patset_t *whole = NULL, *part[3] = {NULL, NULL, NULL};
         ck_assert(ps_patset_build(&whole, p, c.both, c.mm, &err) == PS_OK);
         uint32_t idx[8], n0 = (uint32_t)tu_rng_range(&r, 1, c.n - 1);
         /* A random split: a shuffled order, the first n0 to part 0. */
@@ -580,6 +692,7 @@ START_TEST(test_split_engine)
         ps_engine_destroy(e);
         ps_patset_free(part[0]);
         ps_patset_free(part[1]);
+        ps_patset_free(part[2]);
         ps_patset_free(whole);
         ps_probes_free(p);
         free_pcase(&c);
@@ -800,6 +913,7 @@ Suite *suite_pattern(void)
     tcase_add_test(tc, test_revcomp);
     tcase_add_test(tc, test_random_patterns);
     tcase_add_test(tc, test_split_engine);
+    tcase_add_test(tc, test_gated_patterns);
     tcase_add_test(tc, test_random_locate);
     suite_add_tcase(s, tc);
     return s;
