@@ -103,6 +103,27 @@ static inline uint32_t pack16_dna(const unsigned char *p, uint32_t *out)
 
 static void mark_edge(ps_parser_t *r, ps_chunk_t *c, uint64_t off);
 
+/* Packs up to `words` whole words of pw symbols of `bits` bits from q into
+ * out, stopping before the first word holding a byte that is no symbol.
+ * Returns the words packed. Inlined with constants for the common case. */
+static inline __attribute__((always_inline)) size_t pack_words(const uint8_t *tab, uint32_t sigma,
+                                                               const unsigned char *q, size_t words, uint32_t *out,
+                                                               uint32_t pw, uint32_t bits)
+{
+    size_t i = 0;
+    for (; i < words; i++, q += pw) {
+        uint32_t w = 0, bad = 0;
+        for (uint32_t j = 0; j < pw; j++) {
+            uint32_t v = tab[q[j]];
+            bad |= v >= sigma;
+            w |= v << (j * bits);
+        }
+        if (bad) break;
+        out[i] = w;
+    }
+    return i;
+}
+
 /* Packs the sequence bytes at the buffer position into c. Returns 0 when the
  * buffer is used up, 1 when the chunk is full, 2 when the sequence ended (the
  * state was changed), <0 on error. The hot loop keeps the partial word in a
@@ -145,6 +166,18 @@ static int pack_seq(ps_parser_t *r, ps_chunk_t *c, ps_err_t *err)
             }
         }
 #endif
+        /* Other alphabets whole words at a time, from where one starts,
+         * while their bytes are all symbols (a protein's word: six residues). */
+        if (bits != 2 && fill == 0 && !(r->pending_restart | r->pending_record)) {
+            const uint32_t pw = c->per_word;
+            size_t words = (len - pos) / pw;
+            if ((cap - n) / pw < words) words = (size_t)((cap - n) / pw);
+            size_t done = pw == 6 && bits == 5 ? pack_words(tab, sigma, buf + pos, words, text + n / pw, 6, 5)
+                                               : pack_words(tab, sigma, buf + pos, words, text + n / pw, pw, bits);
+            n += done * pw;
+            pos += done * pw;
+            if (done == words && words) continue;
+        }
         unsigned char b = buf[pos];
         uint32_t v = tab[b];
         if (__builtin_expect(v < sigma && !(r->pending_restart | r->pending_record) && n < cap, 1)) {
