@@ -337,24 +337,68 @@ WIDE static void scan_segment_fwdc(const ps_patset_t *ps, worker_t *w, const ps_
  * matches (merged where they meet), each range standing for the segment
  * where it reaches one of its edges. Every site lies whole in one range,
  * and a range finds no site that the whole segment would not. */
+/* The gate's windows read forward from p with state G (gw words): the
+ * position of the next window match's last letter, or b where none ends
+ * before b. With gw a constant (up to 4 words) the state stays in
+ * registers. */
+static inline __attribute__((always_inline)) uint64_t gate_next(const ps_patset_t *ps, uint64_t *G,
+                                                                const ps_chunk_t *c, uint64_t p, uint64_t b,
+                                                                const uint32_t gw)
+{
+    uint64_t g[4], f[4], l[4];
+    for (uint32_t i = 0; i < gw; i++) {
+        g[i] = G[i];
+        f[i] = ps->gate_first[i];
+        l[i] = ps->gate_last[i];
+    }
+    const uint64_t *gB = ps->gate_B;
+    for (; p < b; p++) {
+        const uint64_t *row = gB + (size_t)ps_chunk_sym(c, p) * gw;
+        uint64_t any = 0;
+        for (uint32_t i = 0; i < gw; i++) {
+            g[i] = (g[i] << 1 | f[i]) & row[i];
+            any |= g[i] & l[i];
+        }
+        if (any) break;
+    }
+    for (uint32_t i = 0; i < gw; i++) G[i] = g[i];
+    return p;
+}
+
+/* gate_next for any number of words, the state in memory. */
+static uint64_t gate_next_words(const ps_patset_t *ps, uint64_t *G, const ps_chunk_t *c, uint64_t p, uint64_t b)
+{
+    const uint32_t gw = ps->gate_words;
+    const uint64_t *gf = ps->gate_first, *gl = ps->gate_last;
+    for (; p < b; p++) {
+        const uint64_t *row = ps->gate_B + (size_t)ps_chunk_sym(c, p) * gw;
+        uint64_t any = 0;
+        for (uint32_t i = 0; i < gw; i++) {
+            G[i] = (G[i] << 1 | gf[i]) & row[i];
+            any |= G[i] & gl[i];
+        }
+        if (any) break;
+    }
+    return p;
+}
+
 WIDE static void scan_gated(const ps_patset_t *ps, worker_t *w, const ps_chunk_t *c, uint64_t a, uint64_t b,
                             int starts_rec, int ends_rec, int mode)
 {
     const uint32_t gw = ps->gate_words;
     const uint64_t before = ps->gate_before, after = ps->gate_after;
-    const uint64_t *gf = ps->gate_first, *gl = ps->gate_last;
     uint64_t *G = w->G;
     memset(G, 0, gw * sizeof *G);
     uint64_t r0 = 0, r1 = 0; /* the range being gathered; empty when r1 == 0 */
-    for (uint64_t p = a; p < b; p++) {
-        const uint64_t *gB = ps->gate_B + (size_t)ps_chunk_sym(c, p) * gw;
-        uint64_t any = 0;
-        for (uint32_t i = 0; i < gw; i++) {
-            uint64_t v = (G[i] << 1 | gf[i]) & gB[i];
-            G[i] = v;
-            any |= v & gl[i];
+    for (uint64_t p = a;; p++) {
+        switch (gw) {
+        case 1: p = gate_next(ps, G, c, p, b, 1); break;
+        case 2: p = gate_next(ps, G, c, p, b, 2); break;
+        case 3: p = gate_next(ps, G, c, p, b, 3); break;
+        case 4: p = gate_next(ps, G, c, p, b, 4); break;
+        default: p = gate_next_words(ps, G, c, p, b); break;
         }
-        if (!any) continue;
+        if (p >= b) break;
         const uint64_t lo = p >= a + before ? p - before : a, hi = b - p > after ? p + after : b;
         if (r1 && lo <= r1) {
             r1 = hi;

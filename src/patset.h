@@ -108,7 +108,8 @@ void ps_patset_free(ps_patset_t *ps);
  * symbol costs a few word operations per 64 positions of the set (its
  * forward part a pass of its own) and per mismatch level (about 2 ns a
  * word on one CPU thread for windows, measured; 1 ns for other sets, whose
- * windows the CPU engine reads apart); a guide library the guide engine's
+ * windows the CPU engine reads apart; a gated set its gate's words and its
+ * own over the share of text they cover); a guide library the guide engine's
  * rate (guideset.h). -1 when the size is unknown (bytes 0). Fills why for
  * -v. */
 double ps_patset_cpu_seconds(const ps_patset_t *ps, double bytes, int threads, char *why, size_t len);
