@@ -53,14 +53,18 @@ int ps_split_windows_new(ps_engine_t **out, const ps_probes_t *p, const ps_patse
                          ps_patset_t *parts[3], ps_err_t *err);
 
 /* The pattern set on the GPUs gpus: whole, or split as above where some
- * pattern is too long for them; *n_gpu the probes the GPUs take. required
+ * pattern is too long for them; with count_windows, where the set has
+ * windows and other patterns, the windows apart on the GPUs, counted there
+ * (scan_sites lists only the rest's sites, as ps_split_windows_new's), the
+ * rest on the GPUs too and its patterns of over 64 positions on CPU
+ * threads (sets in parts[0..2]); *n_gpu the probes the GPUs take. required
  * (--engine gpu): a GPU that fails to start or a set it cannot take is the run's
  * error, saying to use --engine cpu. Else such a failure returns 1, with
  * why[0..why_len) saying what failed and err cleared: the caller takes CPU
  * threads. */
 int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, const ps_gpus_t *gpus,
-                        int workers, int required, ps_patset_t *parts[2], uint32_t *n_gpu, char *why, size_t why_len,
-                        ps_err_t *err);
+                        int workers, int required, int count_windows, ps_patset_t *parts[3], uint32_t *n_gpu,
+                        char *why, size_t why_len, ps_err_t *err);
 
 #ifdef __cplusplus
 }

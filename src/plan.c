@@ -224,8 +224,8 @@ static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *
         uint32_t n_gpu;
         char name[96];
         ps_gpus_name(&use, name, sizeof name);
-        int rc = ps_gpu_patterns_new(e, p, pl->ps, &use, workers, o->engine == PS_REQ_GPU, pl->parts, &n_gpu, why,
-                                     sizeof why, err);
+        int rc = ps_gpu_patterns_new(e, p, pl->ps, &use, workers, o->engine == PS_REQ_GPU, o->count_windows, pl->parts,
+                                     &n_gpu, why, sizeof why, err);
         if (rc < 0) return rc;
         if (rc == PS_OK) {
             *on_gpu = 1;
@@ -236,15 +236,14 @@ static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *
                 fprintf(stderr, "probescan: engine: %s, patterns (%s%s%s)\n", name,
                         o->engine == PS_REQ_GPU ? "asked for" : "", o->engine == PS_REQ_GPU && work[0] ? "; " : "",
                         work);
-            if (n_gpu < p->n) say_gate(o, pl->parts[1]);
+            if (n_gpu < p->n) say_gate(o, pl->parts[2] ? pl->parts[2] : pl->parts[1]);
             return rc;
         }
         /* auto: no GPU after all, or none of the set for it (why): the CPU. */
     }
     say_cpu(o, ", patterns", why);
-    /* Windows apart from the rest, where the set has both. (On the GPU the
-     * same split, its windows counted, ran 1.8x slower on an H200 than the
-     * whole set listed.) */
+    /* Windows apart from the rest, where the set has both (on the GPUs too,
+     * above, where the windows are counted). */
     int rc = ps_split_windows_new(e, p, pl->ps, workers, o->count_windows, pl->parts, err);
     if (rc != 1) {
         if (rc == PS_OK && o->verbose)

@@ -55,7 +55,7 @@ typedef struct {
     int threads, verbose;
     int by_record;          /* counts per record (the CPU alone) */
     int mismatches;         /* the most any probe takes */
-    int count_windows;      /* CPU threads: windows counted, not listed (engine_split.h) */
+    int count_windows;      /* windows counted, not listed, on CPU threads and GPUs (engine_split.h) */
     int casoff_rows;        /* bulges: every bulge position a row (Cas-OFFinder's rows, bulges.h) */
     double bytes;           /* the inputs' sequence bytes (ps_inputs_bytes; 0: unknown) */
     uint64_t columns;       /* count columns of the table, for the memory bound */

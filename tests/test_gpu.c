@@ -38,6 +38,8 @@
 #include "probes.h"
 #include "scan.h"
 #include "options.h"
+#include "count.h"
+#include "locate.h"
 #include "sites.h"
 #include "profile.h"
 #include "profile_gpu.h"
@@ -1524,6 +1526,92 @@ static TCase *gpu_case(Suite *s, const char *name)
     return tc;
 }
 
+/* `count` and `locate` of PROSITE patterns by ps_scan's rules, as users
+ * run them: windows, variable repeats, anchors and patterns of over 64
+ * positions in one set (the GPUs count the windows, list the rest's sites,
+ * CPU threads take the long ones; with a window of over 64 positions, the
+ * GPUs list every site of theirs), over random proteins, under each rule
+ * option: the GPU's table and rows are the CPU's, byte for byte. */
+static int run_cmd(int locate, const char *const *args, int n)
+{
+    char *argv[24];
+    for (int i = 0; i < n; i++) argv[i] = (char *)args[i];
+    argv[n] = NULL;
+    ps_err_t err = {0};
+    int rc = locate ? ps_locate_main(n, argv, NULL, &err) : ps_count_main(n, argv, NULL, &err);
+    ck_assert_msg(rc == PS_OK, "%s: %s", args[0], err.msg);
+    return rc;
+}
+
+START_TEST(test_gpu_prosite_commands)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x9051734ull);
+    char *dir = tu_mkdtemp(), *in = tu_path(dir, "in.fa");
+    char *pat_file[2] = {tu_path(dir, "p.tsv"), tu_path(dir, "p_long_window.tsv")};
+    char *out[2] = {tu_path(dir, "cpu.out"), tu_path(dir, "gpu.out")};
+    const char *pats = "PKC\t[ST]-x-[RK]\nGLYC\tN-{P}-[ST]-{P}\nCC\tC-x(2)-C\nPLOOP\tG-x(4)-G-K-[ST]\n"
+                       "ZNF\tC-x(2,4)-C-x(3)-[LIVMFYWC]-x(8)-H-x(3,5)-H\nNTERM\t<M-x(0,3)-K\n"
+                       "CTERM\t[DE]-x(2,5)-[KR]>\nSTARTOR\t[<M]-K-x(1,2)-[DE]\n"
+                       "ANCHLONG\t<x(10,115)-[DENF]-[ST]-[LIVMF]-V\nREP\tW-x(0,2)-[FY]-x(1,6)-W\n"
+                       "LONGVAR\tC-x(50,56)-C-x(10)-C\n";
+    const char *long_window = "LONGWIN\tC-x(56)-C-x(10)-C\n";
+    tu_write_file(pat_file[0], pats, strlen(pats));
+    char *both = malloc(strlen(pats) + strlen(long_window) + 1);
+    ck_assert_ptr_nonnull(both);
+    strcat(strcpy(both, pats), long_window);
+    tu_write_file(pat_file[1], both, strlen(both));
+    free(both);
+    const char *aa = "ACDEFGHIKLMNPQRSTVWY";
+    tu_buf_t fa = {0};
+    for (int t = 0; t < 3000; t++) {
+        tu_buf_printf(&fa, ">r%d\n", t);
+        int len = (int)tu_rng_range(&r, 20, 900);
+        for (int j = 0; j < len; j++) {
+            char ch = aa[tu_rng_below(&r, 20)];
+            if (tu_rng_chance(&r, 1)) ch = "XBZ"[tu_rng_below(&r, 3)];
+            tu_buf_putc(&fa, ch);
+            if (j % 60 == 59) tu_buf_putc(&fa, '\n');
+        }
+        tu_buf_putc(&fa, '\n');
+    }
+    tu_write_file(in, fa.p, fa.n);
+    tu_buf_free(&fa);
+    const char *opts[][3] = {{NULL}, {"--included"}, {"--shortest"}, {"--max-x", "1"}, {"--no-overlaps"}};
+    for (size_t o = 0; o < 2 * sizeof opts / sizeof *opts; o++) {
+        const char *pat = pat_file[o % 2];
+        for (int locate = 0; locate < 2; locate++) {
+            for (int g = 0; g < 2; g++) {
+                const char *args[24] = {locate ? "locate" : "count", "-q", "--engine", g ? "gpu" : "cpu", "-t", "4",
+                                        "-p", pat, "-o", out[g]};
+                int n = 10;
+                if (locate) {
+                    args[n++] = "--format";
+                    args[n++] = "pff";
+                }
+                for (int i = 0; i < 2 && opts[o / 2][i]; i++) args[n++] = opts[o / 2][i];
+                args[n++] = in;
+                run_cmd(locate, args, n);
+            }
+            size_t la = 0, lb = 0;
+            char *a = tu_read_gz(out[0], &la), *b = tu_read_gz(out[1], &lb);
+            ck_assert_msg(la > 100 && la == lb && !memcmp(a, b, la),
+                          "seed %llu: %s %s, %s: the GPU's output differs from the CPU's (%zu and %zu bytes)",
+                          (unsigned long long)tu_seed(), locate ? "locate --format pff" : "count",
+                          opts[o / 2][0] ? opts[o / 2][0] : "(ps_scan's defaults)", pat, la, lb);
+            free(a);
+            free(b);
+        }
+    }
+    for (int g = 0; g < 2; g++) {
+        free(out[g]);
+        free(pat_file[g]);
+    }
+    free(in);
+    tu_rmtree(dir);
+}
+END_TEST
+
 /* PROSITE profiles: the GPU's best score of every (profile, sequence) pair
  * equals ps_profile_best, profiles of 1 to 40 positions and one of 400;
  * on one device, or with the profiles split between devices 0 and 1 as
@@ -1620,6 +1708,7 @@ Suite *suite_gpu(int *n_checks)
     /* General patterns: "pattern_general_small" for compute-sanitizer. */
     TU_ADD_TEST(gpu_case(s, "pattern_general_small"), test_gpu_pattern_general_small, n_checks);
     TU_ADD_TEST(gpu_case(s, "pattern_general"), test_gpu_pattern_general, n_checks);
+    TU_ADD_TEST(gpu_case(s, "prosite_commands"), test_gpu_prosite_commands, n_checks);
     /* Guides (PAM, limits): "guides_small" for compute-sanitizer. */
     TU_ADD_TEST(gpu_case(s, "guides_small"), test_gpu_guides_small, n_checks);
     TU_ADD_TEST(gpu_case(s, "guides"), test_gpu_guides, n_checks);
