@@ -390,6 +390,19 @@ int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t
     return rc;
 }
 
+double ps_patset_gpu_share(const ps_patset_t *ps, double cpu_s)
+{
+    if (cpu_s < 0) return -1;
+    /* DNA windows (guide libraries among them): the CPU's rule, one GPU a
+     * second (10^4 and 10^5 guides ran 1.3x and 1.6x faster on two). */
+    if (ps->leaves.alpha == PS_DNA && ps->windows_only && !ps->fwd) return cpu_s;
+    /* Two GPUs ran all r14 patterns (423 words) over 797 M residues no
+     * faster than one: the reading thread was the limit. */
+    const uint32_t words = ps->n_words + (ps->fwd ? ps->fwd->n_words : 0);
+    const double share = (double)words * (ps->max_mm + 1) / 500.0;
+    return share < cpu_s ? share : cpu_s;
+}
+
 double ps_patset_cpu_seconds(const ps_patset_t *ps, double bytes, int threads, char *why, size_t len)
 {
     if (bytes == 0) {

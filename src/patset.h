@@ -114,6 +114,14 @@ void ps_patset_free(ps_patset_t *ps);
  * -v. */
 double ps_patset_cpu_seconds(const ps_patset_t *ps, double bytes, int threads, char *why, size_t len);
 
+/* How many GPUs ps keeps busy (ps_gpus_choose's work: one GPU for each
+ * whole unit), given its CPU estimate cpu_s: for DNA windows (guide
+ * libraries among them) cpu_s itself, one GPU a second; for other sets,
+ * whose chunks one thread parses in order at about 800 Mbytes/s while a GPU
+ * steps about 4 x 10^11 words x bytes a second (H100), words x levels /
+ * 500, at most cpu_s; -1 where cpu_s is (size unknown). */
+double ps_patset_gpu_share(const ps_patset_t *ps, double cpu_s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -216,7 +216,7 @@ static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *
     }
     ps_gpus_t use;
     if (want_gpu) {
-        int rc = ps_plan_gpus(&o->gpus, o->engine, cpu_s, 1.0, &use, why, sizeof why, err);
+        int rc = ps_plan_gpus(&o->gpus, o->engine, ps_patset_gpu_share(pl->ps, cpu_s), 1.0, &use, why, sizeof why, err);
         if (rc < 0) return rc;
         want_gpu = rc == 0;
     }

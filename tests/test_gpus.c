@@ -13,6 +13,7 @@
 #include "engine_gpus.h"
 #include "options.h"
 #include "pack.h"
+#include "patset.h"
 #include "probes.h"
 #include "testutil.h"
 
@@ -158,6 +159,38 @@ START_TEST(test_gpus_choose)
 }
 END_TEST
 
+/* How many GPUs a pattern set keeps busy (patset.h): protein patterns by
+ * their words against the reading thread, DNA windows by the CPU estimate,
+ * an unknown size unknown. */
+START_TEST(test_gpus_pattern_share)
+{
+    const char *prot[] = {"C-x(2,4)-C-x(3)-[LIVMFYWC]-x(8)-H-x(3,5)-H", "[ST]-x-[RK]", "N-{P}-[ST]-{P}"};
+    const char *dna[] = {"ACGTACGTACGTACGTACGT", "TTGACCATGGCAAGTCCAGA"};
+    ps_err_t err;
+    ps_probes_t *p = NULL;
+    ps_patset_t *ps = NULL;
+    ck_assert(ps_probes_from_strings(&p, 3, prot, NULL, PS_ALPHA_PROTEIN, &err) == PS_OK);
+    ck_assert(ps_patset_build(&ps, p, 0, 0, &err) == PS_OK);
+    const double words = ps->n_words / 500.0;
+    ck_assert(ps_patset_gpu_share(ps, 40.0) == words);
+    ck_assert(ps_patset_gpu_share(ps, 0.001) == 0.001);
+    ck_assert(ps_patset_gpu_share(ps, -1) == -1);
+    ps_gpus_t asked = {0}, use;
+    char why[200];
+    ck_assert_int_eq(ps_gpus_choose(&asked, 4, ps_patset_gpu_share(ps, 40.0), 1.0, &use, why, sizeof why), 0);
+    ck_assert_int_eq(use.n, 1); /* 40 CPU-seconds of patterns: still one GPU */
+    ps_patset_free(ps);
+    ps_probes_free(p);
+    ck_assert(ps_probes_from_strings(&p, 2, dna, NULL, PS_ALPHA_DNA, &err) == PS_OK);
+    ck_assert(ps_patset_build(&ps, p, 1, 3, &err) == PS_OK);
+    ck_assert(ps_patset_gpu_share(ps, 40.0) == 40.0);
+    ck_assert_int_eq(ps_gpus_choose(&asked, 4, ps_patset_gpu_share(ps, 2.5), 1.0, &use, why, sizeof why), 0);
+    ck_assert_int_eq(use.n, 2);
+    ps_patset_free(ps);
+    ps_probes_free(p);
+}
+END_TEST
+
 Suite *suite_gpus(void)
 {
     Suite *s = suite_create("gpus");
@@ -166,6 +199,7 @@ Suite *suite_gpus(void)
     tcase_add_test(tc, test_gpus_counts);
     tcase_add_test(tc, test_gpus_option);
     tcase_add_test(tc, test_gpus_choose);
+    tcase_add_test(tc, test_gpus_pattern_share);
     suite_add_tcase(s, tc);
     return s;
 }
