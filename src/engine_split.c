@@ -284,6 +284,15 @@ int ps_split_patterns_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset
     return ps_fail(err, PS_E_USAGE, "the GPU takes %s of the patterns", n_gpu ? "all" : "none");
 }
 
+/* Frees the part sets of a split that was not made. */
+static void drop_parts(ps_patset_t *parts[3])
+{
+    for (int k = 0; k < 3; k++) {
+        ps_patset_free(parts[k]);
+        parts[k] = NULL;
+    }
+}
+
 int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, const ps_gpus_t *gpus,
                         int workers, int required, int count_windows, ps_patset_t *parts[3], uint32_t *n_gpu,
                         char *why, size_t why_len, ps_err_t *err)
@@ -305,7 +314,11 @@ int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset
             for (uint32_t i = 0; i < p->n; i++) *n_gpu += gpu_takes(p, i);
             return PS_OK;
         }
-        if (rc < 0) return rc;
+        /* A failure here (a GPU that does not start) is met again below,
+         * where it is handled: the CPU for auto, a message for --engine gpu. */
+        drop_parts(parts);
+        err->code = 0;
+        err->msg[0] = '\0';
     }
     /* The minus strand of variable-length DNA patterns is read forward
      * (patset.h: fwd), which only the CPU engine does. */
@@ -316,6 +329,7 @@ int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset
     if (rc == PS_OK) return PS_OK;
     char msg[sizeof err->msg];
     snprintf(msg, sizeof msg, "%s", err->msg);
+    drop_parts(parts); /* the CPU's plan makes its own */
     if (required) return ps_fail(err, rc, "--engine gpu: %s; use --engine cpu", msg);
     snprintf(why, why_len, "%s", msg);
     err->code = 0;

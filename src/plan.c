@@ -244,7 +244,8 @@ static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *
     say_cpu(o, ", patterns", why);
     /* Windows apart from the rest, where the set has both (on the GPUs too,
      * above, where the windows are counted). */
-    int rc = ps_split_windows_new(e, p, pl->ps, workers, o->count_windows, pl->parts, err);
+    /* (The split engine counts no records: --by-record takes the whole set.) */
+    int rc = o->by_record ? 1 : ps_split_windows_new(e, p, pl->ps, workers, o->count_windows, pl->parts, err);
     if (rc != 1) {
         if (rc == PS_OK && o->verbose)
             fprintf(stderr, "probescan: engine: patterns in two parts: windows read forward%s, the rest by starts\n",

@@ -778,6 +778,12 @@ printf 'rossmann\tG-x-G-x(2)-G\nwalkerA\t[AG]-x(4)-G-K-[ST]\n' >motifs.tsv
 printf 'name\tsequence\tcount\nrossmann\tG-x-G-x(2)-G\t1\nwalkerA\t[AG]-x(4)-G-K-[ST]\t1\n' >motifs_want.tsv
 expect_ok "PROSITE motifs under -a auto are protein" motifs_want.tsv count -p motifs.tsv prot.fa
 if [ -s err.txt ]; then bad "PROSITE motifs over protein: unexpected warning: $(head -2 err.txt)"; else ok; fi
+# --by-record with windows and patterns of variable length in one set: every
+# pattern counted per record (the windows were once left out).
+printf '>p1\nMGYGKPGEAGLKSAGKSTGAG\n>p2\nGGAGSGKGAAG\n' >prot2.fa
+printf 'rossmann\tG-x-G-x(2)-G\nshort\tG-x(1,2)-G\n' >mixed.tsv
+printf 'input\trecord\tname\tsequence\tcount\nprot2\tp1\trossmann\tG-x-G-x(2)-G\t1\nprot2\tp1\tshort\tG-x(1,2)-G\t4\nprot2\tp2\trossmann\tG-x-G-x(2)-G\t1\nprot2\tp2\tshort\tG-x(1,2)-G\t4\n' >mixed_byrec.tsv
+expect_ok "--by-record, windows and variable patterns" mixed_byrec.tsv count --by-record -p mixed.tsv prot2.fa
 # A DNA run over protein input warns, naming the input.
 printf 'p\tACGTA\n' >dnaprobe.tsv
 run count -p dnaprobe.tsv prot.fa
