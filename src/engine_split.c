@@ -152,6 +152,14 @@ static int gpu_takes(const ps_probes_t *p, uint32_t i)
     return (p->patterns ? p->len[i] : (uint32_t)p->k) <= PS_GPU_PATTERN_MAX_LEN;
 }
 
+/* The probes of p that the GPU pattern engine takes. */
+static uint32_t gpu_count(const ps_probes_t *p)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n; i++) n += gpu_takes(p, i);
+    return n;
+}
+
 /* The probes sel[0..n_sel) of p on CPU threads, in that order: one pattern
  * engine over their set (parts[0]; parts[1] NULL), or, where those of over
  * 64 positions take a gate (patset.h) on their own, the shorter ones
@@ -279,9 +287,7 @@ int ps_split_patterns_new(ps_engine_t **e, const ps_probes_t *p, const ps_patset
 {
     int rc = split_by(e, p, ps, gpu_takes, gpus, workers, 0, parts, n_gpu_out, err);
     if (rc != 1) return rc;
-    uint32_t n_gpu = 0;
-    for (uint32_t i = 0; i < p->n; i++) n_gpu += gpu_takes(p, i);
-    return ps_fail(err, PS_E_USAGE, "the GPU takes %s of the patterns", n_gpu ? "all" : "none");
+    return ps_fail(err, PS_E_USAGE, "the GPU takes %s of the patterns", gpu_count(p) ? "all" : "none");
 }
 
 /* Frees the part sets of a split that was not made. */
@@ -310,8 +316,7 @@ int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset
         rc = split_by(out, p, ps, is_window, gpus, workers, 1, parts, &n_win, err);
         if (rc == PS_OK) {
             ((split_t *)(*out)->impl)->count_a = 1;
-            *n_gpu = 0;
-            for (uint32_t i = 0; i < p->n; i++) *n_gpu += gpu_takes(p, i);
+            *n_gpu = gpu_count(p);
             return PS_OK;
         }
         /* A failure here (a GPU that does not start) is met again below,

@@ -390,6 +390,9 @@ int ps_patset_build_part(ps_patset_t **out, const ps_probes_t *p, const uint32_t
     return rc;
 }
 
+/* The words a symbol steps: the set's and its forward part's. */
+static uint32_t set_words(const ps_patset_t *ps) { return ps->n_words + (ps->fwd ? ps->fwd->n_words : 0); }
+
 double ps_patset_gpu_share(const ps_patset_t *ps, double cpu_s)
 {
     if (cpu_s < 0) return -1;
@@ -398,8 +401,7 @@ double ps_patset_gpu_share(const ps_patset_t *ps, double cpu_s)
     if (ps->leaves.alpha == PS_DNA && ps->windows_only && !ps->fwd) return cpu_s;
     /* Two GPUs ran all r14 patterns (423 words) over 797 M residues no
      * faster than one: the reading thread was the limit. */
-    const uint32_t words = ps->n_words + (ps->fwd ? ps->fwd->n_words : 0);
-    const double share = (double)words * (ps->max_mm + 1) / 500.0;
+    const double share = (double)set_words(ps) * (ps->max_mm + 1) / 500.0;
     return share < cpu_s ? share : cpu_s;
 }
 
@@ -421,7 +423,7 @@ double ps_patset_cpu_seconds(const ps_patset_t *ps, double bytes, int threads, c
         return s;
     }
     /* The forward part is a pass of its own over the same text. */
-    uint32_t words = ps->n_words + (ps->fwd ? ps->fwd->n_words : 0);
+    uint32_t words = set_words(ps);
     /* A gated set reads its windows, and its words only where they match. */
     if (ps->gate_words) words = ps->gate_words + (uint32_t)(ps->gate_share * ps->n_words + 0.5);
     /* Sets that are no window: 1 ns a word and byte on a thread since their

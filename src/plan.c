@@ -243,8 +243,8 @@ static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *
     }
     say_cpu(o, ", patterns", why);
     /* Windows apart from the rest, where the set has both (on the GPUs too,
-     * above, where the windows are counted). */
-    /* (The split engine counts no records: --by-record takes the whole set.) */
+     * above, where the windows are counted); --by-record takes the whole
+     * set, as the split engine counts no records. */
     int rc = o->by_record ? 1 : ps_split_windows_new(e, p, pl->ps, workers, o->count_windows, pl->parts, err);
     if (rc != 1) {
         if (rc == PS_OK && o->verbose)

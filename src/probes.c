@@ -137,8 +137,6 @@ static size_t text_put(text_t *t, const char *s, size_t len)
     return at;
 }
 
-/* A new probe with this name and an empty sequence, which raw_append can
- * extend: it ends seqs. */
 /* name_at of a probe whose name is its sequence's text: a line of the
  * sequence alone, already as the probe keeps it (no lower-case letter),
  * whose name is then not copied (ten million 31-mers: 320 MB). */
@@ -149,6 +147,8 @@ static const char *raw_name(const raw_t *r, uint32_t i)
     return r->name_at[i] == NAME_IS_SEQ ? r->seqs.s + r->seq_at[i] : r->names.s + r->name_at[i];
 }
 
+/* A new probe with this name and an empty sequence, which raw_append can
+ * extend: it ends seqs. */
 static int raw_add(raw_t *r, const char *name, size_t name_len, uint64_t line)
 {
     if (raw_grow(r) || name_len == SIZE_MAX || text_reserve(&r->names, name_len + 1) || text_reserve(&r->seqs, 1))
