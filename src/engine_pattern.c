@@ -338,31 +338,63 @@ WIDE static void scan_segment_fwdc(const ps_patset_t *ps, worker_t *w, const ps_
  * matches (merged where they meet), each range standing for the segment
  * where it reaches one of its edges. Every site lies whole in one range,
  * and a range finds no site that the whole segment would not. */
-/* The gate's windows read forward from p with state G (gw words): the
- * position of the next window match's last letter, or b where none ends
- * before b. With gw a constant (up to 4 words) the state stays in
- * registers. */
+/* A gate of up to 4 words as one 256-bit vector (patset.h: gate_stride). */
+typedef uint64_t gate_vec_t __attribute__((vector_size(32)));
+
+static inline int gate_vec_any(gate_vec_t v) { return (v[0] | v[1] | v[2] | v[3]) != 0; }
+
+/* The gate's windows read forward from p with state G: the position of the
+ * next window match's last letter, or b where none ends before b. Up to 4
+ * words the state is one vector in registers, and with bits a constant (2
+ * or 5) whole packed words are read PW symbols at a time, tested for a
+ * match once a word: a word that holds one is read again symbol by symbol
+ * from its saved state. The step's three operations in a chain (shift, or,
+ * and) bound it, not the words: a vector takes all of them at once. */
 static inline __attribute__((always_inline)) uint64_t gate_next(const ps_patset_t *ps, uint64_t *G,
                                                                 const ps_chunk_t *c, uint64_t p, uint64_t b,
-                                                                const uint32_t gw)
+                                                                const uint32_t bits)
 {
-    uint64_t g[4], f[4], l[4];
-    for (uint32_t i = 0; i < gw; i++) {
-        g[i] = G[i];
-        f[i] = ps->gate_first[i];
-        l[i] = ps->gate_last[i];
-    }
+    const uint32_t pw = bits == 2 ? 16u : 6u, m = (1u << bits) - 1u;
+    gate_vec_t g, f, l, any = {0, 0, 0, 0};
+    memcpy(&g, G, sizeof g);
+    memcpy(&f, ps->gate_first, sizeof f);
+    memcpy(&l, ps->gate_last, sizeof l);
     const uint64_t *gB = ps->gate_B;
-    for (; p < b; p++) {
-        const uint64_t *row = gB + (size_t)ps_chunk_sym(c, p) * gw;
-        uint64_t any = 0;
-        for (uint32_t i = 0; i < gw; i++) {
-            g[i] = (g[i] << 1 | f[i]) & row[i];
-            any |= g[i] & l[i];
-        }
-        if (any) break;
+#define GATE_STEP(sym)                                                                                                 \
+    do {                                                                                                               \
+        gate_vec_t r_;                                                                                                 \
+        memcpy(&r_, gB + (size_t)(sym) * 4u, sizeof r_);                                                              \
+        g = (g << 1 | f) & r_;                                                                                         \
+        any |= g & l;                                                                                                  \
+    } while (0)
+    /* The head, up to a word boundary. */
+    for (; p < b && p % pw; p++) {
+        GATE_STEP(ps_chunk_sym(c, p));
+        if (gate_vec_any(any)) goto done;
     }
-    for (uint32_t i = 0; i < gw; i++) G[i] = g[i];
+    if (p < b) { /* p at a word's start */
+        uint64_t kw = p / pw;
+        const uint64_t kend = b / pw;
+        for (; kw < kend; kw++) {
+            const uint32_t x = c->text[kw];
+            const gate_vec_t saved = g;
+            for (uint32_t j = 0; j < pw; j++) GATE_STEP(x >> (bits * j) & m);
+            if (gate_vec_any(any)) {
+                g = saved;
+                any = (gate_vec_t){0, 0, 0, 0};
+                break;
+            }
+        }
+        p = kw * pw;
+    }
+    /* The tail, or the word that holds the match. */
+    for (; p < b; p++) {
+        GATE_STEP(ps_chunk_sym(c, p));
+        if (gate_vec_any(any)) break;
+    }
+#undef GATE_STEP
+done:
+    memcpy(G, &g, sizeof g);
     return p;
 }
 
@@ -389,16 +421,12 @@ WIDE static void scan_gated(const ps_patset_t *ps, worker_t *w, const ps_chunk_t
     const uint32_t gw = ps->gate_words;
     const uint64_t before = ps->gate_before, after = ps->gate_after;
     uint64_t *G = w->G;
-    memset(G, 0, gw * sizeof *G);
+    memset(G, 0, ps->gate_stride * sizeof *G);
     uint64_t r0 = 0, r1 = 0; /* the range being gathered; empty when r1 == 0 */
     for (uint64_t p = a;; p++) {
-        switch (gw) {
-        case 1: p = gate_next(ps, G, c, p, b, 1); break;
-        case 2: p = gate_next(ps, G, c, p, b, 2); break;
-        case 3: p = gate_next(ps, G, c, p, b, 3); break;
-        case 4: p = gate_next(ps, G, c, p, b, 4); break;
-        default: p = gate_next_words(ps, G, c, p, b); break;
-        }
+        if (gw > 4) p = gate_next_words(ps, G, c, p, b);
+        else if (c->bits == 2) p = gate_next(ps, G, c, p, b, 2);
+        else p = gate_next(ps, G, c, p, b, 5);
         if (p >= b) break;
         const uint64_t lo = p >= a + before ? p - before : a, hi = b - p > after ? p + after : b;
         if (r1 && lo <= r1) {
@@ -554,7 +582,7 @@ int ps_pattern_engine_new(ps_engine_t **out, const ps_patset_t *ps, int threads,
         pt->w[t].D = malloc((size_t)(ps->max_mm + 1) * nw * sizeof(uint64_t));
         pt->w[t].counts = calloc(ps->leaves.n_leaves, sizeof(uint64_t));
         if (!pt->w[t].D || !pt->w[t].counts) goto nomem;
-        if (ps->gate_words && !(pt->w[t].G = malloc(ps->gate_words * sizeof(uint64_t)))) goto nomem;
+        if (ps->gate_words && !(pt->w[t].G = malloc(ps->gate_stride * sizeof(uint64_t)))) goto nomem;
     }
     *out = e;
     return PS_OK;

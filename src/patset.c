@@ -199,9 +199,10 @@ static int build_gate(ps_patset_t *ps, const ps_probes_t *p, const uint32_t *idx
         free(win);
         return PS_OK;
     }
-    ps->gate_B = calloc((size_t)ps->sigma * words, sizeof *ps->gate_B);
-    ps->gate_first = calloc(words, sizeof *ps->gate_first);
-    ps->gate_last = calloc(words, sizeof *ps->gate_last);
+    const uint32_t stride = words <= 4 ? 4 : words;
+    ps->gate_B = calloc((size_t)ps->sigma * stride, sizeof *ps->gate_B);
+    ps->gate_first = calloc(stride, sizeof *ps->gate_first);
+    ps->gate_last = calloc(stride, sizeof *ps->gate_last);
     if (!ps->gate_B || !ps->gate_first || !ps->gate_last) {
         free(win);
         return ps_fail(err, PS_E_NOMEM, "out of memory");
@@ -213,12 +214,13 @@ static int build_gate(ps_patset_t *ps, const ps_probes_t *p, const uint32_t *idx
         set_bit(ps->gate_first, at);
         for (uint32_t t = 0; t < win[j].len; t++)
             for (int c = 0; c < ps->sigma; c++)
-                if (pat->cls[win[j].st + t] >> c & 1) set_bit(ps->gate_B + (size_t)c * words, at + t);
+                if (pat->cls[win[j].st + t] >> c & 1) set_bit(ps->gate_B + (size_t)c * stride, at + t);
         at += win[j].len;
         set_bit(ps->gate_last, at - 1);
     }
     free(win);
     ps->gate_words = words;
+    ps->gate_stride = stride;
     ps->gate_before = before;
     ps->gate_after = after;
     ps->gate_share = share;

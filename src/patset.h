@@ -83,7 +83,10 @@ typedef struct ps_patset {
      * lies within [e - gate_before, e + gate_after) for the last letter e of
      * some window's match, so the engine reads backward only there. */
     uint32_t gate_words;
-    uint64_t *gate_B;     /* sigma x gate_words */
+    uint32_t gate_stride; /* words a row of gate_B (and gate_first, gate_last) holds: 4 up to 4
+                           * words (one 256-bit vector; the words past gate_words are 0), else
+                           * gate_words */
+    uint64_t *gate_B;     /* sigma x gate_stride */
     uint64_t *gate_first, *gate_last;
     uint32_t gate_before, gate_after;
     double gate_share;    /* the share of random text those ranges cover (the estimate that chose it) */
