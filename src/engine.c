@@ -7,7 +7,8 @@ const char *ps_engine_ran(const ps_engine_info_t *in)
 {
     if (in->kind == PS_ENGINE_CPU) return "cpu";
     if (in->kind == PS_ENGINE_GPU) return "gpu";
-    return in->chunks_gpu ? "gpu" : "cpu";
+    /* A start still awaited: the GPU is what the chunks wait for. */
+    return in->chunks_gpu || (in->waits && !in->gpu_error[0]) ? "gpu" : "cpu";
 }
 
 void ps_engine_describe(const ps_engine_info_t *in, int threads, char *buf, size_t len)
@@ -34,6 +35,8 @@ void ps_engine_describe(const ps_engine_info_t *in, int threads, char *buf, size
                      (unsigned long long)in->chunks_cpu, (unsigned long long)(in->chunks_cpu + in->chunks_gpu));
         else if (in->gpu_error[0])
             snprintf(buf, len, "CPU, %d threads (the GPU did not start: %.100s)", threads, in->gpu_error);
+        else if (in->waits)
+            snprintf(buf, len, "GPU %d, starting while the input is read", in->gpu_id);
         else
             snprintf(buf, len, "GPU %d, starting; CPU, %d threads meanwhile", in->gpu_id, threads);
         break;

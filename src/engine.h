@@ -72,6 +72,8 @@ typedef struct {
     uint64_t chunks_cpu;    /* chunks scanned on CPU threads */
     uint64_t chunks_gpu;    /* chunks scanned on the GPU */
     char gpu_error[256];    /* AUTO: why the GPU did not start ("" while it may still) */
+    int waits;              /* AUTO: chunks wait for the GPU's start instead of going to CPU threads
+                             * meanwhile (engine_later.h) */
     int n_gpus;                   /* GPUs the chunks went to (engine_gpus.h); 0: none, or not counted */
     ps_gpu_share_t gpu[PS_GPUS_MAX]; /* their shares */
     uint64_t max_chunk_syms;      /* the largest chunk scan() takes; 0: any */
@@ -108,7 +110,8 @@ static inline void ps_engine_destroy(ps_engine_t *e)
 void ps_counts_drain(uint64_t *into, uint64_t *from, size_t n);
 
 /* "cpu" or "gpu": where the scanning ran (AUTO: "gpu" once the GPU took a
- * chunk, else "cpu", also when the GPU started too late to take any). */
+ * chunk, or while chunks wait for its start; else "cpu", also when the GPU
+ * started too late to take any). */
 const char *ps_engine_ran(const ps_engine_info_t *in);
 
 /* One line for people (-v, --stats "device"): the device, the threads

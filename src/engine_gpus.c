@@ -1,5 +1,7 @@
 #include "engine_gpus.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,4 +273,24 @@ void ps_gpus_name(const ps_gpus_t *use, char *buf, size_t len)
     size_t at = (size_t)snprintf(buf, len, "GPU%s ", use->n > 1 ? "s" : "");
     for (int i = 0; i < use->n && at < len; i++)
         at += (size_t)snprintf(buf + at, len - at, "%s%d", i ? "," : "", use->id[i]);
+}
+
+int ps_gpus_list_hides_all(const char *visible)
+{
+    if (!visible) return 0;
+    while (isspace((unsigned char)*visible)) visible++;
+    if (isdigit((unsigned char)*visible)) return 0;
+    return strncmp(visible, "GPU-", 4) != 0 && strncmp(visible, "MIG-", 4) != 0;
+}
+
+int ps_gpus_likely(void)
+{
+    if (ps_gpus_list_hides_all(getenv("CUDA_VISIBLE_DEVICES"))) return 0;
+    DIR *d = opendir("/dev");
+    if (!d) return 0;
+    int found = 0;
+    for (struct dirent *de; !found && (de = readdir(d));)
+        found = !strncmp(de->d_name, "nvidia", 6) && isdigit((unsigned char)de->d_name[6]);
+    closedir(d);
+    return found;
 }

@@ -50,6 +50,19 @@ int ps_gpus_usable(const ps_gpus_t *use, char *why, size_t len);
  * build's own reason). Starts the CUDA driver. */
 int ps_gpus_pick(const ps_gpus_t *asked, double cpu_s, double repay_s, ps_gpus_t *use, char *why, size_t len);
 
+/* Whether a CUDA_VISIBLE_DEVICES value hides every device: its first
+ * entry is neither a device number nor a GPU-/MIG- UUID (CUDA shows the
+ * devices listed before the first entry it cannot read, so none), or it
+ * is empty. NULL (not set) hides none. */
+int ps_gpus_list_hides_all(const char *visible);
+
+/* Whether the GPUs are likely to start, asked without the driver (which
+ * takes 0.1 s to load): a device node /dev/nvidiaN is present and
+ * CUDA_VISIBLE_DEVICES does not hide every device. An engine that starts
+ * its GPUs while the input is read (engine_later.h) is chosen only then:
+ * a start that fails leaves CPU threads on chunks sized for a GPU. */
+int ps_gpus_likely(void);
+
 /* "GPU 0" or "GPUs 0,1,2" (in list order). */
 void ps_gpus_name(const ps_gpus_t *use, char *buf, size_t len);
 

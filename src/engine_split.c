@@ -299,6 +299,19 @@ static void drop_parts(ps_patset_t *parts[3])
     }
 }
 
+int ps_gpu_patterns_split(const ps_probes_t *p, const ps_patset_t *ps, int count_windows)
+{
+    if (ps->fwd) return 0;
+    uint32_t windows = 0, windows_fit = 1;
+    for (uint32_t i = 0; i < p->n; i++)
+        if (is_window(p, i)) {
+            windows++;
+            if (!gpu_takes(p, i)) windows_fit = 0;
+        }
+    const uint32_t n_gpu = gpu_count(p);
+    return (count_windows && !ps->windows_only && windows_fit && windows > 0) || (n_gpu > 0 && n_gpu < p->n);
+}
+
 int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, const ps_gpus_t *gpus,
                         int workers, int required, int count_windows, ps_patset_t *parts[3], uint32_t *n_gpu,
                         char *why, size_t why_len, ps_err_t *err)

@@ -66,6 +66,12 @@ int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset
                         int workers, int required, int count_windows, ps_patset_t *parts[3], uint32_t *n_gpu,
                         char *why, size_t why_len, ps_err_t *err);
 
+/* Whether ps_gpu_patterns_new makes an engine in parts (the windows
+ * counted apart, or patterns of over 64 positions on CPU threads) where
+ * its GPUs start: the pipeline then sizes chunks as for the default
+ * engine's CPU side (scan.h). */
+int ps_gpu_patterns_split(const ps_probes_t *p, const ps_patset_t *ps, int count_windows);
+
 #ifdef __cplusplus
 }
 #endif

@@ -218,8 +218,8 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
 /* --stats: JSON made by jansson (outfile.h), so any file name gives valid
  * JSON; keys and layout as count's, the inputs one a line. */
 static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t *lv, const ps_scan_stats_t *st,
-                       const ps_site_stats_t *ss, const ps_prf_rows_t *pr, const ps_engine_t *e, int on_gpu,
-                       double seconds, ps_err_t *err)
+                       const ps_site_stats_t *ss, const ps_prf_rows_t *pr, const ps_engine_t *e, double seconds,
+                       ps_err_t *err)
 {
     ps_engine_info_t in;
     ps_engine_info(e, &in);
@@ -242,7 +242,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     /* A NULL member (out of memory) fails the whole json_pack. */
     json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, "
                           "s:I, s:I, s:o}",
-                          "version", PS_VERSION, "command", "locate", "engine", on_gpu ? "gpu" : "cpu",
+                          "version", PS_VERSION, "command", "locate", "engine", ps_engine_ran(&in),
                           "engine_requested", asked[o->engine], "threads", o->threads, "probes", (json_int_t)p->n,
                           "alphabet", ps_alpha_name(p->alpha), "strands", lv->both_strands ? "both" : "forward",
                           "mismatches", lv->levels - 1, "inputs", ins, "records", (json_int_t)rec, "bases_scanned",
@@ -423,7 +423,7 @@ static int run_locate(opts_t *o, ps_err_t *err)
                 o->max_hits, ss.probes_capped, ss.probes_capped == 1 ? "" : "s", ss.dropped, ss.dropped == 1 ? "" : "s");
     if (o->verbose) fprintf(stderr, "probescan: %" PRIu64 " sites written in %.3f s\n", ss.rows, ps_now() - t0);
     if (prf.n) profile_rows_said(o, &prows);
-    if (o->stats) rc = write_stats(o, p, pl.lv, st, &ss, prf.n ? &prows : NULL, e, on_gpu, ps_now() - t0, err);
+    if (o->stats) rc = write_stats(o, p, pl.lv, st, &ss, prf.n ? &prows : NULL, e, ps_now() - t0, err);
 
 done:
     ps_output_abort(out);

@@ -1,6 +1,7 @@
 #include "plan.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine_bulges.h"
@@ -9,6 +10,7 @@
 #include "engine_gpus.h"
 #include "engine_guides.h"
 #include "engine_kmer.h"
+#include "engine_later.h"
 #include "engine_mixed.h"
 #include "engine_pattern_gpu.h"
 #include "engine_pattern.h"
@@ -195,52 +197,36 @@ static void say_gate(const ps_plan_opts_t *o, const ps_patset_t *ps)
                 ps->gate_words, ps->gate_words == 1 ? "" : "s", 100 * ps->gate_share);
 }
 
-/* Over the pattern set: the GPU when asked, or (auto) where one is present
- * and the work repays its start; the GPU takes the whole set, or the part
- * it can; else CPU threads. */
-static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, int workers,
-                          int *on_gpu, ps_err_t *err)
+/* The pattern set on the GPUs (o->gpus, or by default as many as
+ * ps_patset_gpu_share gives of the CPU's estimate cpu_s): PS_OK; 1 with
+ * why where auto takes CPU threads instead (no GPU usable, or none of the
+ * set for it); an error (--engine gpu). work: the estimate's words, for -v. */
+static int gpu_patterns(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, int workers,
+                        double cpu_s, const char *work, char *why, size_t why_len, ps_err_t *err)
 {
-    char why[sizeof err->msg] = "no NVIDIA GPU device found", work[160] = "";
-    int want_gpu = o->engine == PS_REQ_GPU;
-    double cpu_s = -1;
-    if (o->engine == PS_REQ_AUTO && o->by_record) {
-        snprintf(why, sizeof why, "--by-record counts on the CPU");
-    } else if (o->engine == PS_REQ_AUTO && ps_gpu_device_present()) {
-        cpu_s = ps_patset_cpu_seconds(pl->ps, o->bytes, o->threads, work, sizeof work);
-        want_gpu = cpu_s < 0 || cpu_s > 1.0;
-        snprintf(why, sizeof why, "%s", work);
-    } else if (o->engine == PS_REQ_GPU && !o->gpus.n) {
-        /* How many GPUs the default list takes. */
-        cpu_s = ps_patset_cpu_seconds(pl->ps, o->bytes, o->threads, work, sizeof work);
-    }
     ps_gpus_t use;
-    if (want_gpu) {
-        int rc = ps_plan_gpus(&o->gpus, o->engine, ps_patset_gpu_share(pl->ps, cpu_s), 1.0, &use, why, sizeof why, err);
-        if (rc < 0) return rc;
-        want_gpu = rc == 0;
-    }
-    if (want_gpu) {
-        uint32_t n_gpu;
-        char name[96];
-        ps_gpus_name(&use, name, sizeof name);
-        int rc = ps_gpu_patterns_new(e, p, pl->ps, &use, workers, o->engine == PS_REQ_GPU, o->count_windows, pl->parts,
-                                     &n_gpu, why, sizeof why, err);
-        if (rc < 0) return rc;
-        if (rc == PS_OK) {
-            *on_gpu = 1;
-            if (o->verbose && n_gpu < p->n)
-                fprintf(stderr, "probescan: engine: %s for %u patterns, %d CPU threads for the other %u\n", name, n_gpu,
-                        o->threads, p->n - n_gpu);
-            if (o->verbose)
-                fprintf(stderr, "probescan: engine: %s, patterns (%s%s%s)\n", name,
-                        o->engine == PS_REQ_GPU ? "asked for" : "", o->engine == PS_REQ_GPU && work[0] ? "; " : "",
-                        work);
-            if (n_gpu < p->n) say_gate(o, pl->parts[2] ? pl->parts[2] : pl->parts[1]);
-            return rc;
-        }
-        /* auto: no GPU after all, or none of the set for it (why): the CPU. */
-    }
+    int rc = ps_plan_gpus(&o->gpus, o->engine, ps_patset_gpu_share(pl->ps, cpu_s), 1.0, &use, why, why_len, err);
+    if (rc != 0) return rc;
+    uint32_t n_gpu;
+    char name[96];
+    ps_gpus_name(&use, name, sizeof name);
+    rc = ps_gpu_patterns_new(e, p, pl->ps, &use, workers, o->engine == PS_REQ_GPU, o->count_windows, pl->parts, &n_gpu,
+                             why, why_len, err);
+    if (rc != PS_OK) return rc;
+    if (o->verbose && n_gpu < p->n)
+        fprintf(stderr, "probescan: engine: %s for %u patterns, %d CPU threads for the other %u\n", name, n_gpu,
+                o->threads, p->n - n_gpu);
+    if (o->verbose)
+        fprintf(stderr, "probescan: engine: %s, patterns (%s%s%s)\n", name, o->engine == PS_REQ_GPU ? "asked for" : "",
+                o->engine == PS_REQ_GPU && work[0] ? "; " : "", work);
+    if (n_gpu < p->n) say_gate(o, pl->parts[2] ? pl->parts[2] : pl->parts[1]);
+    return PS_OK;
+}
+
+/* The pattern set on CPU threads (why: not the GPU, for -v). */
+static int cpu_patterns(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, int workers,
+                        const char *why, ps_err_t *err)
+{
     say_cpu(o, ", patterns", why);
     /* Windows apart from the rest, where the set has both (on the GPUs too,
      * above, where the windows are counted); --by-record takes the whole
@@ -261,6 +247,73 @@ static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *
         else say_gate(o, pl->ps);
     }
     return rc;
+}
+
+/* What the start thread of a pattern set's GPUs works from (engine_later.h). */
+typedef struct {
+    ps_plan_t *pl;
+    const ps_plan_opts_t *o;
+    const ps_probes_t *p;
+    int workers;
+    double cpu_s;
+    char work[160];
+} pattern_start_t;
+
+/* On the start thread: the GPUs, or where they do not start under auto,
+ * CPU threads (the plan's parts are the GPUs' until then: a failed split
+ * drops them). */
+static int start_patterns(void *ctx, ps_engine_t **out, int *on_cpu, char *why, size_t why_len, ps_err_t *err)
+{
+    const pattern_start_t *s = ctx;
+    int rc = gpu_patterns(out, s->pl, s->o, s->p, s->workers, s->cpu_s, s->work, why, why_len, err);
+    if (rc != 1) return rc;
+    *on_cpu = 1;
+    return cpu_patterns(out, s->pl, s->o, s->p, s->workers, why, err);
+}
+
+/* Over the pattern set: the GPU when asked, or (auto) where one is present
+ * and the work repays its start; the GPU takes the whole set, or the part
+ * it can; else CPU threads. Where the GPUs would take the set in parts
+ * (its chunks then sized as for the default engine's CPU side) and are
+ * likely to start, they start on a thread while the input is read. */
+static int pattern_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, int workers,
+                          int *on_gpu, ps_err_t *err)
+{
+    char why[sizeof err->msg] = "no NVIDIA GPU device found", work[160] = "";
+    int want_gpu = o->engine == PS_REQ_GPU;
+    double cpu_s = -1;
+    if (o->engine == PS_REQ_AUTO && o->by_record) {
+        snprintf(why, sizeof why, "--by-record counts on the CPU");
+    } else if (o->engine == PS_REQ_AUTO && ps_gpu_device_present()) {
+        cpu_s = ps_patset_cpu_seconds(pl->ps, o->bytes, o->threads, work, sizeof work);
+        want_gpu = cpu_s < 0 || cpu_s > 1.0;
+        snprintf(why, sizeof why, "%s", work);
+    } else if (o->engine == PS_REQ_GPU && !o->gpus.n) {
+        /* How many GPUs the default list takes. */
+        cpu_s = ps_patset_cpu_seconds(pl->ps, o->bytes, o->threads, work, sizeof work);
+    }
+    if (want_gpu && !o->by_record && ps_gpus_likely() && ps_gpu_patterns_split(p, pl->ps, o->count_windows)) {
+        pattern_start_t *s = malloc(sizeof *s);
+        if (!s) return ps_fail(err, PS_E_NOMEM, "out of memory");
+        *s = (pattern_start_t){.pl = pl, .o = o, .p = p, .workers = workers, .cpu_s = cpu_s};
+        snprintf(s->work, sizeof s->work, "%s", work);
+        const ps_engine_info_t before = {.workers = workers,
+                                         .gpu_id = o->gpus.n ? o->gpus.id[0] : 0,
+                                         .patterns = 1,
+                                         .split = 1,
+                                         .max_chunk_syms = PS_GPU_CHUNK_SYMS,
+                                         .max_chunk_restarts = PS_GPU_CHUNK_RESTARTS};
+        *on_gpu = 1;
+        return ps_later_engine_new(e, start_patterns, s, free, &before, err);
+    }
+    if (want_gpu) {
+        int rc = gpu_patterns(e, pl, o, p, workers, cpu_s, work, why, sizeof why, err);
+        if (rc != 1) {
+            *on_gpu = rc == PS_OK;
+            return rc;
+        }
+    }
+    return cpu_patterns(e, pl, o, p, workers, why, err);
 }
 
 /* Where a GPU is present, whether the work ahead can repay starting it:

@@ -81,7 +81,10 @@ typedef struct {
 int ps_plan_index(ps_plan_t *pl, const ps_plan_opts_t *o, ps_probes_t *p, int both, ps_err_t *err);
 
 /* The engine for `workers` worker ids over the plan's index; *on_gpu says
- * whether the GPU was started (auto: it may still hand chunks back). */
+ * whether the GPU was started (auto: it may still hand chunks back, or,
+ * started while the input is read, not start after all). That engine may
+ * still be starting on a thread of its own (engine_later.h), reading pl,
+ * o and p and filling pl->parts: they must outlive it. */
 int ps_plan_engine(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *o, const ps_probes_t *p, int workers,
                    int *on_gpu, ps_err_t *err);
 

@@ -11,6 +11,7 @@
 #include "automaton.h"
 #include "engine_cpu.h"
 #include "engine_gpus.h"
+#include "engine_split.h"
 #include "options.h"
 #include "pack.h"
 #include "patset.h"
@@ -179,15 +180,44 @@ START_TEST(test_gpus_pattern_share)
     char why[200];
     ck_assert_int_eq(ps_gpus_choose(&asked, 4, ps_patset_gpu_share(ps, 40.0), 1.0, &use, why, sizeof why), 0);
     ck_assert_int_eq(use.n, 1); /* 40 CPU-seconds of patterns: still one GPU */
+    /* Windows and a variable pattern: in parts where the windows are counted. */
+    ck_assert_int_eq(ps_gpu_patterns_split(p, ps, 1), 1);
+    ck_assert_int_eq(ps_gpu_patterns_split(p, ps, 0), 0);
     ps_patset_free(ps);
     ps_probes_free(p);
     ck_assert(ps_probes_from_strings(&p, 2, dna, NULL, PS_ALPHA_DNA, &err) == PS_OK);
     ck_assert(ps_patset_build(&ps, p, 1, 3, &err) == PS_OK);
     ck_assert(ps_patset_gpu_share(ps, 40.0) == 40.0);
+    ck_assert_int_eq(ps_gpu_patterns_split(p, ps, 1), 0); /* windows only */
     ck_assert_int_eq(ps_gpus_choose(&asked, 4, ps_patset_gpu_share(ps, 2.5), 1.0, &use, why, sizeof why), 0);
     ck_assert_int_eq(use.n, 2);
     ps_patset_free(ps);
     ps_probes_free(p);
+}
+END_TEST
+
+/* Which CUDA_VISIBLE_DEVICES values hide every GPU (CUDA reads the list up
+ * to its first entry it cannot read), and that such a value makes a GPU
+ * unlikely whatever the device nodes say. */
+START_TEST(test_gpus_hidden)
+{
+    ck_assert_int_eq(ps_gpus_list_hides_all(NULL), 0);
+    ck_assert_int_eq(ps_gpus_list_hides_all("0"), 0);
+    ck_assert_int_eq(ps_gpus_list_hides_all("1,0"), 0);
+    ck_assert_int_eq(ps_gpus_list_hides_all(" 2"), 0);
+    ck_assert_int_eq(ps_gpus_list_hides_all("GPU-8f6e3a2b-0000-0000-0000-000000000000"), 0);
+    ck_assert_int_eq(ps_gpus_list_hides_all("MIG-0c1d2e3f-0000-0000-0000-000000000000"), 0);
+    ck_assert_int_eq(ps_gpus_list_hides_all(""), 1);
+    ck_assert_int_eq(ps_gpus_list_hides_all("-1"), 1);
+    ck_assert_int_eq(ps_gpus_list_hides_all("none"), 1);
+    ck_assert_int_eq(ps_gpus_list_hides_all("NoDevFiles"), 1);
+    const char *was = getenv("CUDA_VISIBLE_DEVICES");
+    char *keep = was ? strdup(was) : NULL;
+    ck_assert(!was || keep);
+    ck_assert_int_eq(setenv("CUDA_VISIBLE_DEVICES", "", 1), 0);
+    ck_assert_int_eq(ps_gpus_likely(), 0);
+    ck_assert_int_eq(keep ? setenv("CUDA_VISIBLE_DEVICES", keep, 1) : unsetenv("CUDA_VISIBLE_DEVICES"), 0);
+    free(keep);
 }
 END_TEST
 
@@ -200,6 +230,7 @@ Suite *suite_gpus(void)
     tcase_add_test(tc, test_gpus_option);
     tcase_add_test(tc, test_gpus_choose);
     tcase_add_test(tc, test_gpus_pattern_share);
+    tcase_add_test(tc, test_gpus_hidden);
     suite_add_tcase(s, tc);
     return s;
 }
