@@ -195,35 +195,52 @@ static void next_row(pass_t *s, int32_t iseq, int last)
         const int32_t ki = v[PS_PRF_I] + IS(p, c);
         const int32_t kd = kopd + MS(p, DEL);
         const int32_t *lt = pr->last + p * 4;
-        int32_t val[4];
-        int src[4]; /* 0 begin, 1 match, 2 insertion, 3 deletion (pftools' order of pointers) */
-        for (int t = 0; t < 4; t++) {
-            const int32_t xm = t == PS_PRF_X && last ? lt[PS_PRF_M] : T(p, PS_PRF_M, t);
-            const int32_t xi = t == PS_PRF_X && last ? lt[PS_PRF_I] : T(p, PS_PRF_I, t);
-            const int32_t xd = t == PS_PRF_X && last ? lt[PS_PRF_D] : T(p, PS_PRF_D, t);
-            int32_t b = T(p, PS_PRF_X, t);
+        const int32_t *tm = &T(p, PS_PRF_M, 0), *ti = &T(p, PS_PRF_I, 0), *td = &T(p, PS_PRF_D, 0),
+                      *tx = &T(p, PS_PRF_X, 0);
+        const pos_t jpos = iom[p], ioi_old = ioi[p], kiod_old = kiod;
+        /* Each state's best of begin, match, insertion and deletion (ties
+         * to the earlier, in pftools' order: begin, deletion, match,
+         * insertion), and the position its pointer takes from the winner:
+         * begin temp, match kpos, insertion ioi_old, deletion kiod_old; the
+         * insertion's deletion reads the deletion's new pointer, as
+         * pftools' does. Selects, not a table of pointers: which term wins
+         * is data, and a load through a chosen pointer waits for it. */
+#define BEST(t, xm, xi, xd, b, bp, take_d)                                                                             \
+    do {                                                                                                               \
+        b = tx[t];                                                                                                     \
+        bp = temp;                                                                                                     \
+        if (kd + (xd) > b) b = kd + (xd), bp = take_d;                                                               \
+        if (km + (xm) > b) b = km + (xm), bp = kpos;                                                                 \
+        if (ki + (xi) > b) b = ki + (xi), bp = ioi_old;                                                              \
+    } while (0)
+        int32_t vm, vi, vd;
+        pos_t pm, pi, pd;
+        BEST(PS_PRF_M, tm[PS_PRF_M], ti[PS_PRF_M], td[PS_PRF_M], vm, pm, kiod_old);
+        BEST(PS_PRF_D, tm[PS_PRF_D], ti[PS_PRF_D], td[PS_PRF_D], vd, pd, kiod_old);
+        BEST(PS_PRF_I, tm[PS_PRF_I], ti[PS_PRF_I], td[PS_PRF_I], vi, pi, pd);
+#undef BEST
+        /* The exit: the last row's own transitions out. */
+        {
+            const int32_t xm = last ? lt[PS_PRF_M] : tm[PS_PRF_X], xi = last ? lt[PS_PRF_I] : ti[PS_PRF_X],
+                          xd = last ? lt[PS_PRF_D] : td[PS_PRF_X];
+            int32_t b = tx[PS_PRF_X];
             int k = 0;
             if (kd + xd > b) b = kd + xd, k = 3;
             if (km + xm > b) b = km + xm, k = 1;
             if (ki + xi > b) b = ki + xi, k = 2;
-            val[t] = b;
-            src[t] = k;
+            if (b > s->score) {
+                s->score = b;
+                s->se = iseq;
+                fpos = k == 1 ? kpos : k == 3 ? kiod_old : ioi_old;
+            }
         }
-        v[PS_PRF_M] = val[PS_PRF_M];
-        v[PS_PRF_I] = val[PS_PRF_I];
-        v[PS_PRF_D] = val[PS_PRF_D];
-        kopd = val[PS_PRF_D];
-        if (val[PS_PRF_X] > s->score) {
-            s->score = val[PS_PRF_X];
-            s->se = iseq;
-            fpos = src[PS_PRF_X] == 1 ? kpos : src[PS_PRF_X] == 3 ? kiod : ioi[p];
-        }
-        const pos_t jpos = iom[p], ioi_old = ioi[p], kiod_old = kiod;
-        const pos_t *from[4] = {&temp, &kpos, &ioi_old, &kiod_old};
-        iom[p] = *from[src[PS_PRF_M]];
-        kiod = *from[src[PS_PRF_D]];
-        /* pftools reads the deletion's position after updating it */
-        ioi[p] = src[PS_PRF_I] == 3 ? kiod : *from[src[PS_PRF_I]];
+        v[PS_PRF_M] = vm;
+        v[PS_PRF_I] = vi;
+        v[PS_PRF_D] = vd;
+        kopd = vd;
+        iom[p] = pm;
+        kiod = pd;
+        ioi[p] = pi;
         kpos = jpos;
         const int32_t t2 = min32(min32(ioi[p].pb, iom[p].pb), kiod.pb);
         s->fa = min32(s->fa, t2);
