@@ -17,6 +17,7 @@
 #include "engine_mixed.h"
 #include "pack.h"
 #include "probes.h"
+#include "scan.h"
 #include "testutil.h"
 
 /* The mixed engine on device 0 alone, as before several GPUs. */
@@ -164,6 +165,14 @@ START_TEST(test_later_engine)
         ck_assert(in.waits && !in.gpu_started && in.max_chunk_syms == 12345 && in.max_chunk_restarts == 678);
         ck_assert_str_eq(ps_engine_ran(&in), "gpu");
         ck_assert_msg(strstr(device, "GPU 1, starting while the input is read") != NULL, "%s", device);
+        /* Chunks sized within the caller's limits, the ring twice as deep. */
+        ps_scan_opts_t so;
+        ps_scan_opts_init(&so, &in, W);
+        ck_assert_uint_eq(so.chunk_syms, 12345);
+        ck_assert_uint_eq(so.chunk_restarts, 678);
+        ck_assert_int_eq(so.ring, 2 * W + 1);
+        ps_scan_opts_init(&so, &in, 40);
+        ck_assert_int_eq(so.ring, 65);
         /* A chunk handed over meanwhile waits for the start. */
         int w0 = 0, rc0 = 12345;
         void *arg[4] = {e, &ch[0], &w0, &rc0};
