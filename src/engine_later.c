@@ -119,11 +119,10 @@ int ps_later_engine_new(ps_engine_t **out, ps_later_start_fn start, void *ctx, v
     *out = NULL;
     ps_engine_t *e = calloc(1, sizeof *e);
     later_t *l = calloc(1, sizeof *l);
+    int locks = 0, rc = PS_OK;
     if (!e || !l) {
-        free(e);
-        free(l);
-        if (ctx_free) ctx_free(ctx);
-        return ps_fail(err, PS_E_NOMEM, "out of memory");
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        goto fail;
     }
     l->start = start;
     l->ctx = ctx;
@@ -132,20 +131,11 @@ int ps_later_engine_new(ps_engine_t **out, ps_later_start_fn start, void *ctx, v
     l->before.kind = PS_ENGINE_AUTO;
     l->before.gpu_started = 0;
     l->before.waits = 1;
-    if (pthread_mutex_init(&l->lock, NULL) != 0) {
-        free(e);
-        free(l);
-        if (ctx_free) ctx_free(ctx);
-        return ps_fail(err, PS_E_INTERNAL, "cannot create a mutex");
-    }
-    const int cv = pthread_cond_init(&l->ended_cv, NULL) == 0;
-    if (!cv || pthread_create(&l->thread, NULL, run_start, l) != 0) {
-        if (cv) pthread_cond_destroy(&l->ended_cv);
-        pthread_mutex_destroy(&l->lock);
-        free(e);
-        free(l);
-        if (ctx_free) ctx_free(ctx);
-        return ps_fail(err, PS_E_INTERNAL, "cannot start the GPU start-up thread");
+    if (pthread_mutex_init(&l->lock, NULL) == 0) locks++;
+    if (locks == 1 && pthread_cond_init(&l->ended_cv, NULL) == 0) locks++;
+    if (locks < 2 || pthread_create(&l->thread, NULL, run_start, l) != 0) {
+        rc = ps_fail(err, PS_E_INTERNAL, "cannot start the GPU start-up thread");
+        goto fail;
     }
     e->impl = l;
     e->scan = later_scan;
@@ -156,4 +146,11 @@ int ps_later_engine_new(ps_engine_t **out, ps_later_start_fn start, void *ctx, v
     /* chunk_alloc left NULL: ordinary memory, as the header says. */
     *out = e;
     return PS_OK;
+fail:
+    if (locks > 1) pthread_cond_destroy(&l->ended_cv);
+    if (locks > 0) pthread_mutex_destroy(&l->lock);
+    free(e);
+    free(l);
+    if (ctx_free) ctx_free(ctx);
+    return rc;
 }

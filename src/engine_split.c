@@ -299,17 +299,25 @@ static void drop_parts(ps_patset_t *parts[3])
     }
 }
 
-int ps_gpu_patterns_split(const ps_probes_t *p, const ps_patset_t *ps, int count_windows)
+/* Whether the GPUs count the set's windows apart (count_windows): the set
+ * has windows and other patterns, reads no minus strand forward, and every
+ * window is a string the GPUs take. */
+static int windows_apart(const ps_probes_t *p, const ps_patset_t *ps, int count_windows)
 {
-    if (ps->fwd) return 0;
-    uint32_t windows = 0, windows_fit = 1;
+    if (!count_windows || ps->windows_only || ps->fwd) return 0;
+    uint32_t windows = 0;
     for (uint32_t i = 0; i < p->n; i++)
         if (is_window(p, i)) {
+            if (!gpu_takes(p, i)) return 0;
             windows++;
-            if (!gpu_takes(p, i)) windows_fit = 0;
         }
+    return windows > 0;
+}
+
+int ps_gpu_patterns_split(const ps_probes_t *p, const ps_patset_t *ps, int count_windows)
+{
     const uint32_t n_gpu = gpu_count(p);
-    return (count_windows && !ps->windows_only && windows_fit && windows > 0) || (n_gpu > 0 && n_gpu < p->n);
+    return windows_apart(p, ps, count_windows) || (!ps->fwd && n_gpu > 0 && n_gpu < p->n);
 }
 
 int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset_t *ps, const ps_gpus_t *gpus,
@@ -321,10 +329,7 @@ int ps_gpu_patterns_new(ps_engine_t **out, const ps_probes_t *p, const ps_patset
     /* Windows counted on the GPU, only the rest's sites listed (and its
      * long patterns on CPU threads): r14 over 199 M residues 0.71-0.99 s
      * against 0.93-1.25 s with every site listed (H100 host). */
-    int windows_fit = 1; /* every window a string the GPUs take */
-    for (uint32_t i = 0; i < p->n; i++)
-        if (is_window(p, i) && !gpu_takes(p, i)) windows_fit = 0;
-    if (count_windows && !ps->windows_only && !ps->fwd && windows_fit) {
+    if (windows_apart(p, ps, count_windows)) {
         uint32_t n_win;
         rc = split_by(out, p, ps, is_window, gpus, workers, 1, parts, &n_win, err);
         if (rc == PS_OK) {
