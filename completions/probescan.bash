@@ -19,16 +19,16 @@ _probescan()
         *:--format) COMPREPLY=($(compgen -W "bed tsv pff gff psa cas-offinder" -- "$cur")); return ;;
         *:--index) COMPREPLY=($(compgen -W "auto automaton kmer-set" -- "$cur")); return ;;
         *:--kernel) COMPREPLY=($(compgen -W "best kmer leaf compact coalesced shared baseline" -- "$cur")); return ;;
-        *:-t|*:--threads|*:--gpu|*:-m|*:--mismatches|*:--max-hits|*:--max-x|*:--pam|*:--pam5|*:--dna-bulge|*:--rna-bulge) return ;;
+        *:-t|*:--threads|*:--gpu|*:-m|*:--mismatches|*:--max-hits|*:--max-x|*:--pam|*:--pam5|*:--dna-bulge|*:--rna-bulge|*:--exact-pieces) return ;;
     esac
     if [[ $cur == -* ]]; then
         case $cmd in
             count) COMPREPLY=($(compgen -W "--probes --alphabet --strand --output --threads --by-file --samples --by-record
                                              --stats --mismatches --engine --index --gpu --kernel --verbose --quiet --help --version
-                                             --included --skip-frequent --max-x --no-overlaps --shortest --no-profiles --profiles-only --level --pam --pam5 --dna-bulge --rna-bulge" -- "$cur")) ;;
+                                             --included --skip-frequent --max-x --no-overlaps --shortest --no-profiles --profiles-only --level --pam --pam5 --dna-bulge --rna-bulge --exact-pieces" -- "$cur")) ;;
             locate) COMPREPLY=($(compgen -W "--probes --alphabet --strand --output --threads --mismatches --format
                                               --max-hits --stats --engine --gpu --verbose --quiet --help --version
-                                              --included --skip-frequent --max-x --no-overlaps --shortest --no-profiles --profiles-only --level --pam --pam5 --dna-bulge --rna-bulge" -- "$cur")) ;;
+                                              --included --skip-frequent --max-x --no-overlaps --shortest --no-profiles --profiles-only --level --pam --pam5 --dna-bulge --rna-bulge --exact-pieces" -- "$cur")) ;;
             merge) COMPREPLY=($(compgen -W "--output --probes --split-records --whole-records --quiet --help --version" -- "$cur")) ;;
             summary) COMPREPLY=($(compgen -W "--outdir --stats --quiet --help --version" -- "$cur")) ;;
         esac

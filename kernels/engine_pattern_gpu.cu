@@ -85,6 +85,20 @@ enum {
     kMasksWindows = kLast + 1
 };
 
+/* An exact-piece index on the device (guideset.h's ps_guide_pieces_t):
+ * seed s's buckets at start + s * (2^bits + 1), its entries (code; leaf |
+ * limit << 32) at ent + s * strings. */
+struct gpieces {
+    uint32_t n, pieces, need, bits, strings;
+    uint64_t care;
+    uint32_t psh[PS_GUIDESET_MAX_PIECES], plen2[PS_GUIDESET_MAX_PIECES];
+    uint64_t pkm[PS_GUIDESET_MAX_PIECES], pmask[PS_GUIDESET_MAX_PIECES];
+    uint16_t comb[PS_GUIDESET_MAX_SEEDS];
+    uint8_t klen2[PS_GUIDESET_MAX_SEEDS];
+    uint32_t *start;
+    ulonglong2 *ent;
+};
+
 /* A guide set on the device (guideset.h), as the engine holds it and the
  * guide kernels read it. */
 struct gset {
@@ -96,13 +110,12 @@ struct gset {
     uint64_t *pam;
     uint64_t full, pm;
     uint32_t m, n_plus, n, sh0, sh1, pam_words;
-    /* pieces_kernel (no PAM): the joint exact-piece index, piece q's
-     * buckets at pstart + poff[q], its entries at pent + peoff[q] (code;
-     * leaf | limit << 32). */
-    uint32_t pn, psh[PS_GUIDESET_MAX_PIECES], poff[PS_GUIDESET_MAX_PIECES], peoff[PS_GUIDESET_MAX_PIECES];
-    uint64_t pkm[PS_GUIDESET_MAX_PIECES], pexact[PS_GUIDESET_MAX_PIECES], pcare;
-    uint32_t *pstart;
-    ulonglong2 *pent;
+    /* pieces_kernel: the exact-piece index of each strand's strings
+     * (joint: ix[0] holds both strands'; a strand without strings has n 0
+     * and none compared), the PAM tables where there is a PAM (pam
+     * non-NULL). */
+    gpieces ix[2];
+    int joint;
 };
 
 /* Blocks of the bulge kernel an SM holds at least: its register budget (80
@@ -636,11 +649,48 @@ __global__ void __launch_bounds__(kBlock) guides_kernel(const kparams k)
     }
 }
 
-/* A guide set without a PAM, through its joint exact-piece index: each
- * thread the windows ending in its own glane positions (rolled in from
- * m - 1 symbols before, or its segment's start), each window's buckets
- * fetched and their guides compared, each at its first piece that the
- * window matches exactly (engine_guides.c's compare_pieces). */
+/* The strings in window x's buckets of index ix (engine_guides.c's
+ * compare_pieces): each compared at every seed whose bucket holds it,
+ * recorded at its first. */
+__device__ __forceinline__ void seek_pieces(const kparams &k, const gpieces &ix, uint64_t x, uint32_t p)
+{
+    const uint64_t row = (1ull << ix.bits) + 1;
+    for (uint32_t s = 0; s < ix.n; s++) {
+        uint64_t v = 0;
+        for (uint32_t c = ix.comb[s]; c; c &= c - 1) {
+            const uint32_t q = (uint32_t)__ffs(c) - 1u;
+            v = (v << (ix.plen2[q] - 1) << 1) | (x >> ix.psh[q] & ix.pkm[q]);
+        }
+        const uint64_t key = ix.klen2[s] <= ix.bits ? v : (v * PS_GUIDESET_HASH) >> (64 - ix.bits);
+        const uint32_t *bound = ix.start + s * row + key;
+        const uint32_t a = __ldg(bound), b = __ldg(bound + 1);
+        const ulonglong2 *ent = ix.ent + (uint64_t)s * ix.strings;
+        for (uint32_t t = a; t < b; t++) {
+            const ulonglong2 en = __ldg(ent + t);
+            const uint64_t diff = (x ^ en.x) & ix.care;
+            const uint32_t d = (uint32_t)__popcll((diff | diff >> 1) & 0x5555555555555555ull);
+            if (d > (uint32_t)(en.y >> 32)) continue;
+            uint32_t e = 0;
+            for (uint32_t q = 0; q < ix.pieces; q++) e |= (uint32_t)!(diff & ix.pmask[q]) << q;
+            uint32_t rest = e;
+            for (uint32_t i = 0; i < ix.need; i++) rest &= rest - 1;
+            if ((e ^ rest) == ix.comb[s]) record(k, (uint32_t)en.y + d, p);
+        }
+    }
+}
+
+/* Whether strand st's PAM holds in window x (always, without a PAM). */
+__device__ __forceinline__ bool pam_holds(const kparams &k, int st, uint64_t x)
+{
+    if (!k.gs.pam) return true;
+    const uint64_t c = x >> (st ? k.gs.sh1 : k.gs.sh0) & k.gs.pm;
+    return __ldg(k.gs.pam + (st ? k.gs.pam_words : 0) + (c >> 6)) >> (c & 63) & 1;
+}
+
+/* A guide set through its exact-piece indexes: each thread the windows
+ * ending in its own glane positions (rolled in from m - 1 symbols before,
+ * or its segment's start); a window whose PAM holds on a strand (any,
+ * without a PAM) looks up that strand's index (the joint one once). */
 __global__ void __launch_bounds__(kBlock) pieces_kernel(const kparams k)
 {
     const uint64_t s0 = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * k.glane;
@@ -668,20 +718,12 @@ __global__ void __launch_bounds__(kBlock) pieces_kernel(const kparams k)
         if ((p & 15u) == 0) cur = __ldg(k.text + (p >> 4));
         x = (x << 2 | (cur >> (2u * (p & 15u)) & 3u)) & k.gs.full;
         if (++run < m || p < from) continue;
-        for (uint32_t q = 0; q < k.gs.pn; q++) {
-            const uint32_t key = (uint32_t)(x >> k.gs.psh[q] & k.gs.pkm[q]);
-            const uint32_t a = __ldg(k.gs.pstart + k.gs.poff[q] + key), b = __ldg(k.gs.pstart + k.gs.poff[q] + key + 1);
-            for (uint32_t t = a; t < b; t++) {
-                const ulonglong2 en = __ldg(k.gs.pent + k.gs.peoff[q] + t);
-                const uint64_t diff = x ^ en.x;
-                bool before = false;
-                for (uint32_t f = 0; f < q && !before; f++) before = !(diff & k.gs.pexact[f]);
-                if (before) continue;
-                const uint64_t y = diff & k.gs.pcare;
-                const uint32_t d = (uint32_t)__popcll((y | y >> 1) & 0x5555555555555555ull);
-                if (d <= (uint32_t)(en.y >> 32)) record(k, (uint32_t)en.y + d, p);
-            }
+        if (k.gs.joint) {
+            seek_pieces(k, k.gs.ix[0], x, p);
+            continue;
         }
+        if (k.gs.ix[0].n && pam_holds(k, 0, x)) seek_pieces(k, k.gs.ix[0], x, p);
+        if (k.gs.ix[1].n && pam_holds(k, 1, x)) seek_pieces(k, k.gs.ix[1], x, p);
     }
 }
 
@@ -1281,8 +1323,10 @@ extern "C" void ps_gpat_free(ps_gpat_t *g)
     cudaFree(g->gs.leaf);
     cudaFree(g->gs.lim);
     cudaFree(g->gs.pam);
-    cudaFree(g->gs.pstart);
-    cudaFree(g->gs.pent);
+    for (int st = 0; st < 2; st++) {
+        cudaFree(g->gs.ix[st].start);
+        cudaFree(g->gs.ix[st].ent);
+    }
     cudaFree(g->bs.gp);
     cudaFree(g->bs.jlo);
     cudaFree(g->bs.jn);
@@ -1294,71 +1338,87 @@ extern "C" void ps_gpat_free(ps_gpat_t *g)
     free(g);
 }
 
-/* A joint exact-piece index (guideset.h) on the device: every piece's
- * buckets in one array, its entries in another. */
-static int upload_pieces(ps_gpat_t *g, const ps_guideset_t *gs, ps_err_t *err)
+/* Strand st's exact-piece index (guideset.h) on the device. */
+static int upload_pieces(ps_gpat_t *g, const ps_guideset_t *gs, int st, ps_err_t *err)
 {
-    const ps_guide_pieces_t *ix = &gs->pieces[0];
-    uint64_t n_start = 0, n_ent = 0;
-    for (uint32_t q = 0; q < ix->n; q++) {
-        g->gs.poff[q] = (uint32_t)n_start;
-        g->gs.peoff[q] = (uint32_t)n_ent;
-        n_start += ix->key_mask[q] + 2;
-        n_ent += ix->start[q][ix->key_mask[q] + 1];
-    }
-    if (n_start > UINT32_MAX || n_ent > UINT32_MAX)
-        return ps_fail(err, PS_E_USAGE, "a guide index too large for the GPU");
-    uint32_t *start = (uint32_t *)malloc((n_start ? n_start : 1) * sizeof *start);
+    const ps_guide_pieces_t *ix = &gs->pieces[st];
+    gpieces *d = &g->gs.ix[st];
+    if (!ix->n) return PS_OK;
+    const size_t n_start = (size_t)ix->n * ((1ull << ix->bits) + 1), n_ent = (size_t)ix->n * ix->strings;
     ulonglong2 *ent = (ulonglong2 *)malloc((n_ent ? n_ent : 1) * sizeof *ent);
     int rc = PS_OK;
     cudaError_t ce;
-    if (!start || !ent) {
-        rc = ps_fail(err, PS_E_NOMEM, "out of memory for the GPU guide index");
-        goto done;
+    if (!ent) return ps_fail(err, PS_E_NOMEM, "out of memory for the GPU guide index");
+    for (size_t t = 0; t < n_ent; t++)
+        ent[t] = make_ulonglong2(ix->ent[t].code, (uint64_t)ix->ent[t].leaf | (uint64_t)ix->ent[t].lim << 32);
+    d->n = ix->n;
+    d->pieces = ix->pieces;
+    d->need = ix->need;
+    d->bits = ix->bits;
+    d->strings = ix->strings;
+    d->care = ix->care;
+    for (uint32_t q = 0; q < ix->pieces; q++) {
+        d->psh[q] = ix->psh[q];
+        d->plen2[q] = ix->plen2[q];
+        d->pkm[q] = ix->pkm[q];
+        d->pmask[q] = ix->pmask[q];
     }
-    for (uint32_t q = 0; q < ix->n; q++) {
-        const uint64_t keys = ix->key_mask[q] + 1, cnt = ix->start[q][keys];
-        memcpy(start + g->gs.poff[q], ix->start[q], (keys + 1) * sizeof *start);
-        for (uint64_t t = 0; t < cnt; t++) {
-            const ps_guide_entry_t *e = &ix->ent[q][t];
-            ent[g->gs.peoff[q] + t] = make_ulonglong2(e->code, (uint64_t)e->leaf | (uint64_t)e->lim << 32);
-        }
-        g->gs.psh[q] = ix->shift[q];
-        g->gs.pkm[q] = ix->key_mask[q];
-        g->gs.pexact[q] = ix->exact[q];
-    }
-    if ((ce = cudaMalloc(&g->gs.pstart, (n_start ? n_start : 1) * sizeof *start)) != cudaSuccess ||
-        (ce = cudaMalloc(&g->gs.pent, (n_ent ? n_ent : 1) * sizeof *ent)) != cudaSuccess ||
-        (ce = cudaMemcpy(g->gs.pstart, start, n_start * sizeof *start, cudaMemcpyHostToDevice)) != cudaSuccess ||
-        (n_ent && (ce = cudaMemcpy(g->gs.pent, ent, n_ent * sizeof *ent, cudaMemcpyHostToDevice)) != cudaSuccess)) {
+    memcpy(d->comb, ix->comb, sizeof d->comb);
+    memcpy(d->klen2, ix->klen2, sizeof d->klen2);
+    if ((ce = cudaMalloc(&d->start, n_start * sizeof *ix->start)) != cudaSuccess ||
+        (ce = cudaMalloc(&d->ent, (n_ent ? n_ent : 1) * sizeof *ent)) != cudaSuccess ||
+        (ce = cudaMemcpy(d->start, ix->start, n_start * sizeof *ix->start, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (n_ent && (ce = cudaMemcpy(d->ent, ent, n_ent * sizeof *ent, cudaMemcpyHostToDevice)) != cudaSuccess))
         rc = cuda_fail(err, ce, "uploading the GPU guide index");
-        goto done;
-    }
-    g->pieces = 1;
-    g->gs.pn = ix->n;
-    g->gs.pcare = ix->care;
-    g->gs.m = gs->m;
-    g->gs.full = gs->m == 32 ? ~0ull : (1ull << (2 * gs->m)) - 1;
-done:
-    free(start);
     free(ent);
     return rc;
 }
 
+/* The PAM tables of guide set gs on the device (none without a PAM). */
+static int upload_pam(ps_gpat_t *g, const ps_guideset_t *gs, ps_err_t *err)
+{
+    g->gs.m = gs->m;
+    g->gs.full = gs->m == 32 ? ~0ull : (1ull << (2 * gs->m)) - 1;
+    g->gs.n_plus = gs->n_plus;
+    g->gs.n = gs->n;
+    if (!gs->P) return PS_OK;
+    const size_t pw = (size_t)((gs->pam_mask + 1) / 64 + 1);
+    uint64_t *pam = (uint64_t *)malloc(2 * pw * sizeof *pam);
+    if (!pam) return ps_fail(err, PS_E_NOMEM, "out of memory for the GPU guide set");
+    memcpy(pam, gs->pam_ok[0], pw * sizeof *pam);
+    memcpy(pam + pw, gs->pam_ok[1], pw * sizeof *pam);
+    cudaError_t ce;
+    int rc = PS_OK;
+    if ((ce = cudaMalloc(&g->gs.pam, 2 * pw * sizeof *pam)) != cudaSuccess ||
+        (ce = cudaMemcpy(g->gs.pam, pam, 2 * pw * sizeof *pam, cudaMemcpyHostToDevice)) != cudaSuccess)
+        rc = cuda_fail(err, ce, "uploading the GPU guide set");
+    free(pam);
+    g->gs.pm = gs->pam_mask;
+    g->gs.sh0 = gs->pam_shift[0];
+    g->gs.sh1 = gs->pam_shift[1];
+    g->gs.pam_words = (uint32_t)pw;
+    return rc;
+}
+
 /* A guide set (guideset.h), where ps is one: its strings and PAM tables
- * on the device, and the guide kernel instead of the pattern kernels. */
+ * on the device, and a guide kernel instead of the pattern kernels. */
 static int upload_guides(ps_gpat_t *g, const ps_patset_t *ps, ps_err_t *err)
 {
     ps_guideset_t *gs = NULL;
     char why[160];
-    int rc = ps_guideset_build(&gs, ps, why, sizeof why, err);
+    int rc = ps_guideset_build(&gs, ps, ps->guide_need, PS_GUIDESET_TABLES | PS_GUIDESET_GPU, why, sizeof why, err);
     if (rc == 1) return PS_OK;
     if (rc < 0) return rc;
-    /* The guide kernel tests a PAM first; without one, the piece kernel
-     * takes a joint exact-piece index; else (a PAM most windows pass) the
-     * bit-parallel kernels do as well. */
-    if (!gs->P && gs->joint) {
-        rc = upload_pieces(g, gs, err);
+    /* The piece kernel where every strand with strings has an index (a
+     * joint one for both without a PAM); else, with a PAM few windows
+     * pass, the guide kernel compares each that passes with every string
+     * of its strand; else the bit-parallel kernels do as well. */
+    const int indexed = gs->joint || ((!gs->n_plus || gs->pieces[0].n) && (gs->n_plus == gs->n || gs->pieces[1].n));
+    if (indexed) {
+        g->gs.joint = gs->joint;
+        if ((rc = upload_pam(g, gs, err)) == PS_OK && (rc = upload_pieces(g, gs, 0, err)) == PS_OK &&
+            (rc = upload_pieces(g, gs, 1, err)) == PS_OK)
+            g->pieces = 1;
         ps_guideset_free(gs);
         return rc;
     }
@@ -1366,41 +1426,28 @@ static int upload_guides(ps_gpat_t *g, const ps_patset_t *ps, ps_err_t *err)
         ps_guideset_free(gs);
         return PS_OK;
     }
-    const size_t n = gs->n ? gs->n : 1, pw = (size_t)((gs->pam_mask + 1) / 64 + 1);
+    const size_t n = gs->n ? gs->n : 1;
     ulonglong2 *str = (ulonglong2 *)malloc(n * sizeof *str);
-    uint64_t *pam = (uint64_t *)malloc(2 * pw * sizeof *pam);
     cudaError_t ce = cudaSuccess;
-    if (!str || !pam) {
+    if (!str) {
         rc = ps_fail(err, PS_E_NOMEM, "out of memory for the GPU guide set");
         goto done;
     }
     for (uint32_t i = 0; i < gs->n; i++) str[i] = make_ulonglong2(gs->code[i], gs->care[i]);
-    memcpy(pam, gs->pam_ok[0], pw * sizeof *pam);
-    memcpy(pam + pw, gs->pam_ok[1], pw * sizeof *pam);
+    if ((rc = upload_pam(g, gs, err)) < 0) goto done;
     if ((ce = cudaMalloc(&g->gs.str, n * sizeof *str)) != cudaSuccess ||
         (ce = cudaMalloc(&g->gs.leaf, n * sizeof(uint32_t))) != cudaSuccess ||
         (ce = cudaMalloc(&g->gs.lim, n)) != cudaSuccess ||
-        (ce = cudaMalloc(&g->gs.pam, 2 * pw * sizeof *pam)) != cudaSuccess ||
         (ce = cudaMemcpy(g->gs.str, str, gs->n * sizeof *str, cudaMemcpyHostToDevice)) != cudaSuccess ||
         (ce = cudaMemcpy(g->gs.leaf, gs->leaf, gs->n * sizeof(uint32_t), cudaMemcpyHostToDevice)) != cudaSuccess ||
-        (ce = cudaMemcpy(g->gs.lim, gs->lim, gs->n, cudaMemcpyHostToDevice)) != cudaSuccess ||
-        (ce = cudaMemcpy(g->gs.pam, pam, 2 * pw * sizeof *pam, cudaMemcpyHostToDevice)) != cudaSuccess) {
+        (ce = cudaMemcpy(g->gs.lim, gs->lim, gs->n, cudaMemcpyHostToDevice)) != cudaSuccess) {
         rc = cuda_fail(err, ce, "uploading the GPU guide set");
         goto done;
     }
     g->guides = 1;
-    g->gs.m = gs->m;
-    g->gs.full = gs->m == 32 ? ~0ull : (1ull << (2 * gs->m)) - 1;
-    g->gs.pm = gs->pam_mask;
-    g->gs.n_plus = gs->n_plus;
-    g->gs.n = gs->n;
-    g->gs.sh0 = gs->pam_shift[0];
-    g->gs.sh1 = gs->pam_shift[1];
-    g->gs.pam_words = (uint32_t)pw;
     rc = PS_OK;
 done:
     free(str);
-    free(pam);
     ps_guideset_free(gs);
     return rc;
 }
@@ -1802,6 +1849,12 @@ void pe_info(const ps_engine_t *e, ps_engine_info_t *out)
     snprintf(out->kernel, sizeof out->kernel, "%s",
              pe->g->bulges ? "bulges" : pe->g->guides ? "guides" : pe->g->pieces ? "pieces" : "pattern");
     out->guides = pe->g->guides || pe->g->pieces || pe->g->bulges;
+    if (pe->g->pieces) {
+        const gpieces *ix = pe->g->gs.ix[0].n ? &pe->g->gs.ix[0] : &pe->g->gs.ix[1];
+        out->guide_need = ix->need;
+        out->guide_pieces = ix->pieces;
+        out->guide_seeds = ix->n;
+    }
     out->bulges = pe->g->bulges;
     out->chunks_gpu = __atomic_load_n(&pe->chunks, __ATOMIC_RELAXED);
     out->max_chunk_syms = PS_GPU_CHUNK_SYMS;

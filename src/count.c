@@ -203,7 +203,7 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         case PS_OPT_NO_PROFILES: case PS_OPT_PROFILES_ONLY: case PS_OPT_LEVEL:
             if ((rc = ps_opt_psscan(c, optarg, &o->pso, err)) > 0) rc = PS_OK;
             break;
-        case PS_OPT_PAM: case PS_OPT_PAM5: case PS_OPT_DNA_BULGE: case PS_OPT_RNA_BULGE:
+        case PS_OPT_PAM: case PS_OPT_PAM5: case PS_OPT_DNA_BULGE: case PS_OPT_RNA_BULGE: case PS_OPT_EXACT_PIECES:
             if ((rc = ps_opt_guide(c, optarg, &o->go, err)) > 0) rc = PS_OK;
             break;
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan count --help)", argv[optind - 1]);

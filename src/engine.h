@@ -67,6 +67,7 @@ typedef struct {
     int kmer_set;           /* probes are looked up in the k-mer set (kmerset.h), not walked in the automaton */
     int patterns;           /* probes are matched as patterns (patset.h): classes, lengths, mismatches */
     int guides;             /* patterns matched PAM first (guideset.h): a guide library with its PAM */
+    uint32_t guide_need, guide_pieces, guide_seeds; /* its exact-piece index: r of D + r pieces, seeds (0: none) */
     int bulges;             /* guides with DNA and RNA bulges (bulges.h) */
     int split;              /* GPU: CPU threads count the patterns it does not take, on the same chunks */
     uint64_t chunks_cpu;    /* chunks scanned on CPU threads */

@@ -39,6 +39,7 @@ typedef struct {
     const char *pam; /* --pam or --pam5: the PAM, or NULL */
     int pam5;        /* the PAM is 5' of the probe (--pam5) */
     int dna_bulge, rna_bulge; /* --dna-bulge, --rna-bulge (bulges.h) */
+    int exact_pieces; /* --exact-pieces: r of the guide index (guideset.h); 0 chooses */
 } ps_guide_opts_t;
 
 /* The bases an IUPAC letter stands for, either case, U as T (A=1 C=2 G=4

@@ -1,17 +1,18 @@
 #include "guideset.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 void ps_guideset_free(ps_guideset_t *g)
 {
     if (!g) return;
-    for (int st = 0; st < 2; st++)
-        for (uint32_t q = 0; q < g->pieces[st].n; q++) {
-            free(g->pieces[st].start[q]);
-            free(g->pieces[st].ent[q]);
-        }
+    for (int st = 0; st < 2; st++) {
+        free(g->pieces[st].start);
+        free(g->pieces[st].ent);
+    }
     free(g->code);
     free(g->care);
     free(g->leaf);
@@ -41,19 +42,120 @@ static void classes(const ps_patset_t *ps, const str_t *t, uint8_t *cls, uint8_t
     }
 }
 
+/* A CPU thread's time a window on an exact-piece index, by the tables'
+ * size: a seed's lookup (its key, the fetch of its bucket's bounds and
+ * first entries, the branch its bucket's end mispredicts) and a string
+ * compared in a bucket. Fitted on machine A's 2 cores to 10^3, 10^4 and
+ * 10^5 yeast 20-mers within 3 and 4 over half the yeast genome, r = 1 to
+ * 4: tables in cache, 15 and 2 ns; up to 32 MB, 25 and 3 ns; beyond, the
+ * lookups wait for memory, 80 and 5 ns (short buckets read line by line).
+ * Guides drawn from a genome share its skew: their buckets in its windows
+ * hold about twice the strings that 4^-L says (yeast: 1.3x at keys of 4
+ * bases, 2x at 8, 2.3x at 10). */
+#define SKEW 2.0
+static double lookup_ns(double bytes, double seeds, double strings)
+{
+    strings *= SKEW;
+    if (bytes < 4e6) return seeds * 15.0 + strings * 2.0;
+    if (bytes < 32e6) return seeds * 25.0 + strings * 3.0;
+    return seeds * 80.0 + strings * 5.0;
+}
+
+/* The GPU's time a window on an index, in lookups: a thread a window, so
+ * that many windows' lookups wait for memory at once, a string compared
+ * costs 0.4 of a lookup (fitted on an H200 to 10^4 yeast 20-mers within 3
+ * and 10^5 within 4 over 1.02 Gbp, r = 1 to 4, strings by 4^-L). */
+static double gpu_lookups(double seeds, double strings) { return seeds + 0.4 * strings; }
+/* The most an index may take where r > 1 (r = 1 takes what it takes). */
+#define MOST_BYTES (512.0 * 1048576.0)
+
+/* Zeroed memory for an index's tables, in huge pages where the system
+ * gives them on request: a window's lookups land on pages all over the
+ * tables, and with 4 KB pages nearly each is a TLB miss. */
+static void *big_alloc(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    void *p = NULL;
+    if (bytes < huge) return calloc(1, bytes ? bytes : 1);
+    bytes = (bytes + huge - 1) / huge * huge;
+    if (posix_memalign(&p, huge, bytes)) return NULL;
+    (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice: where refused, small pages serve */
+    memset(p, 0, bytes);
+    return p;
+}
+
+static uint64_t choose(uint32_t n, uint32_t k)
+{
+    uint64_t c = 1;
+    for (uint32_t i = 0; i < k; i++) c = c * (n - i) / (i + 1);
+    return c;
+}
+
+/* The index of n strings over compared positions [c0, c0 + span) with D
+ * mismatches at most and r exact pieces: its layout in ix (no tables);
+ * returns its estimated time a window (ns), or -1 where it does not fit. */
+static double plan_pieces(ps_guide_pieces_t *ix, uint32_t m, uint32_t c0, uint32_t span, uint32_t n, uint32_t D,
+                          uint32_t r)
+{
+    const uint32_t np = D + r;
+    if (np > span || np > PS_GUIDESET_MAX_PIECES) return -1;
+    const uint64_t seeds = choose(np, r);
+    if (seeds > PS_GUIDESET_MAX_SEEDS) return -1;
+    memset(ix, 0, sizeof *ix);
+    ix->pieces = np;
+    ix->need = r;
+    ix->strings = n;
+    /* Two buckets a string for D + 1 pieces, four for more seeds: a
+     * hashed key's bucket holds strings of other keys half (a quarter of)
+     * a string a lookup, which many seeds add up. */
+    uint32_t bits = 4;
+    while (bits < 24 && (1ull << bits) < (r > 1 ? 4ull : 2ull) * n) bits++;
+    ix->bits = bits;
+    for (uint32_t q = 0; q < np; q++) {
+        const uint32_t from = c0 + q * span / np, len = c0 + (q + 1) * span / np - from;
+        ix->psh[q] = 2 * (m - from - len);
+        ix->plen2[q] = 2 * len;
+        ix->pkm[q] = len == 32 ? ~0ull : (1ull << (2 * len)) - 1;
+        ix->pmask[q] = ix->pkm[q] << ix->psh[q];
+    }
+    /* The seeds: every r of the pieces, in lexicographic order. */
+    uint32_t pick[PS_GUIDESET_MAX_NEED];
+    for (uint32_t i = 0; i < r; i++) pick[i] = i;
+    double expect = 0;
+    for (;;) {
+        uint32_t comb = 0, l2 = 0;
+        for (uint32_t i = 0; i < r; i++) comb |= 1u << pick[i], l2 += ix->plen2[pick[i]];
+        ix->comb[ix->n] = (uint16_t)comb;
+        ix->klen2[ix->n] = (uint8_t)l2;
+        ix->n++;
+        expect += (double)n * (ldexp(1.0, -(int)l2) + (l2 > bits ? ldexp(1.0, -(int)bits) : 0));
+        int i = (int)r - 1;
+        while (i >= 0 && pick[i] == np - r + (uint32_t)i) i--;
+        if (i < 0) break;
+        pick[i]++;
+        for (uint32_t j = (uint32_t)i + 1; j < r; j++) pick[j] = pick[j - 1] + 1;
+    }
+    ix->expect = expect;
+    ix->bytes = (double)ix->n * ((double)((1ull << bits) + 1) * 4.0 + (double)n * sizeof(ps_guide_entry_t));
+    if (r > 1 && ix->bytes > MOST_BYTES) return -1;
+    return lookup_ns(ix->bytes, ix->n, expect);
+}
+
 /* The exact-piece index of strings [a, b): where they share one compared
- * block of positions [c0, c1), cut into D + 1 pieces (D the largest limit),
- * each keyed by up to `most` of its first positions. Left empty (n 0) where
- * it would not cut the compares to a quarter. *expect: strings compared a
- * window. */
-static int index_pieces(ps_guideset_t *g, int st, uint32_t a, uint32_t b, double *expect)
+ * block of positions, with r = need exact pieces (the most that fit below
+ * it where it does not), or the r of the least estimated work (need 0).
+ * Left empty (n 0) where it would not cut the compares to a quarter.
+ * *expect: strings compared a window; *cost: a thread's time on it (ns). */
+static int index_pieces(ps_guideset_t *g, int st, uint32_t a, uint32_t b, int need, int flags, double *expect,
+                        double *cost)
 {
     ps_guide_pieces_t *ix = &g->pieces[st];
     const uint32_t n = b - a, m = g->m;
     *expect = n;
+    *cost = n * 1.0;
     if (n == 0) return 0;
     const uint64_t care = g->care[a];
-    int D = 0;
+    uint32_t D = 0;
     for (uint32_t i = a; i < b; i++) {
         if (g->care[i] != care) return 0;
         if (g->lim[i] > D) D = g->lim[i];
@@ -65,43 +167,54 @@ static int index_pieces(ps_guideset_t *g, int st, uint32_t a, uint32_t b, double
     while (c1 < m && (care >> (2 * (m - 1 - c1)) & 3)) c1++;
     for (uint32_t j = c1; j < m; j++)
         if (care >> (2 * (m - 1 - j)) & 3) return 0;
-    const uint32_t np = (uint32_t)D + 1, span = c1 - c0;
-    if (np > span || np > PS_GUIDESET_MAX_PIECES) return 0;
-    /* Keys of about log4(n) + 2 symbols: buckets of a string or fewer. */
-    uint32_t most = 2;
-    while (most < 11 && (1ull << (2 * (most - 2))) < n) most++;
-    double want = 0;
-    uint32_t from[PS_GUIDESET_MAX_PIECES], len[PS_GUIDESET_MAX_PIECES];
-    for (uint32_t q = 0; q < np; q++) {
-        from[q] = c0 + q * span / np;
-        const uint32_t to = c0 + (q + 1) * span / np;
-        len[q] = to - from[q] < most ? to - from[q] : most;
-        want += (double)n / (double)(1ull << (2 * len[q]));
+    ps_guide_pieces_t best, trial;
+    double best_ns = -1, best_work = -1;
+    const uint32_t r0 = need > 0 ? (uint32_t)need : 1, r1 = need > 0 ? (uint32_t)need : PS_GUIDESET_MAX_NEED;
+    for (uint32_t r = r0; r <= r1; r++) {
+        const double ns = plan_pieces(&trial, m, c0, c1 - c0, n, D, r);
+        if (ns < 0) continue;
+        const double work = flags & PS_GUIDESET_GPU ? gpu_lookups(trial.n, trial.expect) : ns;
+        if (best_work < 0 || work < best_work) best = trial, best_ns = ns, best_work = work;
     }
-    if (want > n / 4.0) return 0;
-    ix->care = care;
-    for (uint32_t q = 0; q < np; q++) {
-        const uint64_t keys = 1ull << (2 * len[q]);
-        ix->shift[q] = 2 * (m - from[q] - len[q]);
-        ix->key_mask[q] = keys - 1;
-        ix->exact[q] = (keys - 1) << ix->shift[q];
-        ix->start[q] = calloc(keys + 1, sizeof(uint32_t));
-        ix->ent[q] = malloc(n * sizeof(ps_guide_entry_t));
-        ix->n = q + 1;
-        if (!ix->start[q] || !ix->ent[q]) return -1;
-        for (uint32_t i = a; i < b; i++) ix->start[q][(g->code[i] >> ix->shift[q] & (keys - 1)) + 1]++;
-        for (uint64_t k = 0; k < keys; k++) ix->start[q][k + 1] += ix->start[q][k];
-        uint32_t *fill = ix->start[q]; /* filled in place, then moved back one bucket */
-        for (uint32_t i = a; i < b; i++)
-            ix->ent[q][fill[g->code[i] >> ix->shift[q] & (keys - 1)]++] = (ps_guide_entry_t){g->code[i], g->leaf[i], g->lim[i]};
-        for (uint64_t k = keys; k > 0; k--) fill[k] = fill[k - 1];
-        fill[0] = 0;
+    /* A forced r that does not fit: the most that does. */
+    for (uint32_t r = r0; best_ns < 0 && need > 0 && r > 1; r--) best_ns = plan_pieces(&best, m, c0, c1 - c0, n, D, r - 1);
+    /* Asked for, an index is built wherever it fits. */
+    if (best_ns < 0 || (need == 0 && best.expect > n / 4.0)) return 0;
+    best.care = care;
+    *ix = best;
+    *expect = ix->expect;
+    *cost = best_ns;
+    if (!(flags & PS_GUIDESET_TABLES)) return 0;
+    const uint64_t buckets = 1ull << ix->bits, row = buckets + 1;
+    ix->start = big_alloc((size_t)(ix->n * row) * sizeof(uint32_t));
+    ix->ent = big_alloc((size_t)ix->n * n * sizeof(ps_guide_entry_t));
+    uint64_t *key = malloc((size_t)n * sizeof *key);
+    if (!ix->start || !ix->ent || !key) {
+        free(key);
+        return -1;
     }
-    *expect = want;
+    for (uint32_t s = 0; s < ix->n; s++) {
+        uint32_t *start = ix->start + s * row;
+        ps_guide_entry_t *ent = ix->ent + (size_t)s * n;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t pv[PS_GUIDESET_MAX_PIECES];
+            for (uint32_t q = 0; q < ix->pieces; q++) pv[q] = g->code[a + i] >> ix->psh[q] & ix->pkm[q];
+            key[i] = ps_guide_seed_key(ix, s, pv);
+            start[key[i] + 1]++;
+        }
+        for (uint64_t k = 0; k < buckets; k++) start[k + 1] += start[k];
+        /* Filled in place, then moved back one bucket. */
+        for (uint32_t i = 0; i < n; i++)
+            ent[start[key[i]]++] = (ps_guide_entry_t){g->code[a + i], g->leaf[a + i], g->lim[a + i]};
+        for (uint64_t k = buckets; k > 0; k--) start[k] = start[k - 1];
+        start[0] = 0;
+    }
+    free(key);
     return 0;
 }
 
-int ps_guideset_build(ps_guideset_t **out, const ps_patset_t *ps, char *why, size_t len, ps_err_t *err)
+int ps_guideset_build(ps_guideset_t **out, const ps_patset_t *ps, int need, int flags, char *why, size_t len,
+                      ps_err_t *err)
 {
     *out = NULL;
     if (ps->leaves.alpha != PS_DNA || !ps->windows_only || ps->fwd || ps->n_strings == 0) {
@@ -227,28 +340,25 @@ int ps_guideset_build(ps_guideset_t **out, const ps_patset_t *ps, char *why, siz
         }
         if (st == 0) g->n_plus = k;
     }
-    double expect[2] = {0, 0};
+    double expect[2] = {0, 0}, ns[2] = {0, 0};
     /* Without a PAM both strands' strings share one index, where they
-     * share their compared positions: half the keys a window. */
+     * share their compared positions: half the lookups a window. */
     int joint = P == 0 && g->n_plus < n;
     for (uint32_t i = 1; joint && i < n; i++) joint = g->care[i] == g->care[0];
     if (joint) {
-        if (index_pieces(g, 0, 0, n, &expect[0]) < 0) goto oom;
+        if (index_pieces(g, 0, 0, n, need, flags, &expect[0], &ns[0]) < 0) goto oom;
         g->joint = g->pieces[0].n > 0;
     }
-    if (!g->joint && (index_pieces(g, 0, 0, g->n_plus, &expect[0]) < 0 ||
-                      index_pieces(g, 1, g->n_plus, g->n, &expect[1]) < 0))
+    if (!g->joint && (index_pieces(g, 0, 0, g->n_plus, need, flags, &expect[0], &ns[0]) < 0 ||
+                      index_pieces(g, 1, g->n_plus, g->n, need, flags, &expect[1], &ns[1]) < 0))
         goto oom;
     g->compares = pass * (expect[0] + expect[1]);
-    /* A thread's time a window, parsing included, fitted to runs on the
-     * H200 host's 16 threads (1,000 yeast guides over yeast x 10 and x 84:
-     * 21 ns a window with NGG, 131 ns without a PAM): about 20 ns to parse
-     * a base, form the window and test its PAM, 14 ns a string compared
-     * through the index (a bucket's fetch, a branch it mispredicts; real
-     * genomes fill the guides' buckets more than the 4^L estimate says),
-     * 1 ns a string compared in the loop over all. */
-    g->cost_ns = 20.0;
-    for (int st = 0; st < 2; st++) g->cost_ns += pass * expect[st] * (g->pieces[st].n ? 14.0 : 1.0);
+    /* A thread's time a window, parsing included: about 20 ns to parse a
+     * base, form the window and test its PAM (fitted to 1,000 yeast guides
+     * over yeast x 10 and x 84 on an H200 host's 16 threads: 21 ns a
+     * window with NGG), then each strand's index (plan_pieces), or 1 ns a
+     * string compared in the loop over all. */
+    g->cost_ns = 20.0 + pass * (ns[0] + ns[1]);
     if (pass > 0.25 && g->compares > n / 4.0) {
         snprintf(why, len, "no PAM or piece index that would save work");
         goto done;

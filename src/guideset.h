@@ -17,9 +17,10 @@
  * its limit, from leaf_drop); the minus strand's strings are the set's
  * reverse complements, matched on the text as it is.
  *
- * Work a window: a table lookup a strand; where the PAM holds, the piece
- * keys and a compare (xor, and, shift, or, popcount) for each string in
- * their buckets, or for every string of the strand without an index. */
+ * Work a window: a table lookup a strand; where the PAM holds, a lookup
+ * per seed of the exact-piece index (below) and a compare (xor, and,
+ * shift, or, popcount) for each string in their buckets, or for every
+ * string of the strand without an index. */
 #ifndef PS_GUIDESET_H
 #define PS_GUIDESET_H
 
@@ -35,15 +36,29 @@ extern "C" {
 
 #define PS_GUIDESET_MAX_LEN 32
 #define PS_GUIDESET_MAX_PAM 10
-#define PS_GUIDESET_MAX_PIECES (PS_MAX_MM + 1)
+#define PS_GUIDESET_MAX_NEED 4
+#define PS_GUIDESET_MAX_PIECES (PS_MAX_MM + PS_GUIDESET_MAX_NEED)
+#define PS_GUIDESET_MAX_SEEDS 70 /* C(8, 4): 4 exact of 8 pieces */
+#define PS_GUIDESET_HASH 0x9E3779B97F4A7C15ull
 
-/* The exact-piece index of one strand's strings: with limits of at most D
- * mismatches, D + 1 disjoint pieces of their compared positions hold one
- * that a site matches exactly (pigeonhole). Piece q's key is
- * (w >> shift[q]) & key_mask[q]; the strings whose piece q is key are
- * ent[q][start[q][key] .. start[q][key + 1]), each with what its compare
- * needs, side by side. A string is compared at its first piece that
- * matches exactly (no piece before it does). */
+/* The exact-piece index of one strand's strings (or of both strands'
+ * together). With limits of at most D mismatches, cut the compared
+ * positions into D + r disjoint pieces: a site leaves r of them exact
+ * (pigeonhole). Every choice of r pieces is a seed; each seed keys every
+ * string by its bases at those pieces. A window looks up each seed's key
+ * and compares the strings in that bucket; a string is reported at its
+ * first seed, the r lowest pieces the window matches exactly, so once.
+ * r = 1 is D + 1 pieces, one lookup each with long buckets; a larger r
+ * makes more lookups with far shorter buckets (10^5 20-mers within 4: 5
+ * lookups of 390 strings, or 35 of about one).
+ *
+ * Piece q's bases in window w are pv = (w >> psh[q]) & pkm[q] (plen2[q]
+ * bits); seed s's pieces are the bits of comb[s], its value v their pv
+ * joined first piece highest (klen2[s] bits); its key is v where klen2[s]
+ * <= bits, else (v * PS_GUIDESET_HASH) >> (64 - bits) (a bucket may then
+ * hold strings of other keys, which their compare rejects). Seed s's
+ * strings with key k are ent[s * strings + start[s * (2^bits + 1) + k]
+ * .. start[... + k + 1]), each with what its compare needs. */
 typedef struct {
     uint64_t code;
     uint32_t leaf;
@@ -51,14 +66,44 @@ typedef struct {
 } ps_guide_entry_t;
 
 typedef struct {
-    uint32_t n;           /* pieces; 0: no index, every string is compared */
+    uint32_t n;           /* seeds; 0: no index, every string is compared */
+    uint32_t pieces, need; /* D + r pieces, r of them exact */
+    uint32_t bits;        /* a seed's buckets: 2^bits */
+    uint32_t strings;     /* strings indexed; each seed holds each once */
     uint64_t care;        /* the strings' compared positions (one mask for all) */
-    uint32_t shift[PS_GUIDESET_MAX_PIECES];
-    uint64_t key_mask[PS_GUIDESET_MAX_PIECES];
-    uint64_t exact[PS_GUIDESET_MAX_PIECES]; /* the piece's bits in w */
-    uint32_t *start[PS_GUIDESET_MAX_PIECES];
-    ps_guide_entry_t *ent[PS_GUIDESET_MAX_PIECES];
+    uint32_t psh[PS_GUIDESET_MAX_PIECES], plen2[PS_GUIDESET_MAX_PIECES];
+    uint64_t pkm[PS_GUIDESET_MAX_PIECES];   /* (1 << plen2) - 1 */
+    uint64_t pmask[PS_GUIDESET_MAX_PIECES]; /* the piece's bits in w */
+    uint16_t comb[PS_GUIDESET_MAX_SEEDS];
+    uint8_t klen2[PS_GUIDESET_MAX_SEEDS];
+    double expect;        /* strings compared a window, expected */
+    double bytes;         /* its tables' size: n x ((2^bits + 1) x 4 + strings x 16) */
+    uint32_t *start;      /* n x (2^bits + 1); NULL where only planned */
+    ps_guide_entry_t *ent; /* n x strings */
 } ps_guide_pieces_t;
+
+/* Seed s's key of a window whose pieces' bases are pv[0 .. pieces). */
+static inline uint64_t ps_guide_seed_key(const ps_guide_pieces_t *ix, uint32_t s, const uint64_t *pv)
+{
+    uint64_t v = 0;
+    for (uint32_t c = ix->comb[s]; c; c &= c - 1) {
+        const uint32_t q = (uint32_t)__builtin_ctz(c);
+        v = (v << (ix->plen2[q] - 1) << 1) | pv[q];
+    }
+    return ix->klen2[s] <= ix->bits ? v : (v * PS_GUIDESET_HASH) >> (64 - ix->bits);
+}
+
+/* Whether a string whose differences from the window are diff (within the
+ * care mask) is reported at seed s: s is its first seed, the r lowest
+ * pieces that diff leaves exact. */
+static inline int ps_guide_first_seed(const ps_guide_pieces_t *ix, uint32_t s, uint64_t diff)
+{
+    uint32_t e = 0;
+    for (uint32_t q = 0; q < ix->pieces; q++) e |= (uint32_t)!(diff & ix->pmask[q]) << q;
+    uint32_t rest = e;
+    for (uint32_t i = 0; i < ix->need; i++) rest &= rest - 1;
+    return (e ^ rest) == ix->comb[s];
+}
 
 typedef struct {
     uint32_t m;           /* window length */
@@ -79,8 +124,14 @@ typedef struct {
 } ps_guideset_t;
 
 /* Lays out ps as a guide set; 1 (nothing made, why[0..len) saying why)
- * where it does not qualify. */
-int ps_guideset_build(ps_guideset_t **out, const ps_patset_t *ps, char *why, size_t len, ps_err_t *err);
+ * where it does not qualify. need: r, the exact pieces of the index
+ * (1 .. PS_GUIDESET_MAX_NEED, the most that fit below it where r does
+ * not), or 0 for the r of the least estimated work on CPU threads, or
+ * with PS_GUIDESET_GPU in flags on the GPU. Without PS_GUIDESET_TABLES the
+ * index and its cost are planned, its tables not built (start, ent NULL). */
+enum { PS_GUIDESET_TABLES = 1, PS_GUIDESET_GPU = 2 };
+int ps_guideset_build(ps_guideset_t **out, const ps_patset_t *ps, int need, int flags, char *why, size_t len,
+                      ps_err_t *err);
 void ps_guideset_free(ps_guideset_t *g);
 
 /* Whether pam_ok[s] takes code c. */

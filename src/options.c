@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "bulges.h"
+#include "guideset.h"
 #include "host.h"
 #include "patset.h"
 #include "samples.h"
@@ -191,6 +192,13 @@ int ps_opt_guide(int key, const char *arg, ps_guide_opts_t *o, ps_err_t *err)
         else o->rna_bulge = (int)v;
         return 1;
     }
+    if (key == PS_OPT_EXACT_PIECES) {
+        uint64_t v;
+        if (ps_opt_uint(arg, PS_GUIDESET_MAX_NEED, &v) || v == 0)
+            return ps_fail(err, PS_E_USAGE, "--exact-pieces takes 1 to %d, not '%s'", PS_GUIDESET_MAX_NEED, arg);
+        o->exact_pieces = (int)v;
+        return 1;
+    }
     if (key != PS_OPT_PAM && key != PS_OPT_PAM5) return 0;
     int rc = ps_guides_check_pam(arg, key == PS_OPT_PAM ? "--pam" : "--pam5", err);
     if (rc < 0) return rc;
@@ -230,12 +238,14 @@ int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int t
             return ps_fail(err, PS_E_USAGE, "%s is a Cas-OFFinder input file, whose pattern line holds the bulge "
                                             "sizes; leave out --dna-bulge and --rna-bulge", path);
         rc = ps_casoff_load(p, path, err);
+        if (rc == PS_OK) (*p)->exact_pieces = (uint8_t)go->exact_pieces;
     } else {
         rc = ps_probes_load_flags(p, path, alpha, threads, pso->skip_frequent ? PS_LOAD_SKIP_FREQUENT : 0, err);
         if (rc == PS_OK && go->pam) rc = ps_guides_add_pam(p, go->pam, go->pam5, path, err);
         if (rc == PS_OK) {
             (*p)->bulge_dna = (uint8_t)go->dna_bulge;
             (*p)->bulge_rna = (uint8_t)go->rna_bulge;
+            (*p)->exact_pieces = (uint8_t)go->exact_pieces;
         }
     }
     if (rc < 0) return rc;

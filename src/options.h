@@ -54,17 +54,20 @@ int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int t
  * locate: their getopt keys, their lines of --help, and ps_opt_guide, which
  * reads the option of key into *o (1), or returns 0 for another key (or a
  * PS_E_USAGE code). */
-enum { PS_OPT_PAM = 420, PS_OPT_PAM5, PS_OPT_DNA_BULGE, PS_OPT_RNA_BULGE };
+enum { PS_OPT_PAM = 420, PS_OPT_PAM5, PS_OPT_DNA_BULGE, PS_OPT_RNA_BULGE, PS_OPT_EXACT_PIECES };
 #define PS_OPT_GUIDE_LONGOPTS                                                                                \
     {"pam", required_argument, NULL, PS_OPT_PAM}, {"pam5", required_argument, NULL, PS_OPT_PAM5},            \
-    {"dna-bulge", required_argument, NULL, PS_OPT_DNA_BULGE}, {"rna-bulge", required_argument, NULL, PS_OPT_RNA_BULGE}
+    {"dna-bulge", required_argument, NULL, PS_OPT_DNA_BULGE}, {"rna-bulge", required_argument, NULL, PS_OPT_RNA_BULGE},        \
+    {"exact-pieces", required_argument, NULL, PS_OPT_EXACT_PIECES}
 #define PS_OPT_GUIDE_HELP                                                                                    \
     "      --pam SEQ          a PAM 3' of every probe (IUPAC; NGG for SpCas9, NNGRRT for SaCas9):\n"       \
     "                         it must match, and mismatches count in the probe only\n"                      \
     "      --pam5 SEQ         a PAM 5' of every probe (TTTV for Cas12a)\n"                                  \
     "      --dna-bulge N      also sites with up to N extra genome bases at one place in the\n"            \
     "                         protospacer (0 to 8; with a PAM, as Cas-OFFinder 3 defines bulges)\n"        \
-    "      --rna-bulge N      also sites lacking up to N of the guide's bases at one place\n"
+    "      --rna-bulge N      also sites lacking up to N of the guide's bases at one place\n"              \
+    "      --exact-pieces N   a library within D mismatches: look guides up by N exact pieces of\n"       \
+    "                         D + N (1 to 4; by default the least work); sites are the same\n"
 int ps_opt_guide(int key, const char *arg, ps_guide_opts_t *o, ps_err_t *err);
 
 /* Where no input is given and the probe file is a Cas-OFFinder input

@@ -262,6 +262,7 @@ static int build(ps_patset_t **out, const ps_probes_t *p, const uint32_t *idx, u
         return ps_fail(err, PS_E_NOMEM, "out of memory");
     }
     ps->max_mm = max_mm;
+    ps->guide_need = p->exact_pieces;
     ps->sigma = ps_alpha_sigma(p->alpha);
     /* Strings of up to 64 positions first, none across a word boundary;
      * longer ones after them, from a word boundary. */
@@ -417,10 +418,16 @@ double ps_patset_cpu_seconds(const ps_patset_t *ps, double bytes, int threads, c
     ps_guideset_t *g = NULL;
     char gwhy[160];
     ps_err_t gerr;
-    if (ps_guideset_build(&g, ps, gwhy, sizeof gwhy, &gerr) == PS_OK) {
+    if (ps_guideset_build(&g, ps, ps->guide_need, 0, gwhy, sizeof gwhy, &gerr) == PS_OK) {
         const double s = bytes * g->cost_ns * 1e-9 / threads;
-        snprintf(why, len, "about %.0f MB of sequence, guides compared %s, %.2f s on %d CPU threads", bytes / 1e6,
-                 g->P ? "where their PAM holds" : "by exact pieces", s, threads);
+        const ps_guide_pieces_t *ix = &g->pieces[0];
+        char how[96];
+        if (ix->n)
+            snprintf(how, sizeof how, "by %u exact pieces of %u (%u lookups a window, %.0f strings compared)",
+                     ix->need, ix->pieces, ix->n, ix->expect);
+        else snprintf(how, sizeof how, "all");
+        snprintf(why, len, "about %.0f MB of sequence, guides compared %s%s, %.2f s on %d CPU threads", bytes / 1e6,
+                 g->P ? "where their PAM holds, " : "", how, s, threads);
         ps_guideset_free(g);
         return s;
     }

@@ -48,6 +48,7 @@ extern "C" {
 typedef struct ps_patset {
     ps_leaves_t leaves;
     int max_mm;
+    int guide_need;       /* a guide library's exact pieces (guideset.h's need; 0 chooses) */
     int sigma;
     uint32_t n_strings;   /* probes x strands */
     uint32_t n_words;     /* 64-bit words of the bit vector */

@@ -166,6 +166,16 @@ int ps_plan_cpu_engine(ps_engine_t **e, const ps_plan_t *pl, int workers, ps_err
                   : ps_cpu_engine_new(e, pl->a, workers, err);
 }
 
+void ps_plan_say_guides(const ps_engine_info_t *in)
+{
+    if (in->guide_seeds)
+        fprintf(stderr,
+                "probescan: engine: guides, a window's PAM tested first (where there is one), then looked up by %u "
+                "exact pieces of %u (%u lookups)\n",
+                in->guide_need, in->guide_pieces, in->guide_seeds);
+    else fprintf(stderr, "probescan: engine: guides, a window's PAM tested first, then compared with every guide\n");
+}
+
 /* -v: the CPU runs, and with --engine auto why not the GPU. */
 static void say_cpu(const ps_plan_opts_t *o, const char *what, const char *why)
 {
@@ -243,7 +253,7 @@ static int cpu_patterns(ps_engine_t **e, ps_plan_t *pl, const ps_plan_opts_t *o,
     if (rc == PS_OK && o->verbose) {
         ps_engine_info_t in;
         ps_engine_info(*e, &in);
-        if (in.guides) fprintf(stderr, "probescan: engine: guides, a window's PAM tested first, then its piece keys\n");
+        if (in.guides) ps_plan_say_guides(&in);
         else say_gate(o, pl->ps);
     }
     return rc;

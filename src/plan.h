@@ -74,6 +74,9 @@ typedef struct {
     char why[160];          /* why this index, for -v */
 } ps_plan_t;
 
+/* -v: how a guide engine (in->guides) finds its guides' sites. */
+void ps_plan_say_guides(const ps_engine_info_t *in);
+
 /* Builds the index for probes p (strands: both); pl is cleared first. The
  * automaton and the k-mer set keep what they need of the probes' codes,
  * which are freed (ps_probes_drop_codes): before the k-mer set is built,

@@ -65,6 +65,7 @@ typedef struct {
     uint8_t *fixed;    /* patterns: n * k flags, 1 where a site must match without a mismatch (a PAM);
                         * NULL: none */
     uint8_t bulge_dna, bulge_rna; /* the most bases of a DNA, an RNA bulge a site may hold (bulges.h) */
+    uint8_t exact_pieces; /* a guide library's index: exact pieces a site shares (guideset.h); 0 chooses */
     char **query;      /* n texts for --format cas-offinder's query column (the guide with N over the
                         * PAM); NULL: the sequence */
     char *query_text;

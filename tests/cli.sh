@@ -476,6 +476,32 @@ else
 fi
 expect_fail "--dna-bulge beside a Cas-OFFinder file" "bulge sizes" count --dna-bulge 1 -p bulge.txt
 expect_fail "a bulge of 9" "--rna-bulge" count --rna-bulge 9 --pam NGG -p guides.tsv pam.fa
+# A library looked up by N exact pieces of D + N: the same table at every
+# N, with and without a PAM, and -v says which N ran.
+awk -v seed="$RANDOM" 'BEGIN { srand(seed); printf ">lib\n"; for (i = 0; i < 60000; i++) { printf "%s", substr("AACGTT", 1 + int(rand() * 6), 1); if (i % 80 == 79) printf "\n" } printf "\n" }' >lib.fa
+awk -v seed="$RANDOM" '!/^>/ { s = s $0 } END { srand(seed); for (k = 0; k < 300; k++) { p = 1 + int(rand() * (length(s) - 20)); g = substr(s, p, 20); if (rand() < 0.5) g = substr(g, 1, 9) "A" substr(g, 11); print "g" k "\t" g } }' lib.fa >lib.tsv
+for pam in "" "--pam NGG"; do
+    run count $pam -m 4 --engine cpu -p lib.tsv lib.fa
+    cp out.txt lib_want.tsv
+    [ -n "$pam" ] || lib_sites=$(awk -F'\t' 'NR > 1 { s += $3 } END { print s + 0 }' lib_want.tsv)
+    for n in 1 2 3 4; do
+        run count -v $pam -m 4 --engine cpu --exact-pieces $n -p lib.tsv lib.fa
+        if [ "$rc" -ne 0 ] || ! cmp -s out.txt lib_want.tsv; then bad "--exact-pieces $n $pam: table differs (exit $rc)"
+        elif ! grep -q "by $n exact pieces of $((4 + n))" err.txt; then bad "--exact-pieces $n $pam: -v says $(grep guides err.txt)"
+        else ok; fi
+    done
+done
+if [ "$lib_sites" -gt 300 ]; then ok; else bad "the library found only $lib_sites sites: too few to test"; fi
+# The index's memory bound (README): 100,000 20-mers within 4 take 3 exact
+# pieces of 7, 259 MB of tables; the whole run stays under 400 MB.
+awk -v seed="$RANDOM" 'BEGIN { srand(seed); for (k = 0; k < 100000; k++) { g = ""; for (i = 0; i < 20; i++) g = g substr("ACGT", 1 + int(rand() * 4), 1); print g } }' >lib100k.txt
+run count -v -m 4 --engine cpu -t 2 --stats lib100k.json -p lib100k.txt lib.fa
+peak=$(sed -n 's/.*"peak_memory_bytes": \([0-9]*\).*/\1/p' lib100k.json 2>/dev/null)
+if [ "$rc" -ne 0 ] || ! grep -q "by 3 exact pieces of 7" err.txt; then bad "100,000 guides within 4: exit $rc, $(grep -i 'guides\|error' err.txt)"
+elif [ -z "$peak" ] || [ "$peak" -gt 400000000 ]; then bad "100,000 guides within 4 peaked at ${peak:-?} bytes, over the README's 400 MB"
+else ok; fi
+expect_fail "--exact-pieces 0" "--exact-pieces" count --exact-pieces 0 -m 2 -p lib.tsv lib.fa
+expect_fail "--exact-pieces 5" "--exact-pieces" count --exact-pieces 5 -m 2 -p lib.tsv lib.fa
 printf "ACGTACGTAC\n" >spacers.txt
 expect_fail "bulges with --by-record" "--by-record" count --by-record --dna-bulge 1 --pam NGG -p spacers.txt pam.fa
 printf 'pam.fa\nNNNNNNNNNGG\nACGTACGTNNN 2\n' >cof.txt

@@ -31,6 +31,7 @@
 #include "engine_pattern_gpu.h"
 #include "gpu_plan.h"
 #include "guides.h"
+#include "guideset.h"
 #include "kmerset.h"
 #include "pack.h"
 #include "pattern.h"
@@ -1308,10 +1309,12 @@ static void gg_case(tu_rng_t *r, const char *dir, int idx, uint32_t most)
     const int both = tu_rng_chance(r, 80);
     ps_patset_t *ps = NULL;
     ck_assert_msg(ps_patset_build(&ps, p, both, mm, &err) == PS_OK, "%s", err.msg);
+    /* The exact-piece index at each r now and then (guideset.h). */
+    if (tu_rng_chance(r, 60)) ps->guide_need = (int)tu_rng_range(r, 1, PS_GUIDESET_MAX_NEED);
     char what[256];
-    snprintf(what, sizeof what, "guides case %d (seed %llu; %u guides of %zu + %s %s, -m %d%s, %s strands)", idx,
+    snprintf(what, sizeof what, "guides case %d (seed %llu; %u guides of %zu + %s %s, -m %d%s, %s strands, r %d)", idx,
              (unsigned long long)tu_seed(), n, L, pams[pi], five ? "5'" : "3'", mm0,
-             p->limit ? " and limits" : "", both ? "both" : "one");
+             p->limit ? " and limits" : "", both ? "both" : "one", ps->guide_need);
     const uint32_t nl = ps->leaves.n_leaves;
     uint64_t *want = calloc(nl + 1, sizeof *want), *got = calloc(nl + 1, sizeof *got);
     ck_assert(want && got);

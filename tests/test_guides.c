@@ -316,6 +316,121 @@ START_TEST(test_random_pam)
 }
 END_TEST
 
+/* A library: many guides of one length drawn from the records with a few
+ * changes, limits per guide now and then, with or without a PAM. */
+static void make_library(tu_rng_t *r, gcase_t *c)
+{
+    memset(c, 0, sizeof *c);
+    c->n_rec = (int)tu_rng_range(r, 1, 3);
+    c->recs = calloc((size_t)c->n_rec, sizeof *c->recs);
+    ck_assert(c->recs);
+    const int use = tu_rng_chance(r, 20) ? 2 : 4;
+    for (int t = 0; t < c->n_rec; t++) {
+        const size_t len = (size_t)tu_rng_range(r, 200, 3000);
+        char *s = malloc(len + 1);
+        ck_assert(s);
+        for (size_t j = 0; j < len; j++) s[j] = tu_rng_chance(r, 1) ? 'N' : "ACGT"[tu_rng_below(r, (uint64_t)use)];
+        s[len] = '\0';
+        c->recs[t] = s;
+    }
+    if (tu_rng_chance(r, 50)) {
+        const char *pams[] = {"NGG", "NRG", "TTTV", "NNGRRT"};
+        const int w = (int)tu_rng_below(r, 4);
+        strcpy(c->pam, pams[w]);
+        c->five = w == 2;
+    }
+    c->both = tu_rng_chance(r, 80);
+    c->mm = (int)tu_rng_below(r, 5);
+    c->threads = (int)tu_rng_range(r, 1, 3);
+    c->n = (uint32_t)tu_rng_range(r, 20, 400);
+    c->spacer = calloc(c->n, sizeof *c->spacer);
+    c->name = calloc(c->n, sizeof *c->name);
+    c->limit = calloc(c->n, sizeof *c->limit);
+    ck_assert(c->spacer && c->name && c->limit);
+    const size_t L = (size_t)tu_rng_range(r, 8, 32 - strlen(c->pam));
+    for (uint32_t i = 0; i < c->n; i++) {
+        char *g = malloc(L + 1);
+        ck_assert(g);
+        const char *src = c->recs[tu_rng_below(r, (uint64_t)c->n_rec)];
+        const size_t at = (size_t)tu_rng_below(r, strlen(src) - L);
+        for (size_t j = 0; j < L; j++) {
+            char ch = src[at + j];
+            if (ch == 'N' || tu_rng_chance(r, 8)) ch = "ACGT"[tu_rng_below(r, 4)];
+            g[j] = ch;
+        }
+        g[L] = '\0';
+        c->spacer[i] = g;
+        char nm[32];
+        snprintf(nm, sizeof nm, "g%u", i);
+        c->name[i] = strdup(nm);
+        c->limit[i] = tu_rng_chance(r, 20) ? (int)tu_rng_below(r, (uint64_t)c->mm + 1) : -1;
+    }
+    c->chunk_syms = tu_rng_chance(r, 50) ? L + strlen(c->pam) + 30 + tu_rng_below(r, 400) : 0;
+}
+
+/* The exact-piece index at every r it fits (guideset.h): libraries of
+ * hundreds of guides within up to 4 mismatches, counted by the guide
+ * engine with r = 1 to 4 exact pieces of D + r and with r chosen, against
+ * brute force: each site once, at its first seed. */
+START_TEST(test_piece_index)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x51dull);
+    char *dir = tu_mkdtemp(), *in = tu_path(dir, "in.fa"), *pf = tu_path(dir, "probes.tsv");
+    uint64_t total = 0;
+    int built[PS_GUIDESET_MAX_NEED + 1] = {0};
+    for (int k = 0; k < 40; k++) {
+        gcase_t c;
+        make_library(&r, &c);
+        ps_err_t err = {0};
+        ps_probes_t *p = NULL;
+        int mm;
+        ps_patset_t *ps = case_set(&c, k, in, pf, &p, &mm);
+        const uint32_t nl = ps->leaves.n_leaves;
+        uint64_t *want = calloc(nl, sizeof *want);
+        ck_assert(want);
+        brute(&c, want, mm + 1);
+        for (uint32_t l = 0; l < nl; l++) total += want[l];
+        ps_engine_info_t info = {.kind = PS_ENGINE_CPU};
+        ps_scan_opts_t so;
+        ps_scan_opts_init(&so, &info, c.threads);
+        if (c.chunk_syms) so.chunk_syms = c.chunk_syms;
+        for (int need = 0; need <= PS_GUIDESET_MAX_NEED; need++) {
+            ps->guide_need = need;
+            ps_guideset_t *g = NULL;
+            char why[160];
+            ck_assert(ps_guideset_build(&g, ps, need, 0, why, sizeof why, &err) >= 0);
+            const int r_used = g && g->pieces[0].n ? (int)g->pieces[0].need : 0;
+            if (need && r_used == need) built[need]++;
+            ps_guideset_free(g);
+            ps_engine_t *ge = NULL;
+            const int grc = ps_guide_engine_new(&ge, ps, ps_scan_workers(&so), why, sizeof why, &err);
+            ck_assert_msg(grc >= 0, "%s", err.msg);
+            if (grc != PS_OK) continue;
+            uint64_t *got = scan_counts(ge, ps, in, &so);
+            for (uint32_t l = 0; l < nl; l++)
+                ck_assert_msg(got[l] == want[l],
+                              "case %d (seed %llu): %u guides of %zu, PAM '%s', -m %d, r %d (used %d): leaf %u: "
+                              "%llu sites, brute force %llu",
+                              k, (unsigned long long)tu_seed(), c.n, strlen(c.spacer[0]), c.pam, c.mm, need, r_used,
+                              l, (unsigned long long)got[l], (unsigned long long)want[l]);
+            free(got);
+            ps_engine_destroy(ge);
+        }
+        free(want);
+        ps_patset_free(ps);
+        ps_probes_free(p);
+        free_gcase(&c);
+    }
+    ck_assert_msg(total > 1000, "the libraries found only %llu sites", (unsigned long long)total);
+    for (int need = 1; need <= PS_GUIDESET_MAX_NEED; need++)
+        ck_assert_msg(built[need] >= 4, "only %d cases built an index of %d exact pieces", built[need], need);
+    free(in);
+    free(pf);
+    tu_rmtree(dir);
+}
+END_TEST
+
 /* The same cases split in two parts (engine_split.h), as the GPU engine's
  * CPU share and the windows/rest split run them. */
 START_TEST(test_pam_split)
@@ -544,6 +659,7 @@ Suite *suite_guides(void)
     TCase *tc = tcase_create("guides");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_random_pam);
+    tcase_add_test(tc, test_piece_index);
     tcase_add_test(tc, test_pam_split);
     tcase_add_test(tc, test_limit_column);
     tcase_add_test(tc, test_pam_refusals);
