@@ -1402,11 +1402,12 @@ static int upload_pam(ps_gpat_t *g, const ps_guideset_t *gs, ps_err_t *err)
 
 /* A guide set (guideset.h), where ps is one: its strings and PAM tables
  * on the device, and a guide kernel instead of the pattern kernels. */
-static int upload_guides(ps_gpat_t *g, const ps_patset_t *ps, ps_err_t *err)
+static int upload_guides(ps_gpat_t *g, const ps_patset_t *ps, int threads, ps_err_t *err)
 {
     ps_guideset_t *gs = NULL;
     char why[160];
-    int rc = ps_guideset_build(&gs, ps, ps->guide_need, PS_GUIDESET_TABLES | PS_GUIDESET_GPU, why, sizeof why, err);
+    int rc = ps_guideset_build(&gs, ps, ps->guide_need, PS_GUIDESET_TABLES | PS_GUIDESET_GPU, threads, why, sizeof why,
+                                err);
     if (rc == 1) return PS_OK;
     if (rc < 0) return rc;
     /* The piece kernel where every strand with strings has an index (a
@@ -1452,7 +1453,7 @@ done:
     return rc;
 }
 
-extern "C" int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, ps_err_t *err)
+extern "C" int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, int threads, ps_err_t *err)
 {
     *out = NULL;
     int rc = check_set(ps, err);
@@ -1523,7 +1524,7 @@ extern "C" int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, ps_err_t *err
         goto fail;
     }
     layout_free(&l);
-    if ((rc = upload_guides(g, ps, err)) < 0) goto fail2;
+    if ((rc = upload_guides(g, ps, threads, err)) < 0) goto fail2;
     *out = g;
     return PS_OK;
 fail2:
@@ -1929,7 +1930,7 @@ static int engine_new(ps_engine_t **out, const ps_patset_t *ps, const ps_bulgese
         rc = cuda_fail(err, ce, "cudaGetDeviceProperties");
         goto fail;
     }
-    if ((rc = ps ? ps_gpat_new(&pe->g, ps, err) : gpat_new_bulges(&pe->g, b, err)) < 0) goto fail;
+    if ((rc = ps ? ps_gpat_new(&pe->g, ps, pe->workers, err) : gpat_new_bulges(&pe->g, b, err)) < 0) goto fail;
     if (!(pe->s = (pstream *)calloc((size_t)pe->n_streams, sizeof *pe->s))) {
         rc = ps_fail(err, PS_E_NOMEM, "out of memory creating the GPU pattern engine");
         goto fail;

@@ -191,7 +191,7 @@ int ps_guide_engine_new(ps_engine_t **out, const ps_patset_t *ps, int threads, c
 {
     *out = NULL;
     ps_guideset_t *g = NULL;
-    int rc = ps_guideset_build(&g, ps, ps->guide_need, PS_GUIDESET_TABLES, why, len, err);
+    int rc = ps_guideset_build(&g, ps, ps->guide_need, PS_GUIDESET_TABLES, threads, why, len, err);
     if (rc != PS_OK) return rc;
     ps_engine_t *e = calloc(1, sizeof *e);
     gen_t *ge = calloc(1, sizeof *ge);

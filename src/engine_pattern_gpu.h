@@ -55,9 +55,10 @@ int ps_gpu_pattern_engine_new(ps_engine_t **out, const ps_patset_t *ps, int gpu_
  * as engine_bulges.c does (the same sites, counts and rows). */
 int ps_gpu_bulge_engine_new(ps_engine_t **out, const ps_bulgeset_t *b, int gpu_id, int workers, ps_err_t *err);
 
-/* The device layout of ps with its leaf counters, on the current device. */
+/* The device layout of ps with its leaf counters, on the current device
+ * (a guide library's index built on up to `threads` host threads). */
 typedef struct ps_gpat ps_gpat_t;
-int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, ps_err_t *err);
+int ps_gpat_new(ps_gpat_t **out, const ps_patset_t *ps, int threads, ps_err_t *err);
 /* Queues the kernel on `stream` (a cudaStream_t; NULL: the default stream)
  * over n packed symbols at d_text (padded to 16 bytes past the last word)
  * with n_restart restarts at d_restart and their edges at d_edge (NULL:

@@ -1,6 +1,7 @@
 #include "guideset.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,9 @@ void ps_guideset_free(ps_guideset_t *g)
 {
     if (!g) return;
     for (int st = 0; st < 2; st++) {
-        free(g->pieces[st].start);
-        free(g->pieces[st].ent);
+        const ps_guide_pieces_t *ix = &g->pieces[st];
+        if (ix->start) munmap(ix->start, ix->start_len);
+        if (ix->ent) munmap(ix->ent, ix->ent_len);
     }
     free(g->code);
     free(g->care);
@@ -69,18 +71,18 @@ static double gpu_lookups(double seeds, double strings) { return seeds + 0.4 * s
 /* The most an index may take where r > 1 (r = 1 takes what it takes). */
 #define MOST_BYTES (512.0 * 1048576.0)
 
-/* Zeroed memory for an index's tables, in huge pages where the system
- * gives them on request: a window's lookups land on pages all over the
- * tables, and with 4 KB pages nearly each is a TLB miss. */
-static void *big_alloc(size_t bytes)
+/* Zeroed memory for an index's tables (*len: the bytes mapped), in huge
+ * pages where the system gives them on request: a window's lookups land on
+ * pages all over the tables, and with 4 KB pages nearly each is a TLB
+ * miss. Pages are zeroed where first touched, by the thread that builds
+ * them. */
+static void *big_alloc(size_t bytes, size_t *len)
 {
     const size_t huge = (size_t)2 << 20;
-    void *p = NULL;
-    if (bytes < huge) return calloc(1, bytes ? bytes : 1);
-    bytes = (bytes + huge - 1) / huge * huge;
-    if (posix_memalign(&p, huge, bytes)) return NULL;
-    (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice: where refused, small pages serve */
-    memset(p, 0, bytes);
+    *len = bytes < huge ? (bytes ? bytes : 1) : (bytes + huge - 1) / huge * huge;
+    void *p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    if (*len >= huge) (void)madvise(p, *len, MADV_HUGEPAGE); /* advice: where refused, small pages serve */
     return p;
 }
 
@@ -141,13 +143,54 @@ static double plan_pieces(ps_guide_pieces_t *ix, uint32_t m, uint32_t c0, uint32
     return lookup_ns(ix->bytes, ix->n, expect);
 }
 
+/* Seeds handed out to the threads that build an index's tables. */
+typedef struct {
+    ps_guide_pieces_t *ix;
+    const ps_guideset_t *g;
+    uint32_t a;          /* the index's first string in g */
+    uint32_t next;       /* the next seed to build (atomic) */
+} build_t;
+
+/* Seed s's buckets and entries (key: n words of scratch). */
+static void build_seed(const build_t *b, uint32_t s, uint64_t *key)
+{
+    const ps_guide_pieces_t *ix = b->ix;
+    const uint32_t n = ix->strings;
+    const uint64_t buckets = 1ull << ix->bits;
+    uint32_t *start = ix->start + s * (buckets + 1);
+    ps_guide_entry_t *ent = ix->ent + (size_t)s * n;
+    const uint64_t *code = b->g->code + b->a;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t pv[PS_GUIDESET_MAX_PIECES];
+        for (uint32_t q = 0; q < ix->pieces; q++) pv[q] = code[i] >> ix->psh[q] & ix->pkm[q];
+        key[i] = ps_guide_seed_key(ix, s, pv);
+        start[key[i] + 1]++;
+    }
+    for (uint64_t k = 0; k < buckets; k++) start[k + 1] += start[k];
+    /* Filled in place, then moved back one bucket. */
+    for (uint32_t i = 0; i < n; i++)
+        ent[start[key[i]]++] = (ps_guide_entry_t){code[i], b->g->leaf[b->a + i], b->g->lim[b->a + i]};
+    for (uint64_t k = buckets; k > 0; k--) start[k] = start[k - 1];
+    start[0] = 0;
+}
+
+static void *build_worker(void *arg)
+{
+    build_t *b = arg;
+    uint64_t *key = malloc((size_t)b->ix->strings * sizeof *key);
+    if (!key) return NULL; /* the seeds are left to the threads that have memory */
+    for (uint32_t s; (s = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED)) < b->ix->n;) build_seed(b, s, key);
+    free(key);
+    return NULL;
+}
+
 /* The exact-piece index of strings [a, b): where they share one compared
  * block of positions, with r = need exact pieces (the most that fit below
  * it where it does not), or the r of the least estimated work (need 0).
  * Left empty (n 0) where it would not cut the compares to a quarter.
  * *expect: strings compared a window; *cost: a thread's time on it (ns). */
-static int index_pieces(ps_guideset_t *g, int st, uint32_t a, uint32_t b, int need, int flags, double *expect,
-                        double *cost)
+static int index_pieces(ps_guideset_t *g, int st, uint32_t a, uint32_t b, int need, int flags, int threads,
+                        double *expect, double *cost)
 {
     ps_guide_pieces_t *ix = &g->pieces[st];
     const uint32_t n = b - a, m = g->m;
@@ -185,36 +228,25 @@ static int index_pieces(ps_guideset_t *g, int st, uint32_t a, uint32_t b, int ne
     *expect = ix->expect;
     *cost = best_ns;
     if (!(flags & PS_GUIDESET_TABLES)) return 0;
-    const uint64_t buckets = 1ull << ix->bits, row = buckets + 1;
-    ix->start = big_alloc((size_t)(ix->n * row) * sizeof(uint32_t));
-    ix->ent = big_alloc((size_t)ix->n * n * sizeof(ps_guide_entry_t));
-    uint64_t *key = malloc((size_t)n * sizeof *key);
-    if (!ix->start || !ix->ent || !key) {
-        free(key);
-        return -1;
-    }
-    for (uint32_t s = 0; s < ix->n; s++) {
-        uint32_t *start = ix->start + s * row;
-        ps_guide_entry_t *ent = ix->ent + (size_t)s * n;
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t pv[PS_GUIDESET_MAX_PIECES];
-            for (uint32_t q = 0; q < ix->pieces; q++) pv[q] = g->code[a + i] >> ix->psh[q] & ix->pkm[q];
-            key[i] = ps_guide_seed_key(ix, s, pv);
-            start[key[i] + 1]++;
-        }
-        for (uint64_t k = 0; k < buckets; k++) start[k + 1] += start[k];
-        /* Filled in place, then moved back one bucket. */
-        for (uint32_t i = 0; i < n; i++)
-            ent[start[key[i]]++] = (ps_guide_entry_t){g->code[a + i], g->leaf[a + i], g->lim[a + i]};
-        for (uint64_t k = buckets; k > 0; k--) start[k] = start[k - 1];
-        start[0] = 0;
-    }
-    free(key);
-    return 0;
+    const uint64_t row = (1ull << ix->bits) + 1;
+    ix->start = big_alloc((size_t)(ix->n * row) * sizeof(uint32_t), &ix->start_len);
+    ix->ent = big_alloc((size_t)ix->n * n * sizeof(ps_guide_entry_t), &ix->ent_len);
+    if (!ix->start || !ix->ent) return -1;
+    /* The seeds' tables are independent: built on up to `threads` threads
+     * (this one among them), a seed at a time. */
+    build_t job = {ix, g, a, 0};
+    const int more = threads > (int)ix->n ? (int)ix->n - 1 : threads - 1;
+    pthread_t tid[PS_GUIDESET_MAX_SEEDS];
+    int started = 0;
+    while (started < more && pthread_create(&tid[started], NULL, build_worker, &job) == 0) started++;
+    build_worker(&job);
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    /* Where no thread had memory for its keys, no seed was built. */
+    return job.next < ix->n ? -1 : 0;
 }
 
-int ps_guideset_build(ps_guideset_t **out, const ps_patset_t *ps, int need, int flags, char *why, size_t len,
-                      ps_err_t *err)
+int ps_guideset_build(ps_guideset_t **out, const ps_patset_t *ps, int need, int flags, int threads, char *why,
+                      size_t len, ps_err_t *err)
 {
     *out = NULL;
     if (ps->leaves.alpha != PS_DNA || !ps->windows_only || ps->fwd || ps->n_strings == 0) {
@@ -346,11 +378,11 @@ int ps_guideset_build(ps_guideset_t **out, const ps_patset_t *ps, int need, int 
     int joint = P == 0 && g->n_plus < n;
     for (uint32_t i = 1; joint && i < n; i++) joint = g->care[i] == g->care[0];
     if (joint) {
-        if (index_pieces(g, 0, 0, n, need, flags, &expect[0], &ns[0]) < 0) goto oom;
+        if (index_pieces(g, 0, 0, n, need, flags, threads, &expect[0], &ns[0]) < 0) goto oom;
         g->joint = g->pieces[0].n > 0;
     }
-    if (!g->joint && (index_pieces(g, 0, 0, g->n_plus, need, flags, &expect[0], &ns[0]) < 0 ||
-                      index_pieces(g, 1, g->n_plus, g->n, need, flags, &expect[1], &ns[1]) < 0))
+    if (!g->joint && (index_pieces(g, 0, 0, g->n_plus, need, flags, threads, &expect[0], &ns[0]) < 0 ||
+                      index_pieces(g, 1, g->n_plus, g->n, need, flags, threads, &expect[1], &ns[1]) < 0))
         goto oom;
     g->compares = pass * (expect[0] + expect[1]);
     /* A thread's time a window, parsing included: about 20 ns to parse a

@@ -80,6 +80,7 @@ typedef struct {
     double bytes;         /* its tables' size: n x ((2^bits + 1) x 4 + strings x 16) */
     uint32_t *start;      /* n x (2^bits + 1); NULL where only planned */
     ps_guide_entry_t *ent; /* n x strings */
+    size_t start_len, ent_len; /* the bytes mapped for them */
 } ps_guide_pieces_t;
 
 /* Seed s's key of a window whose pieces' bases are pv[0 .. pieces). */
@@ -128,10 +129,11 @@ typedef struct {
  * (1 .. PS_GUIDESET_MAX_NEED, the most that fit below it where r does
  * not), or 0 for the r of the least estimated work on CPU threads, or
  * with PS_GUIDESET_GPU in flags on the GPU. Without PS_GUIDESET_TABLES the
- * index and its cost are planned, its tables not built (start, ent NULL). */
+ * index and its cost are planned, its tables not built (start, ent NULL);
+ * with it, they are built on up to `threads` threads, a seed each. */
 enum { PS_GUIDESET_TABLES = 1, PS_GUIDESET_GPU = 2 };
-int ps_guideset_build(ps_guideset_t **out, const ps_patset_t *ps, int need, int flags, char *why, size_t len,
-                      ps_err_t *err);
+int ps_guideset_build(ps_guideset_t **out, const ps_patset_t *ps, int need, int flags, int threads, char *why,
+                      size_t len, ps_err_t *err);
 void ps_guideset_free(ps_guideset_t *g);
 
 /* Whether pam_ok[s] takes code c. */

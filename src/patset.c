@@ -418,7 +418,7 @@ double ps_patset_cpu_seconds(const ps_patset_t *ps, double bytes, int threads, c
     ps_guideset_t *g = NULL;
     char gwhy[160];
     ps_err_t gerr;
-    if (ps_guideset_build(&g, ps, ps->guide_need, 0, gwhy, sizeof gwhy, &gerr) == PS_OK) {
+    if (ps_guideset_build(&g, ps, ps->guide_need, 0, 1, gwhy, sizeof gwhy, &gerr) == PS_OK) {
         const double s = bytes * g->cost_ns * 1e-9 / threads;
         const ps_guide_pieces_t *ix = &g->pieces[0];
         char how[96];

@@ -497,7 +497,9 @@ if [ "$lib_sites" -gt 300 ]; then ok; else bad "the library found only $lib_site
 awk -v seed="$RANDOM" 'BEGIN { srand(seed); for (k = 0; k < 100000; k++) { g = ""; for (i = 0; i < 20; i++) g = g substr("ACGT", 1 + int(rand() * 4), 1); print g } }' >lib100k.txt
 run count -v -m 4 --engine cpu -t 2 --stats lib100k.json -p lib100k.txt lib.fa
 peak=$(sed -n 's/.*"peak_memory_bytes": \([0-9]*\).*/\1/p' lib100k.json 2>/dev/null)
-if [ "$rc" -ne 0 ] || ! grep -q "by 3 exact pieces of 7" err.txt; then bad "100,000 guides within 4: exit $rc, $(grep -i 'guides\|error' err.txt)"
+if [ "$rc" -ne 0 ] || ! grep -q "by 3 exact pieces of 7" err.txt; then bad "100,000 guides within 4: exit $rc, $(grep -i 'guides\|error' err.txt)"; else ok; fi
+if grep -qa __asan_init "$PROBESCAN"; then
+    skip 1 sanitizer "shadow memory counts in a sanitizer build: the guide index's bound"
 elif [ -z "$peak" ] || [ "$peak" -gt 400000000 ]; then bad "100,000 guides within 4 peaked at ${peak:-?} bytes, over the README's 400 MB"
 else ok; fi
 expect_fail "--exact-pieces 0" "--exact-pieces" count --exact-pieces 0 -m 2 -p lib.tsv lib.fa

@@ -52,12 +52,28 @@ typedef struct {
 
 static const char iupac[] = "ACGTRYSWKMBDHVN";
 
-static void make_gcase(tu_rng_t *r, gcase_t *c)
+/* Room for n_rec records and n guides (named g0, g1, ...) in a cleared c. */
+static void gcase_alloc(gcase_t *c, int n_rec, uint32_t n)
 {
     memset(c, 0, sizeof *c);
-    c->n_rec = (int)tu_rng_range(r, 1, 4);
-    c->recs = calloc((size_t)c->n_rec, sizeof *c->recs);
-    ck_assert(c->recs);
+    c->n_rec = n_rec;
+    c->n = n;
+    c->recs = calloc((size_t)n_rec, sizeof *c->recs);
+    c->spacer = calloc(n, sizeof *c->spacer);
+    c->name = calloc(n, sizeof *c->name);
+    c->limit = calloc(n, sizeof *c->limit);
+    ck_assert(c->recs && c->spacer && c->name && c->limit);
+    for (uint32_t i = 0; i < n; i++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "g%u", i);
+        ck_assert((c->name[i] = strdup(nm)) != NULL);
+    }
+}
+
+static void make_gcase(tu_rng_t *r, gcase_t *c)
+{
+    const int n_rec = (int)tu_rng_range(r, 1, 4);
+    gcase_alloc(c, n_rec, (uint32_t)tu_rng_range(r, 1, 8));
     /* A small alphabet now and then, so that many sites come close. */
     const int use = tu_rng_chance(r, 30) ? 2 : 4;
     for (int t = 0; t < c->n_rec; t++) {
@@ -82,11 +98,6 @@ static void make_gcase(tu_rng_t *r, gcase_t *c)
     c->both = tu_rng_chance(r, 70);
     c->mm = (int)tu_rng_below(r, 4);
     c->threads = (int)tu_rng_range(r, 1, 3);
-    c->n = (uint32_t)tu_rng_range(r, 1, 8);
-    c->spacer = calloc(c->n, sizeof *c->spacer);
-    c->name = calloc(c->n, sizeof *c->name);
-    c->limit = calloc(c->n, sizeof *c->limit);
-    ck_assert(c->spacer && c->name && c->limit);
     /* One length most of the time (guides of a library), else several;
      * half the cases a library's plain bases, which the guide engine takes. */
     const int plain = tu_rng_chance(r, 50), one = plain || tu_rng_chance(r, 40);
@@ -107,9 +118,6 @@ static void make_gcase(tu_rng_t *r, gcase_t *c)
         }
         g[L] = '\0';
         c->spacer[i] = g;
-        char nm[32];
-        snprintf(nm, sizeof nm, "g%u", i);
-        c->name[i] = strdup(nm);
         c->limit[i] = tu_rng_chance(r, 40) ? (int)tu_rng_below(r, 5) : -1;
     }
     c->chunk_syms = tu_rng_chance(r, 50) ? L0 + strlen(c->pam) + 30 + tu_rng_below(r, 40) : 0;
@@ -320,10 +328,8 @@ END_TEST
  * changes, limits per guide now and then, with or without a PAM. */
 static void make_library(tu_rng_t *r, gcase_t *c)
 {
-    memset(c, 0, sizeof *c);
-    c->n_rec = (int)tu_rng_range(r, 1, 3);
-    c->recs = calloc((size_t)c->n_rec, sizeof *c->recs);
-    ck_assert(c->recs);
+    const int n_rec = (int)tu_rng_range(r, 1, 3);
+    gcase_alloc(c, n_rec, (uint32_t)tu_rng_range(r, 20, 400));
     const int use = tu_rng_chance(r, 20) ? 2 : 4;
     for (int t = 0; t < c->n_rec; t++) {
         const size_t len = (size_t)tu_rng_range(r, 200, 3000);
@@ -342,11 +348,6 @@ static void make_library(tu_rng_t *r, gcase_t *c)
     c->both = tu_rng_chance(r, 80);
     c->mm = (int)tu_rng_below(r, 5);
     c->threads = (int)tu_rng_range(r, 1, 3);
-    c->n = (uint32_t)tu_rng_range(r, 20, 400);
-    c->spacer = calloc(c->n, sizeof *c->spacer);
-    c->name = calloc(c->n, sizeof *c->name);
-    c->limit = calloc(c->n, sizeof *c->limit);
-    ck_assert(c->spacer && c->name && c->limit);
     const size_t L = (size_t)tu_rng_range(r, 8, 32 - strlen(c->pam));
     for (uint32_t i = 0; i < c->n; i++) {
         char *g = malloc(L + 1);
@@ -360,9 +361,6 @@ static void make_library(tu_rng_t *r, gcase_t *c)
         }
         g[L] = '\0';
         c->spacer[i] = g;
-        char nm[32];
-        snprintf(nm, sizeof nm, "g%u", i);
-        c->name[i] = strdup(nm);
         c->limit[i] = tu_rng_chance(r, 20) ? (int)tu_rng_below(r, (uint64_t)c->mm + 1) : -1;
     }
     c->chunk_syms = tu_rng_chance(r, 50) ? L + strlen(c->pam) + 30 + tu_rng_below(r, 400) : 0;
@@ -399,7 +397,7 @@ START_TEST(test_piece_index)
             ps->guide_need = need;
             ps_guideset_t *g = NULL;
             char why[160];
-            ck_assert(ps_guideset_build(&g, ps, need, 0, why, sizeof why, &err) >= 0);
+            ck_assert(ps_guideset_build(&g, ps, need, 0, 1, why, sizeof why, &err) >= 0);
             const int r_used = g && g->pieces[0].n ? (int)g->pieces[0].need : 0;
             if (need && r_used == need) built[need]++;
             ps_guideset_free(g);
