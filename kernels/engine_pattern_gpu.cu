@@ -51,6 +51,7 @@
  * counts stay on the device until collect(). */
 #include <cuda_runtime.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,19 +86,10 @@ enum {
     kMasksWindows = kLast + 1
 };
 
-/* An exact-piece index on the device (guideset.h's ps_guide_pieces_t):
- * seed s's buckets at start + s * (2^bits + 1), its entries (code; leaf |
- * limit << 32) at ent + s * strings. */
-struct gpieces {
-    uint32_t n, pieces, need, bits, strings;
-    uint64_t care;
-    uint32_t psh[PS_GUIDESET_MAX_PIECES], plen2[PS_GUIDESET_MAX_PIECES];
-    uint64_t pkm[PS_GUIDESET_MAX_PIECES], pmask[PS_GUIDESET_MAX_PIECES];
-    uint16_t comb[PS_GUIDESET_MAX_SEEDS];
-    uint8_t klen2[PS_GUIDESET_MAX_SEEDS];
-    uint32_t *start;
-    ulonglong2 *ent;
-};
+/* An index entry read as one 16-byte load: code; leaf | limit << 32. */
+static_assert(sizeof(ps_guide_entry_t) == 16 && offsetof(ps_guide_entry_t, leaf) == 8 &&
+                  offsetof(ps_guide_entry_t, lim) == 12,
+              "ps_guide_entry_t is read as a ulonglong2");
 
 /* A guide set on the device (guideset.h), as the engine holds it and the
  * guide kernels read it. */
@@ -110,11 +102,11 @@ struct gset {
     uint64_t *pam;
     uint64_t full, pm;
     uint32_t m, n_plus, n, sh0, sh1, pam_words;
-    /* pieces_kernel: the exact-piece index of each strand's strings
-     * (joint: ix[0] holds both strands'; a strand without strings has n 0
-     * and none compared), the PAM tables where there is a PAM (pam
-     * non-NULL). */
-    gpieces ix[2];
+    /* pieces_kernel: the exact-piece index of each strand's strings, its
+     * start and ent in device memory (joint: ix[0] holds both strands'; a
+     * strand without strings has n 0 and none compared), the PAM tables
+     * where there is a PAM (pam non-NULL). */
+    ps_guide_pieces_t ix[2];
     int joint;
 };
 
@@ -652,29 +644,18 @@ __global__ void __launch_bounds__(kBlock) guides_kernel(const kparams k)
 /* The strings in window x's buckets of index ix (engine_guides.c's
  * compare_pieces): each compared at every seed whose bucket holds it,
  * recorded at its first. */
-__device__ __forceinline__ void seek_pieces(const kparams &k, const gpieces &ix, uint64_t x, uint32_t p)
+__device__ __forceinline__ void seek_pieces(const kparams &k, const ps_guide_pieces_t &ix, uint64_t x, uint32_t p)
 {
     const uint64_t row = (1ull << ix.bits) + 1;
     for (uint32_t s = 0; s < ix.n; s++) {
-        uint64_t v = 0;
-        for (uint32_t c = ix.comb[s]; c; c &= c - 1) {
-            const uint32_t q = (uint32_t)__ffs(c) - 1u;
-            v = (v << (ix.plen2[q] - 1) << 1) | (x >> ix.psh[q] & ix.pkm[q]);
-        }
-        const uint64_t key = ix.klen2[s] <= ix.bits ? v : (v * PS_GUIDESET_HASH) >> (64 - ix.bits);
-        const uint32_t *bound = ix.start + s * row + key;
+        const uint32_t *bound = ix.start + s * row + ps_guide_seed_key(&ix, s, x);
         const uint32_t a = __ldg(bound), b = __ldg(bound + 1);
-        const ulonglong2 *ent = ix.ent + (uint64_t)s * ix.strings;
+        const ulonglong2 *ent = reinterpret_cast<const ulonglong2 *>(ix.ent + (uint64_t)s * ix.strings);
         for (uint32_t t = a; t < b; t++) {
             const ulonglong2 en = __ldg(ent + t);
             const uint64_t diff = (x ^ en.x) & ix.care;
             const uint32_t d = (uint32_t)__popcll((diff | diff >> 1) & 0x5555555555555555ull);
-            if (d > (uint32_t)(en.y >> 32)) continue;
-            uint32_t e = 0;
-            for (uint32_t q = 0; q < ix.pieces; q++) e |= (uint32_t)!(diff & ix.pmask[q]) << q;
-            uint32_t rest = e;
-            for (uint32_t i = 0; i < ix.need; i++) rest &= rest - 1;
-            if ((e ^ rest) == ix.comb[s]) record(k, (uint32_t)en.y + d, p);
+            if (d <= (uint32_t)(en.y >> 32) && ps_guide_first_seed(&ix, s, diff)) record(k, (uint32_t)en.y + d, p);
         }
     }
 }
@@ -1338,40 +1319,24 @@ extern "C" void ps_gpat_free(ps_gpat_t *g)
     free(g);
 }
 
-/* Strand st's exact-piece index (guideset.h) on the device. */
+/* Strand st's exact-piece index (guideset.h) on the device: the host's
+ * layout, its tables copied as they are. */
 static int upload_pieces(ps_gpat_t *g, const ps_guideset_t *gs, int st, ps_err_t *err)
 {
     const ps_guide_pieces_t *ix = &gs->pieces[st];
-    gpieces *d = &g->gs.ix[st];
+    ps_guide_pieces_t *d = &g->gs.ix[st];
     if (!ix->n) return PS_OK;
+    *d = *ix;
+    d->start = NULL;
+    d->ent = NULL;
     const size_t n_start = (size_t)ix->n * ((1ull << ix->bits) + 1), n_ent = (size_t)ix->n * ix->strings;
-    ulonglong2 *ent = (ulonglong2 *)malloc((n_ent ? n_ent : 1) * sizeof *ent);
-    int rc = PS_OK;
     cudaError_t ce;
-    if (!ent) return ps_fail(err, PS_E_NOMEM, "out of memory for the GPU guide index");
-    for (size_t t = 0; t < n_ent; t++)
-        ent[t] = make_ulonglong2(ix->ent[t].code, (uint64_t)ix->ent[t].leaf | (uint64_t)ix->ent[t].lim << 32);
-    d->n = ix->n;
-    d->pieces = ix->pieces;
-    d->need = ix->need;
-    d->bits = ix->bits;
-    d->strings = ix->strings;
-    d->care = ix->care;
-    for (uint32_t q = 0; q < ix->pieces; q++) {
-        d->psh[q] = ix->psh[q];
-        d->plen2[q] = ix->plen2[q];
-        d->pkm[q] = ix->pkm[q];
-        d->pmask[q] = ix->pmask[q];
-    }
-    memcpy(d->comb, ix->comb, sizeof d->comb);
-    memcpy(d->klen2, ix->klen2, sizeof d->klen2);
     if ((ce = cudaMalloc(&d->start, n_start * sizeof *ix->start)) != cudaSuccess ||
-        (ce = cudaMalloc(&d->ent, (n_ent ? n_ent : 1) * sizeof *ent)) != cudaSuccess ||
+        (ce = cudaMalloc(&d->ent, (n_ent ? n_ent : 1) * sizeof *ix->ent)) != cudaSuccess ||
         (ce = cudaMemcpy(d->start, ix->start, n_start * sizeof *ix->start, cudaMemcpyHostToDevice)) != cudaSuccess ||
-        (n_ent && (ce = cudaMemcpy(d->ent, ent, n_ent * sizeof *ent, cudaMemcpyHostToDevice)) != cudaSuccess))
-        rc = cuda_fail(err, ce, "uploading the GPU guide index");
-    free(ent);
-    return rc;
+        (n_ent && (ce = cudaMemcpy(d->ent, ix->ent, n_ent * sizeof *ix->ent, cudaMemcpyHostToDevice)) != cudaSuccess))
+        return cuda_fail(err, ce, "uploading the GPU guide index");
+    return PS_OK;
 }
 
 /* The PAM tables of guide set gs on the device (none without a PAM). */
@@ -1851,7 +1816,7 @@ void pe_info(const ps_engine_t *e, ps_engine_info_t *out)
              pe->g->bulges ? "bulges" : pe->g->guides ? "guides" : pe->g->pieces ? "pieces" : "pattern");
     out->guides = pe->g->guides || pe->g->pieces || pe->g->bulges;
     if (pe->g->pieces) {
-        const gpieces *ix = pe->g->gs.ix[0].n ? &pe->g->gs.ix[0] : &pe->g->gs.ix[1];
+        const ps_guide_pieces_t *ix = pe->g->gs.ix[0].n ? &pe->g->gs.ix[0] : &pe->g->gs.ix[1];
         out->guide_need = ix->need;
         out->guide_pieces = ix->pieces;
         out->guide_seeds = ix->n;

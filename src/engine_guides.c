@@ -80,14 +80,12 @@ static inline __attribute__((always_inline)) void look_push(lookq_t *q, ps_hits_
                                                             uint64_t x, uint64_t start)
 {
     look_t *l = &q->slot[q->n & 3];
-    uint64_t pv[PS_GUIDESET_MAX_PIECES];
-    for (uint32_t p = 0; p < ix->pieces; p++) pv[p] = x >> ix->psh[p] & ix->pkm[p];
     const size_t row = ((size_t)1 << ix->bits) + 1;
     l->ix = ix;
     l->x = x;
     l->start = start;
     for (uint32_t s = 0; s < ix->n; s++) {
-        l->bound[s] = ix->start + s * row + ps_guide_seed_key(ix, s, pv);
+        l->bound[s] = ix->start + s * row + ps_guide_seed_key(ix, s, x);
         __builtin_prefetch(l->bound[s]);
     }
     if (q->n >= 1) look_bounds(&q->slot[(q->n - 1) & 3]);

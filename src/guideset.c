@@ -161,9 +161,7 @@ static void build_seed(const build_t *b, uint32_t s, uint64_t *key)
     ps_guide_entry_t *ent = ix->ent + (size_t)s * n;
     const uint64_t *code = b->g->code + b->a;
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t pv[PS_GUIDESET_MAX_PIECES];
-        for (uint32_t q = 0; q < ix->pieces; q++) pv[q] = code[i] >> ix->psh[q] & ix->pkm[q];
-        key[i] = ps_guide_seed_key(ix, s, pv);
+        key[i] = ps_guide_seed_key(ix, s, code[i]);
         start[key[i] + 1]++;
     }
     for (uint64_t k = 0; k < buckets; k++) start[k + 1] += start[k];

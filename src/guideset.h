@@ -41,6 +41,14 @@ extern "C" {
 #define PS_GUIDESET_MAX_SEEDS 70 /* C(8, 4): 4 exact of 8 pieces */
 #define PS_GUIDESET_HASH 0x9E3779B97F4A7C15ull
 
+/* The index's key and first-seed test below are the GPU kernel's too
+ * (kernels/engine_pattern_gpu.cu): one definition for both sides. */
+#ifdef __CUDACC__
+#define PS_GS_FN static inline __host__ __device__
+#else
+#define PS_GS_FN static inline
+#endif
+
 /* The exact-piece index of one strand's strings (or of both strands'
  * together). With limits of at most D mismatches, cut the compared
  * positions into D + r disjoint pieces: a site leaves r of them exact
@@ -52,13 +60,14 @@ extern "C" {
  * makes more lookups with far shorter buckets (10^5 20-mers within 4: 5
  * lookups of 390 strings, or 35 of about one).
  *
- * Piece q's bases in window w are pv = (w >> psh[q]) & pkm[q] (plen2[q]
- * bits); seed s's pieces are the bits of comb[s], its value v their pv
+ * Piece q's bases in window w are (w >> psh[q]) & pkm[q] (plen2[q] bits);
+ * seed s's pieces are the bits of comb[s], its value v their bases
  * joined first piece highest (klen2[s] bits); its key is v where klen2[s]
  * <= bits, else (v * PS_GUIDESET_HASH) >> (64 - bits) (a bucket may then
  * hold strings of other keys, which their compare rejects). Seed s's
  * strings with key k are ent[s * strings + start[s * (2^bits + 1) + k]
- * .. start[... + k + 1]), each with what its compare needs. */
+ * .. start[... + k + 1]), each with what its compare needs. On the GPU a
+ * copy of the struct points start and ent at device memory. */
 typedef struct {
     uint64_t code;
     uint32_t leaf;
@@ -83,13 +92,17 @@ typedef struct {
     size_t start_len, ent_len; /* the bytes mapped for them */
 } ps_guide_pieces_t;
 
-/* Seed s's key of a window whose pieces' bases are pv[0 .. pieces). */
-static inline uint64_t ps_guide_seed_key(const ps_guide_pieces_t *ix, uint32_t s, const uint64_t *pv)
+/* Seed s's key of window w. */
+PS_GS_FN uint64_t ps_guide_seed_key(const ps_guide_pieces_t *ix, uint32_t s, uint64_t w)
 {
     uint64_t v = 0;
     for (uint32_t c = ix->comb[s]; c; c &= c - 1) {
+#ifdef __CUDA_ARCH__
+        const uint32_t q = (uint32_t)__ffs((int)c) - 1u;
+#else
         const uint32_t q = (uint32_t)__builtin_ctz(c);
-        v = (v << (ix->plen2[q] - 1) << 1) | pv[q];
+#endif
+        v = (v << (ix->plen2[q] - 1) << 1) | (w >> ix->psh[q] & ix->pkm[q]);
     }
     return ix->klen2[s] <= ix->bits ? v : (v * PS_GUIDESET_HASH) >> (64 - ix->bits);
 }
@@ -97,7 +110,7 @@ static inline uint64_t ps_guide_seed_key(const ps_guide_pieces_t *ix, uint32_t s
 /* Whether a string whose differences from the window are diff (within the
  * care mask) is reported at seed s: s is its first seed, the r lowest
  * pieces that diff leaves exact. */
-static inline int ps_guide_first_seed(const ps_guide_pieces_t *ix, uint32_t s, uint64_t diff)
+PS_GS_FN int ps_guide_first_seed(const ps_guide_pieces_t *ix, uint32_t s, uint64_t diff)
 {
     uint32_t e = 0;
     for (uint32_t q = 0; q < ix->pieces; q++) e |= (uint32_t)!(diff & ix->pmask[q]) << q;
