@@ -564,7 +564,7 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     if (o->by_record) {
         rc = ps_record_writer_new(&rw, ps_output_stream(out), p, lv, err);
         if (rc < 0) goto done;
-        sink = (ps_record_sink_t){ps_record_writer_emit, rw, NULL, NULL, NULL, NULL};
+        sink = (ps_record_sink_t){ps_record_writer_emit, rw, NULL, NULL, NULL, NULL, 0};
     }
     if (rules) {
         uint32_t n_rules = 0;
@@ -573,7 +573,7 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
             (rc = ps_site_writer_counting(sw, rw, err)) < 0)
             goto done;
         sink = (ps_record_sink_t){NULL, sw, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
-                                  ps_site_writer_free_rows};
+                                  ps_site_writer_free_rows, 1};
         if (o->verbose)
             fprintf(stderr, "probescan: %u PROSITE patterns counted by ps_scan's rules (their sites placed in order)\n",
                     n_rules);

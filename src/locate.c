@@ -380,7 +380,7 @@ static int run_locate(opts_t *o, ps_err_t *err)
     if (o->verbose && n_rules)
         fprintf(stderr, "probescan: locate: %u PROSITE patterns reported by ps_scan's rules\n", n_rules);
     ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
-                             ps_site_writer_free_rows};
+                             ps_site_writer_free_rows, 0};
     /* The progress line as count draws it; not where the rows themselves
      * go to the terminal, which it would break into. */
     int out_fd = fileno(ps_output_stream(out));

@@ -56,7 +56,9 @@ typedef void (*ps_progress_fn)(void *ctx, const ps_reader_t *r);
  * is a chunk of a FASTA block, whose records are its own (pack.h's
  * ps_block_place_t). emit_rows then writes a chunk's rows in input order;
  * a sink with emit_block also takes blocks, whose rows it writes placed by
- * `at` (else the input is read in chunks). free_rows frees rows. */
+ * `at` (else the input is read in chunks). free_rows frees rows.
+ * rows_counted says the rows are only counted (`count` under ps_scan's
+ * rules), never written: a GPU then takes blocks too. */
 typedef struct {
     int (*emit)(void *ctx, const ps_chunk_t *c, const ps_rec_hits_t *h, ps_err_t *err);
     void *ctx;
@@ -64,6 +66,7 @@ typedef struct {
     int (*emit_rows)(void *ctx, const ps_chunk_t *c, void *rows, ps_err_t *err);
     int (*emit_block)(void *ctx, void *rows, const ps_block_place_t *at, ps_err_t *err);
     void (*free_rows)(void *rows);
+    int rows_counted;
 } ps_record_sink_t;
 
 /* The pipeline's settings. */

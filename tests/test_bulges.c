@@ -322,7 +322,7 @@ START_TEST(test_random_bulges)
         ps_site_writer_t *w = NULL;
         ck_assert(ps_site_writer_new_bulges(&w, mem, b, c.all ? PS_SITES_CASOFF : PS_SITES_TSV, 0, &err) == PS_OK);
         ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
-                                 ps_site_writer_free_rows};
+                                 ps_site_writer_free_rows, 0};
         ck_assert_msg(ps_scan_file(e, &b->leaves, in, &so, NULL, &sink, NULL, NULL, NULL, &err) == PS_OK, "%s",
                       err.msg);
         ck_assert(ps_site_writer_flush(w, &err) == PS_OK);
@@ -383,7 +383,7 @@ START_TEST(test_casoff_rows)
     ps_site_writer_t *w = NULL;
     ck_assert(ps_site_writer_new_bulges(&w, mem, b, PS_SITES_CASOFF, 0, &err) == PS_OK);
     ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
-                             ps_site_writer_free_rows};
+                             ps_site_writer_free_rows, 0};
     ck_assert_msg(ps_scan_file(e, &b->leaves, in, &so, NULL, &sink, NULL, NULL, NULL, &err) == PS_OK, "%s", err.msg);
     ck_assert(ps_site_writer_flush(w, &err) == PS_OK);
     ps_site_writer_free(w);

@@ -961,7 +961,7 @@ static void gp_run_file(tu_rng_t *r, const gp_case_t *c, const char *dir, int id
         uint32_t n_rules;
         if (rules) ck_assert_msg(ps_site_writer_rules(w, &pso, &n_rules, &err) == PS_OK, "%s", err.msg);
         ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
-                                 ps_site_writer_free_rows};
+                                 ps_site_writer_free_rows, 0};
         ps_engine_t *le = NULL;
         if (g) le = gp_engine(ps, ps_scan_workers(&go), what);
         else ck_assert_int_eq(ps_pattern_engine_new(&le, ps, ps_scan_workers(&co), &err), PS_OK);
@@ -1348,7 +1348,7 @@ static void gg_case(tu_rng_t *r, const char *dir, int idx, uint32_t most)
         ps_site_writer_t *w = NULL;
         ck_assert(ps_site_writer_new(&w, mem, p, &ps->leaves, fmt, 0, &err) == PS_OK);
         ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
-                                 ps_site_writer_free_rows};
+                                 ps_site_writer_free_rows, 0};
         ps_engine_t *le = NULL;
         if (k) le = gp_engine(ps, ps_scan_workers(&go), what);
         else ck_assert_int_eq(ps_pattern_engine_new(&le, ps, ps_scan_workers(&co), &err), PS_OK);
@@ -1476,7 +1476,7 @@ static void gb_case(tu_rng_t *r, const char *dir, int idx, uint32_t most)
         ps_site_writer_t *w = NULL;
         ck_assert(ps_site_writer_new_bulges(&w, mem, b, all ? PS_SITES_CASOFF : PS_SITES_TSV, 0, &err) == PS_OK);
         ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
-                                 ps_site_writer_free_rows};
+                                 ps_site_writer_free_rows, 0};
         ck_assert_msg(ps_scan_file(k ? ge : ce, &b->leaves, path, k ? &go : &co, NULL, &sink, NULL, NULL, NULL,
                                    &err) == PS_OK, "%s: %s", what, err.msg);
         ck_assert(ps_site_writer_flush(w, &err) == PS_OK);

@@ -283,7 +283,7 @@ START_TEST(test_random_pam)
                 ps_site_writer_t *w = NULL;
                 ck_assert(ps_site_writer_new(&w, mem, p, &ps->leaves, PS_SITES_CASOFF, 0, &err) == PS_OK);
                 ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows,
-                                         ps_site_writer_emit_block, ps_site_writer_free_rows};
+                                         ps_site_writer_emit_block, ps_site_writer_free_rows, 0};
                 ck_assert_msg(ps_scan_file(es[h], &ps->leaves, in, &so, NULL, &sink, NULL, NULL, NULL, &err) == PS_OK,
                               "%s", err.msg);
                 ck_assert(ps_site_writer_flush(w, &err) == PS_OK);

@@ -858,7 +858,7 @@ START_TEST(test_random_locate)
         ck_assert(mem);
         ps_site_writer_t *w = NULL;
         ck_assert(ps_site_writer_new(&w, mem, p, lv, PS_SITES_BED, 0, &err) == PS_OK);
-        ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, NULL, ps_site_writer_free_rows};
+        ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, NULL, ps_site_writer_free_rows, 0};
         if (tu_rng_chance(&r, 50)) { /* blocks where they serve: FASTA, probes of one length */
             sink.emit_block = ps_site_writer_emit_block;
             if (tu_rng_chance(&r, 50)) so.block_bytes = (size_t)tu_rng_range(&r, 1, 64);

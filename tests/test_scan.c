@@ -205,7 +205,7 @@ START_TEST(test_record_order)
             ck_assert_uint_gt(total, 0);
         }
         order_t o = {-1, 0, 0, 0};
-        ps_record_sink_t sink = {check_order, &o, NULL, NULL, NULL, NULL};
+        ps_record_sink_t sink = {check_order, &o, NULL, NULL, NULL, NULL, 0};
         ck_assert_int_eq(ps_scan_file(e, &pr.a->leaves, path, &so, NULL, &sink, NULL, NULL, NULL, &err), PS_OK);
         ck_assert_msg(!o.out_of_order, "threads %d: records out of order", threads);
         ck_assert_uint_gt(o.chunks, 100);
