@@ -527,7 +527,58 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
         ST(&VD[p], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&f[PS_PRF_D])));
     }
     __m256i vbest = _mm256_set1_epi16(NLOW), vhigh = _mm256_set1_epi16(NLOW);
-    for (uint32_t j = 0; j < n; j++) {
+    /* Two rows a sweep while neither is the last: node (j + 1, p) needs
+     * (j, p - 1) and (j, p) only, so one sweep over the positions gives
+     * both, and a position's transitions (L2-resident for long bundles)
+     * are read once for two residues. */
+    uint32_t j = 0;
+    for (; j + 2 < n; j += 2) {
+        const vls *ms0 = b->ms + (size_t)letters[j] * P, *is0 = b->is + (size_t)letters[j] * P;
+        const vls *ms1 = b->ms + (size_t)letters[j + 1] * P, *is1 = b->is + (size_t)letters[j + 1] * P;
+        __m256i kopm0 = LD(&VM[0]);
+        const __m256i ki0 = AD(LD(&VI[0]), LD(&is0[0]));
+        __m256i prevm = MX(AD(ki0, LD(&tr[PS_PRF_I * 4 + PS_PRF_M])), LD(&tr[PS_PRF_X * 4 + PS_PRF_M]));
+        const __m256i i0 = MX(AD(ki0, LD(&tr[PS_PRF_I * 4 + PS_PRF_I])), LD(&tr[PS_PRF_X * 4 + PS_PRF_I]));
+        __m256i kopd0 = MX(AD(ki0, LD(&tr[PS_PRF_I * 4 + PS_PRF_D])), LD(&tr[PS_PRF_X * 4 + PS_PRF_D]));
+        vhigh = MX(vhigh, MX(ki0, kopd0));
+        vbest = MX(vbest, AD(ki0, LD(&tr[PS_PRF_I * 4 + PS_PRF_X])));
+        const __m256i ki1 = AD(i0, LD(&is1[0]));
+        ST(&VM[0], MX(AD(ki1, LD(&tr[PS_PRF_I * 4 + PS_PRF_M])), LD(&tr[PS_PRF_X * 4 + PS_PRF_M])));
+        ST(&VI[0], MX(AD(ki1, LD(&tr[PS_PRF_I * 4 + PS_PRF_I])), LD(&tr[PS_PRF_X * 4 + PS_PRF_I])));
+        __m256i kopd1 = MX(AD(ki1, LD(&tr[PS_PRF_I * 4 + PS_PRF_D])), LD(&tr[PS_PRF_X * 4 + PS_PRF_D]));
+        ST(&VD[0], kopd1);
+        vhigh = MX(vhigh, MX(ki1, kopd1));
+        vbest = MX(vbest, AD(ki1, LD(&tr[PS_PRF_I * 4 + PS_PRF_X])));
+        for (uint32_t p = 1; p <= L; p++) {
+            const vls *t = tr + p * 16;
+            const __m256i km0 = AD(kopm0, LD(&ms0[p]));
+            kopm0 = LD(&VM[p]);
+            const __m256i kip0 = AD(LD(&VI[p]), LD(&is0[p]));
+            const __m256i dl = LD(&t[DELV]);
+            const __m256i kd0 = AD(kopd0, dl), kd1 = AD(kopd1, dl);
+            const __m256i km1 = AD(prevm, LD(&ms1[p]));
+            __m256i tm = LD(&t[PS_PRF_M * 4 + PS_PRF_I]), ti = LD(&t[PS_PRF_I * 4 + PS_PRF_I]);
+            __m256i td = LD(&t[PS_PRF_D * 4 + PS_PRF_I]), tx = LD(&t[PS_PRF_X * 4 + PS_PRF_I]);
+            const __m256i vi0 = MX(MX(AD(km0, tm), AD(kip0, ti)), MX(AD(kd0, td), tx));
+            const __m256i kip1 = AD(vi0, LD(&is1[p]));
+            ST(&VI[p], MX(MX(AD(km1, tm), AD(kip1, ti)), MX(AD(kd1, td), tx)));
+            tm = LD(&t[PS_PRF_M * 4 + PS_PRF_M]), ti = LD(&t[PS_PRF_I * 4 + PS_PRF_M]);
+            td = LD(&t[PS_PRF_D * 4 + PS_PRF_M]), tx = LD(&t[PS_PRF_X * 4 + PS_PRF_M]);
+            prevm = MX(MX(AD(km0, tm), AD(kip0, ti)), MX(AD(kd0, td), tx));
+            ST(&VM[p], MX(MX(AD(km1, tm), AD(kip1, ti)), MX(AD(kd1, td), tx)));
+            tm = LD(&t[PS_PRF_M * 4 + PS_PRF_D]), ti = LD(&t[PS_PRF_I * 4 + PS_PRF_D]);
+            td = LD(&t[PS_PRF_D * 4 + PS_PRF_D]), tx = LD(&t[PS_PRF_X * 4 + PS_PRF_D]);
+            kopd0 = MX(MX(AD(km0, tm), AD(kip0, ti)), MX(AD(kd0, td), tx));
+            kopd1 = MX(MX(AD(km1, tm), AD(kip1, ti)), MX(AD(kd1, td), tx));
+            ST(&VD[p], kopd1);
+            vhigh = MX(vhigh, MX(MX(MX(km0, kip0), kd0), MX(MX(km1, kip1), kd1)));
+            tm = LD(&t[PS_PRF_M * 4 + PS_PRF_X]), ti = LD(&t[PS_PRF_I * 4 + PS_PRF_X]);
+            td = LD(&t[PS_PRF_D * 4 + PS_PRF_X]);
+            vbest = MX(vbest, MX(MX(MX(AD(km0, tm), AD(kip0, ti)), AD(kd0, td)),
+                                 MX(MX(AD(km1, tm), AD(kip1, ti)), AD(kd1, td))));
+        }
+    }
+    for (; j < n; j++) {
         const unsigned a = letters[j];
         const vls *ms = b->ms + (size_t)a * P, *is = b->is + (size_t)a * P;
         const int last = j + 1 == n;
