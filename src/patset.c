@@ -403,8 +403,8 @@ double ps_patset_gpu_share(const ps_patset_t *ps, double cpu_s)
      * second (10^4 and 10^5 guides ran 1.3x and 1.6x faster on two). */
     if (ps->leaves.alpha == PS_DNA && ps->windows_only && !ps->fwd) return cpu_s;
     /* Two GPUs ran all r14 patterns (423 words) over 797 M residues no
-     * faster than one, in order or from blocks parsed on every thread: a
-     * GPU is busy 0.09 s of the 1.0-1.1 s run. */
+     * faster than one, in order or from blocks parsed on every thread: the
+     * GPU's work (about 0.34 s) is a third of the 1.0-1.1 s run. */
     const double share = (double)set_words(ps) * (ps->max_mm + 1) / 500.0;
     return share < cpu_s ? share : cpu_s;
 }
