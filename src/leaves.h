@@ -29,10 +29,12 @@ typedef struct {
     ps_alpha_t alpha;
     int k;                   /* probe length (patterns: the longest; the context a chunk repeats is k - 1) */
     int levels;              /* leaves a probe and strand has: 1 + the mismatches allowed */
-    int mixed_lengths;       /* strings shorter than k too: FASTA is not cut into blocks, whose
-                              * joins count only matches of length k (scan.h) */
+    int mixed_lengths;       /* strings shorter than k too: FASTA is cut only into blocks of
+                              * whole records (protein; scan.h), as joins count only matches of
+                              * length k */
     int sequential;          /* sites are owned by their start and anchors need record edges: the
-                              * input is read in order, chunk by chunk, never in blocks (pack.h) */
+                              * input is read in order, chunk by chunk, or (protein) in blocks of
+                              * whole records (pack.h, scan.h) */
     int mm_columns;          /* the output has one column per distance, mm0 ... */
     int both_strands;        /* reverse complements counted too */
     uint32_t n_leaves;

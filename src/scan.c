@@ -95,6 +95,7 @@ struct ps_scanner {
     ps_scan_opts_t o;
     hts_tpool *pool;
     int owns_pool;             /* made here (else borrowed: ps_scanner_new_on) */
+    int block_max_given;       /* the caller set o.block_max (ps_scan_inputs' share) */
     pthread_mutex_t lane_lock;
     lane_t *lanes, *free_lanes;
     int n_lanes;               /* at most the pool's threads, and at most the slots in flight */
@@ -457,6 +458,7 @@ int ps_scanner_new_on(ps_scanner_t **out, ps_engine_t *e, const ps_leaves_t *lv,
     s->lv = lv;
     s->o = *o;
     if (s->o.block_bytes && s->o.block_bytes < 64) s->o.block_bytes = 64;
+    s->block_max_given = s->o.block_max != 0;
     if (!s->o.block_max || s->o.block_max > BLOCK_BYTES_MAX) s->o.block_max = BLOCK_BYTES_MAX;
     if (s->o.block_max < BLOCK_BYTES_MIN) s->o.block_max = BLOCK_BYTES_MIN;
     if (pthread_mutex_init(&s->lane_lock, NULL)) {
@@ -607,7 +609,7 @@ int ps_scanner_run(ps_scanner_t *s, const char *path, uint64_t *leaf_counts, con
             ps_reader_close(r);
             return blocks;
         }
-        if (blocks && whole && ein.kind != PS_ENGINE_CPU && !s->o.block_bytes && !s->blocks)
+        if (blocks && whole && ein.kind != PS_ENGINE_CPU && !s->o.block_bytes && !s->block_max_given && !s->blocks)
             s->o.block_max = BLOCK_BYTES_GPU;
     }
     s->sink = sink;

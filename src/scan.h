@@ -10,14 +10,18 @@
  * Two ways to read an input:
  *   - FASTA, with more than one thread and no per-record counts (sites of
  *     probes of one length are fine): the caller cuts blocks, each parsed
- *     and scanned whole on a pool thread;
- *   - otherwise (FASTQ, one thread, --by-record, patterns whose sites vary
- *     in length or need record edges): the caller parses chunks in order
- *     and the pool scans them.
+ *     and scanned whole on a pool thread; protein sets whose sites vary in
+ *     length or need record edges take blocks of whole records where they
+ *     are counted, and on CPU threads where their rows are written;
+ *   - otherwise (FASTQ, one thread, --by-record, DNA sets whose sites vary
+ *     in length or need record edges, a GPU writing such a set's rows): the
+ *     caller parses chunks in order and the pool scans them.
  *
  * Memory is bounded by design, whatever the input size: a ring of `ring`
  * chunks of `chunk_syms` symbols when reading chunks, or 2 * threads + 2
- * blocks of at most 1 MiB plus one chunk per thread when reading blocks,
+ * blocks of at most block_max (1 MiB; 4 MiB for whole records on a GPU,
+ * unless the caller set it) plus one chunk per thread when reading blocks
+ * (a block of whole records grows, by doubling, to hold a longer record),
  * plus the reader's 1 MiB buffer and the engine's counts.
  *
  * The engine must take ps_scan_workers() worker ids: one per pool thread,
@@ -77,7 +81,8 @@ typedef struct {
     int ring;                /* chunks in flight, when reading chunks */
     int block_slots;         /* blocks in flight, when reading blocks; 0: 2 * threads + 2 */
     size_t block_bytes;      /* block size for block-parallel FASTA; 0: by input size (at most block_max) */
-    size_t block_max;        /* the largest block chosen by input size; 0: 1 MiB */
+    size_t block_max;        /* the largest block chosen by input size; 0: 1 MiB (4 MiB for
+                              * whole records on a GPU) */
 } ps_scan_opts_t;
 
 /* Settings that suit the engine described by `in` (chunk sizes within its
