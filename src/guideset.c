@@ -1,11 +1,12 @@
 #include "guideset.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#include "parallel.h"
 
 void ps_guideset_free(ps_guideset_t *g)
 {
@@ -172,14 +173,16 @@ static void build_seed(const build_t *b, uint32_t s, uint64_t *key)
     start[0] = 0;
 }
 
-static void *build_worker(void *arg)
+/* A part takes seeds until none is left (parallel.h). */
+static void build_part(void *ctx, int part, int parts)
 {
-    build_t *b = arg;
+    (void)part;
+    (void)parts;
+    build_t *b = ctx;
     uint64_t *key = malloc((size_t)b->ix->strings * sizeof *key);
-    if (!key) return NULL; /* the seeds are left to the threads that have memory */
+    if (!key) return; /* the seeds are left to the parts that have memory */
     for (uint32_t s; (s = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED)) < b->ix->n;) build_seed(b, s, key);
     free(key);
-    return NULL;
 }
 
 /* The exact-piece index of strings [a, b): where they share one compared
@@ -233,13 +236,8 @@ static int index_pieces(ps_guideset_t *g, int st, uint32_t a, uint32_t b, int ne
     /* The seeds' tables are independent: built on up to `threads` threads
      * (this one among them), a seed at a time. */
     build_t job = {ix, g, a, 0};
-    const int more = threads > (int)ix->n ? (int)ix->n - 1 : threads - 1;
-    pthread_t tid[PS_GUIDESET_MAX_SEEDS];
-    int started = 0;
-    while (started < more && pthread_create(&tid[started], NULL, build_worker, &job) == 0) started++;
-    build_worker(&job);
-    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
-    /* Where no thread had memory for its keys, no seed was built. */
+    ps_parallel_run(threads < (int)ix->n ? threads : (int)ix->n, build_part, &job);
+    /* Where no part had memory for its keys, no seed was built. */
     return job.next < ix->n ? -1 : 0;
 }
 

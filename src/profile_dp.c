@@ -514,6 +514,8 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
 {
     const uint32_t L = b->L;
     const size_t P = (size_t)L + 1;
+    /* VD holds the deletions of the row before the first residue only: a
+     * row's deletions run along it in kopd, so rows never store them. */
     __m256i *VM = (__m256i *)(void *)w->v8, *VI = VM + P, *VD = VI + P;
     const vls *tr = b->tr, *fi = b->first, *la = b->last;
     ST(&VM[0], LD(&fi[PS_PRF_M]));
@@ -546,7 +548,6 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
         ST(&VM[0], MX(AD(ki1, LD(&tr[PS_PRF_I * 4 + PS_PRF_M])), LD(&tr[PS_PRF_X * 4 + PS_PRF_M])));
         ST(&VI[0], MX(AD(ki1, LD(&tr[PS_PRF_I * 4 + PS_PRF_I])), LD(&tr[PS_PRF_X * 4 + PS_PRF_I])));
         __m256i kopd1 = MX(AD(ki1, LD(&tr[PS_PRF_I * 4 + PS_PRF_D])), LD(&tr[PS_PRF_X * 4 + PS_PRF_D]));
-        ST(&VD[0], kopd1);
         vhigh = MX(vhigh, MX(ki1, kopd1));
         vbest = MX(vbest, AD(ki1, LD(&tr[PS_PRF_I * 4 + PS_PRF_X])));
         for (uint32_t p = 1; p <= L; p++) {
@@ -570,7 +571,6 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
             td = LD(&t[PS_PRF_D * 4 + PS_PRF_D]), tx = LD(&t[PS_PRF_X * 4 + PS_PRF_D]);
             kopd0 = MX(MX(AD(km0, tm), AD(kip0, ti)), MX(AD(kd0, td), tx));
             kopd1 = MX(MX(AD(km1, tm), AD(kip1, ti)), MX(AD(kd1, td), tx));
-            ST(&VD[p], kopd1);
             vhigh = MX(vhigh, MX(MX(MX(km0, kip0), kd0), MX(MX(km1, kip1), kd1)));
             tm = LD(&t[PS_PRF_M * 4 + PS_PRF_X]), ti = LD(&t[PS_PRF_I * 4 + PS_PRF_X]);
             td = LD(&t[PS_PRF_D * 4 + PS_PRF_X]);
@@ -587,7 +587,6 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
         ST(&VM[0], MX(AD(ki, LD(&tr[PS_PRF_I * 4 + PS_PRF_M])), LD(&tr[PS_PRF_X * 4 + PS_PRF_M])));
         ST(&VI[0], MX(AD(ki, LD(&tr[PS_PRF_I * 4 + PS_PRF_I])), LD(&tr[PS_PRF_X * 4 + PS_PRF_I])));
         __m256i kopd = MX(AD(ki, LD(&tr[PS_PRF_I * 4 + PS_PRF_D])), LD(&tr[PS_PRF_X * 4 + PS_PRF_D]));
-        ST(&VD[0], kopd);
         vhigh = MX(vhigh, MX(ki, kopd));
         vbest = MX(vbest, AD(ki, LD(last ? &la[PS_PRF_I] : &tr[PS_PRF_I * 4 + PS_PRF_X])));
         if (!last) {
@@ -605,7 +604,6 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
                           MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&t[PS_PRF_X * 4 + PS_PRF_D])));
                 ST(&VM[p], vm);
                 ST(&VI[p], vi);
-                ST(&VD[p], kopd);
                 /* km, kip and kd hold every sum a node of this row takes. */
                 vhigh = MX(vhigh, MX(MX(km, kip), kd));
                 vbest = MX(vbest, MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_X])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_X]))),
