@@ -70,4 +70,11 @@ int ps_gprof_best(ps_gprof_t *g, const uint8_t *letters, uint64_t n_letters, con
     return ps_fail(err, PS_E_GPU, "GPU profile engine unavailable: this probescan was built without CUDA");
 }
 
+int ps_gprof_matches(ps_gprof_t *g, const uint8_t *letters, uint64_t n_letters, const ps_gprof_pair_t *pairs,
+                     uint32_t n_pair, int32_t *n_match, ps_prf_match_t *match, ps_err_t *err)
+{
+    (void)g, (void)letters, (void)n_letters, (void)pairs, (void)n_pair, (void)n_match, (void)match;
+    return ps_fail(err, PS_E_GPU, "GPU profile engine unavailable: this probescan was built without CUDA");
+}
+
 void ps_gprof_free(ps_gprof_t *g) { (void)g; }

@@ -140,6 +140,11 @@ void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32
  * memory. */
 int ps_profile_matches(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, int32_t cut, ps_prf_work_t *w,
                        ps_prf_match_t **out, size_t *cap);
+/* The profile range (pfrom, pto) of a match whose from, to and score the
+ * search found (pfscanV3's xalit; ps_profile_matches calls it for each of
+ * its matches): for matches found elsewhere (the GPU's search). Returns 0,
+ * or -1 out of memory. */
+int ps_profile_range(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, ps_prf_match_t *m, ps_prf_work_t *w);
 
 #ifdef __cplusplus
 }

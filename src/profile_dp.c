@@ -263,10 +263,11 @@ static void next_row(pass_t *s, int32_t iseq, int last)
 /* A match's profile range (pftools' xalit): the alignment of residues
  * sb..se redone with free begins, ended where an exit first reaches its
  * score, and traced back to where it began. */
-static int profile_range(const ps_profile_t *pr, const uint8_t *idx, int32_t n, ps_prf_match_t *m,
-                         ps_prf_work_t *w)
+int ps_profile_range(const ps_profile_t *pr, const uint8_t *idx, uint32_t n_res, ps_prf_match_t *m, ps_prf_work_t *w)
 {
     const uint32_t L = pr->len;
+    const int32_t n = (int32_t)n_res;
+    if (work_fit(w, L, n_res) < 0) return -1;
     const int32_t sb = (int32_t)m->from, se = (int32_t)m->to, cut = m->score;
     const size_t need = (size_t)(L + 1) * (size_t)(se - sb + 2);
     if (need > w->cap_trace) {
@@ -408,7 +409,7 @@ int ps_profile_matches(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, i
     }
     /* Profile ranges, with nothing locked (as pfscanV3 does). */
     for (int i = 0; i < found; i++)
-        if (profile_range(pr, idx, (int32_t)n, &(*out)[i], w) < 0) return -1;
+        if (ps_profile_range(pr, idx, n, &(*out)[i], w) < 0) return -1;
     return found;
 }
 

@@ -1,7 +1,9 @@
-/* profile_gpu.h - the best scores of PROSITE profiles (profile.h) against
- * many sequences on an NVIDIA GPU: ps_profile_best of every (profile,
- * sequence) pair, exactly (32-bit sums), for the filter before the exact
- * search for matches, which stays on the CPU (profscan.c).
+/* profile_gpu.h - PROSITE profiles (profile.h) against many sequences on
+ * an NVIDIA GPU: ps_profile_best of every (profile, sequence) pair,
+ * exactly (32-bit sums), the filter before the exact search; and that
+ * search (ps_profile_matches' residue ranges and scores, pfscanV3's xalip)
+ * for the pairs that pass it, a thread a pair. The matches' profile ranges
+ * (xalit) are left to the caller (ps_profile_range).
  *
  * A thread scores one sequence against one profile; a block holds one
  * profile's tables in shared memory (pftools' 16-bit values, 152 bytes a
@@ -9,8 +11,20 @@
  * dynamic programming in registers and the row under them in device
  * memory, so each node costs two shared-memory reads (its residue's
  * scores; a position's transitions are read once for the 16 rows) and
- * about 40 integer operations. Device memory: the tables, one batch's residues and
- * scores, and per thread 12 bytes a position of the longest profile. */
+ * about 20 integer operations (max(a + b, c) is one on Hopper). A batch's
+ * sequences are taken longest first, so that a warp's lanes score
+ * sequences of about one length. Device memory: the tables, one batch's
+ * residues and scores, and per thread 8 bytes a position of the longest
+ * profile.
+ *
+ * The search takes its pairs by profile, longest sequences first, 32 a
+ * warp (a profile's last warp is filled with empty lanes); the lanes step
+ * together, each through one row of its own pass at a time, and keep their
+ * rows (three scores and six positions a profile position, 36 bytes) in
+ * device memory, laid out so that a warp's reads are one line. Device
+ * memory: the batch's residues again (the search runs beside the next
+ * batch's best scores, on a stream of its own), and 1,152 bytes a position
+ * for each 32 pairs. */
 #ifndef PS_PROFILE_GPU_H
 #define PS_PROFILE_GPU_H
 
@@ -32,6 +46,27 @@ int ps_gprof_new(ps_gprof_t **out, const ps_profile_t *prs, uint32_t n_prof, int
  * numbers 0..25. best: n_prof * n_seq scores, profile by profile. */
 int ps_gprof_best(ps_gprof_t *g, const uint8_t *letters, uint64_t n_letters, const uint64_t *off, const uint32_t *len,
                   uint32_t n_seq, int32_t *best, ps_err_t *err);
+
+/* One (sequence, profile) pair for the search: its residues
+ * letters[off .. off + len), the profile (numbered as in ps_gprof_new's
+ * prs), and the raw cut-off. */
+typedef struct {
+    uint64_t off;
+    uint32_t len, prof;
+    int32_t cut;
+} ps_gprof_pair_t;
+
+/* Matches a pair may have on the GPU; a pair with more is searched on the
+ * CPU. */
+#define PS_GPROF_MATCHES 32
+
+/* ps_profile_matches of each pair, without profile ranges: n_match[i] the
+ * number of pair i's matches, match[i * PS_GPROF_MATCHES ..] their from, to
+ * and score in the order found (pfrom, pto 0), or n_match[i] -1 where it
+ * had more than PS_GPROF_MATCHES. May run while another thread calls
+ * ps_gprof_best on the same g. */
+int ps_gprof_matches(ps_gprof_t *g, const uint8_t *letters, uint64_t n_letters, const ps_gprof_pair_t *pairs,
+                     uint32_t n_pair, int32_t *n_match, ps_prf_match_t *match, ps_err_t *err);
 void ps_gprof_free(ps_gprof_t *g);
 
 #ifdef __cplusplus

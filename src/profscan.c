@@ -272,8 +272,8 @@ int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, const ps_gpus_t *
     if (verbose) {
         char name[96];
         ps_gpus_name(&use, name, sizeof name);
-        fprintf(stderr, "probescan: profiles' best scores on %s (%s; CPU threads estimated at %.2f s), matches on CPU "
-                        "threads\n", name, req == PS_REQ_GPU ? "asked for" : "auto", cpu_s);
+        fprintf(stderr, "probescan: profiles' best scores on %s (%s; CPU threads estimated at %.2f s), matches there "
+                        "and on CPU threads\n", name, req == PS_REQ_GPU ? "asked for" : "auto", cpu_s);
     }
     return 0;
 }
@@ -322,6 +322,17 @@ typedef struct {
     int failed;
 } part_out_t;
 
+/* The pairs a GPU searches (ps_gprof_matches) and what it found. */
+typedef struct {
+    ps_gprof_pair_t *pair;
+    uint64_t *of;         /* pair[i] is job pair of[i] */
+    uint32_t n;
+    int32_t *n_match;
+    ps_prf_match_t *match; /* n x PS_GPROF_MATCHES */
+    int rc;
+    ps_err_t err;
+} gpu_search_t;
+
 typedef struct {
     const ps_profiles_t *ps;
     const rec_t *rec;
@@ -332,6 +343,9 @@ typedef struct {
     const int32_t *best;    /* n profiles x n_rec: the GPUs', or NULL: best_part on CPU threads */
     const pair_t *pair;     /* search_part: the pairs to search */
     uint64_t n_pair, next;  /* next: the first pair not taken (atomic) */
+    uint64_t n_cpu;         /* pairs 0 .. n_cpu - 1 are the CPU threads'; the rest the GPUs' */
+    gpu_search_t *gs;       /* per GPU (n_gpu of them), or NULL */
+    uint64_t next_gpu;      /* range_part: the first GPU pair not taken (atomic; GPU by GPU) */
 } job_t;
 
 static int hit_cmp(const void *a, const void *b)
@@ -402,51 +416,188 @@ static void best_part(void *ctx, int part, int parts)
 
 /* Takes pairs in turn (the costliest first, so that no part is left with a
  * long one at the end) and searches each for its matches. */
+/* A thread's scratch for the search. */
+typedef struct {
+    ps_prf_work_t w;
+    ps_prf_match_t *m;
+    size_t mcap, idx_cap;
+    uint8_t *idx;
+} search_work_t;
+
+static void search_work_free(search_work_t *sw)
+{
+    free(sw->idx);
+    free(sw->m);
+    ps_prf_work_free(&sw->w);
+}
+
+/* Pair pp's residues as its profile's indices into sw->idx; -1 when out of
+ * memory. */
+static int pair_index(const job_t *j, const pair_t *pp, search_work_t *sw)
+{
+    const rec_t *rc = &j->rec[pp->rec];
+    if (rc->len > sw->idx_cap) {
+        uint8_t *g = realloc(sw->idx, rc->len);
+        if (!g) return -1;
+        sw->idx = g;
+        sw->idx_cap = rc->len;
+    }
+    ps_profile_index(&j->ps->p[pp->prof], j->letters + rc->seq, rc->len, sw->idx);
+    return 0;
+}
+
+/* Adds k matches of pair pp to the part's hits; -1 when out of memory. */
+static int add_hits(part_out_t *o, const pair_t *pp, const ps_prf_match_t *m, int k)
+{
+    if (o->n + (size_t)k > o->cap) {
+        size_t nc = (o->n + (size_t)k) * 2 + 16;
+        hit_t *gr = realloc(o->hit, nc * sizeof *gr);
+        if (!gr) return -1;
+        o->hit = gr;
+        o->cap = nc;
+    }
+    for (int h = 0; h < k; h++) o->hit[o->n++] = (hit_t){pp->rec, pp->prof, m[h]};
+    return 0;
+}
+
+/* Pair pp searched on this thread. */
+static int search_pair(const job_t *j, const pair_t *pp, part_out_t *o, search_work_t *sw)
+{
+    const ps_profile_t *pr = &j->ps->p[pp->prof];
+    const uint32_t n = j->rec[pp->rec].len;
+    if (pair_index(j, pp, sw) < 0) return -1;
+    const int k = ps_profile_matches(pr, sw->idx, n, ps_profile_cutoff(pr, n), &sw->w, &sw->m, &sw->mcap);
+    return k < 0 ? -1 : add_hits(o, pp, sw->m, k);
+}
+
+/* Parts under n_gpu first hand their GPU its pairs and wait for it; then
+ * every part takes the CPU's pairs in turn (the costliest first, so that
+ * no part is left with a long one at the end) and searches each for its
+ * matches. */
 static void search_part(void *ctx, int part, int parts)
 {
     (void)parts;
     job_t *j = ctx;
     part_out_t *o = &j->out[part];
-    ps_prf_work_t w = {0};
-    ps_prf_match_t *m = NULL;
-    size_t mcap = 0, idx_cap = 0;
-    uint8_t *idx = NULL;
+    if (j->gs && part < j->ps->n_gpu) {
+        gpu_search_t *gs = &j->gs[part];
+        gs->rc = ps_gprof_matches(j->ps->gpu[part], j->letters, j->residues, gs->pair, gs->n, gs->n_match, gs->match,
+                                  &gs->err);
+    }
+    search_work_t sw = {0};
     for (;;) {
         const uint64_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
-        if (i >= j->n_pair || o->failed) break;
-        const pair_t *pp = &j->pair[i];
-        const rec_t *rc = &j->rec[pp->rec];
-        const ps_profile_t *pr = &j->ps->p[pp->prof];
-        if (rc->len > idx_cap) {
-            uint8_t *g = realloc(idx, rc->len);
-            if (!g) {
-                o->failed = 1;
-                break;
-            }
-            idx = g;
-            idx_cap = rc->len;
-        }
-        ps_profile_index(pr, j->letters + rc->seq, rc->len, idx);
-        int k = ps_profile_matches(pr, idx, rc->len, ps_profile_cutoff(pr, rc->len), &w, &m, &mcap);
+        if (i >= j->n_cpu || o->failed) break;
+        if (search_pair(j, &j->pair[i], o, &sw) < 0) o->failed = 1;
+    }
+    search_work_free(&sw);
+}
+
+/* The GPUs' matches given their profile ranges (a pair with more matches
+ * than the GPU keeps is searched here), GPU pairs taken in turn. */
+static void range_part(void *ctx, int part, int parts)
+{
+    (void)parts;
+    job_t *j = ctx;
+    part_out_t *o = &j->out[part];
+    uint64_t total = 0;
+    for (int g = 0; g < j->ps->n_gpu; g++) total += j->gs[g].n;
+    search_work_t sw = {0};
+    for (;;) {
+        uint64_t i = __atomic_fetch_add(&j->next_gpu, 1, __ATOMIC_RELAXED);
+        if (i >= total || o->failed) break;
+        int g = 0;
+        while (i >= j->gs[g].n) i -= j->gs[g++].n;
+        const gpu_search_t *gs = &j->gs[g];
+        const pair_t *pp = &j->pair[gs->of[i]];
+        const int k = gs->n_match[i];
         if (k < 0) {
+            if (search_pair(j, pp, o, &sw) < 0) o->failed = 1;
+            continue;
+        }
+        if (k == 0) continue;
+        const ps_profile_t *pr = &j->ps->p[pp->prof];
+        const uint32_t n = j->rec[pp->rec].len;
+        ps_prf_match_t *m = gs->match + i * PS_GPROF_MATCHES;
+        if (pair_index(j, pp, &sw) < 0) {
             o->failed = 1;
             break;
         }
-        if (o->n + (size_t)k > o->cap) {
-            size_t nc = (o->n + (size_t)k) * 2 + 16;
-            hit_t *gr = realloc(o->hit, nc * sizeof *gr);
-            if (!gr) {
-                o->failed = 1;
-                break;
-            }
-            o->hit = gr;
-            o->cap = nc;
-        }
-        for (int h = 0; h < k; h++) o->hit[o->n++] = (hit_t){pp->rec, pp->prof, m[h]};
+        for (int h = 0; h < k && !o->failed; h++)
+            if (ps_profile_range(pr, sw.idx, n, &m[h], &sw.w) < 0) o->failed = 1;
+        if (!o->failed && add_hits(o, pp, m, k) < 0) o->failed = 1;
     }
-    free(idx);
-    free(m);
-    ps_prf_work_free(&w);
+    search_work_free(&sw);
+}
+
+/* Where the CPU threads' share of the search ends: pairs [0, k) (the
+ * costliest, sorted so) stay on the `threads` CPU threads and the rest go
+ * to the GPUs, which search every pair at once on a lane each: their time
+ * is about that of their costliest pair, the CPU's the sum of its pairs
+ * over its threads. k balances the two, and leaves the GPUs at most
+ * PS_PRF_SEARCH_GPU_PAIRS pairs and PS_PRF_SEARCH_GPU_BYTES of rows (36
+ * bytes a position a lane, a warp of 32 lanes to each profile at least). */
+static uint64_t cpu_share(const ps_profiles_t *ps, const pair_t *pair, uint64_t n_pair, int threads)
+{
+    double sum = 0;
+    uint64_t k = 0;
+    for (; k < n_pair; k++) {
+        const double cpu = sum * PS_PRF_SEARCH_CPU_NS / threads, gpu = (double)pair[k].cost * PS_PRF_SEARCH_GPU_NS;
+        if (cpu >= gpu) break;
+        sum += (double)pair[k].cost;
+    }
+    uint64_t bytes = 0, pad = 0;
+    for (uint32_t p = 0; p < ps->n; p++) pad += 31ull * 36 * (ps->p[p].len + 1u);
+    for (uint64_t i = n_pair; i > k; i--) {
+        bytes += 36ull * (ps->p[pair[i - 1].prof].len + 1u);
+        if (bytes + pad > PS_PRF_SEARCH_GPU_BYTES || n_pair - i >= PS_PRF_SEARCH_GPU_PAIRS) return i;
+    }
+    return k;
+}
+
+/* Hands the GPU pairs [k, n_pair) to the GPUs that hold their profiles. */
+static int gpu_pairs(job_t *j, uint64_t k)
+{
+    const ps_profiles_t *ps = j->ps;
+    if (!(j->gs = calloc((size_t)ps->n_gpu, sizeof *j->gs))) return -1;
+    for (uint64_t i = k; i < j->n_pair; i++) {
+        int g = 0;
+        while (j->pair[i].prof >= ps->gpu_from[g + 1]) g++;
+        j->gs[g].n++;
+    }
+    for (int g = 0; g < ps->n_gpu; g++) {
+        gpu_search_t *gs = &j->gs[g];
+        if (!gs->n) continue;
+        gs->pair = malloc(sizeof *gs->pair * gs->n);
+        gs->of = malloc(sizeof *gs->of * gs->n);
+        gs->n_match = malloc(sizeof *gs->n_match * gs->n);
+        gs->match = malloc(sizeof *gs->match * gs->n * PS_GPROF_MATCHES);
+        if (!gs->pair || !gs->of || !gs->n_match || !gs->match) return -1;
+        gs->n = 0;
+    }
+    for (uint64_t i = k; i < j->n_pair; i++) {
+        const pair_t *pp = &j->pair[i];
+        int g = 0;
+        while (pp->prof >= ps->gpu_from[g + 1]) g++;
+        gpu_search_t *gs = &j->gs[g];
+        const rec_t *rc = &j->rec[pp->rec];
+        gs->of[gs->n] = i;
+        gs->pair[gs->n++] = (ps_gprof_pair_t){rc->seq, rc->len, pp->prof - ps->gpu_from[g],
+                                              ps_profile_cutoff(&ps->p[pp->prof], rc->len)};
+    }
+    return 0;
+}
+
+static void gpu_pairs_free(job_t *j)
+{
+    for (int g = 0; j->gs && g < j->ps->n_gpu; g++) {
+        free(j->gs[g].pair);
+        free(j->gs[g].of);
+        free(j->gs[g].n_match);
+        free(j->gs[g].match);
+    }
+    free(j->gs);
+    j->gs = NULL;
 }
 
 static int pair_cmp(const void *a, const void *b)
@@ -565,14 +716,16 @@ static int search_batch(const ps_profiles_t *ps, batch_t *b, const int32_t *best
                         const char *label, ps_prf_rows_t *cap, uint64_t *counts, int threads, ps_err_t *err)
 {
     if (b->n_rec == 0) return 0;
-    job_t j = {ps, b->rec, b->n_rec, (const uint8_t *)b->seq, b->seq_len, NULL, best, NULL, 0, 0};
+    job_t j = {.ps = ps, .rec = b->rec, .n_rec = b->n_rec, .letters = (const uint8_t *)b->seq,
+               .residues = b->seq_len, .best = best};
     const int most = threads > 0 ? threads : 1;
+    const int n_out = most + ps->n_gpu; /* parts: the threads, at least one a GPU */
     int rc = 0;
     pair_t *pair = NULL;
     hit_t *hit = NULL;
     size_t n_hit = 0;
     uint64_t n_pair = 0;
-    if (!(j.out = calloc((size_t)most, sizeof *j.out))) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    if (!(j.out = calloc((size_t)n_out, sizeof *j.out))) return ps_fail(err, PS_E_NOMEM, "out of memory");
     if (!best) {
         /* Best scores on the threads, a part about 16 Ki residues at least
          * and a record; each part lists its pairs that reach the cut-off. */
@@ -603,7 +756,7 @@ static int search_batch(const ps_profiles_t *ps, batch_t *b, const int32_t *best
         n_pair = o->n_pair;
         *o = (part_out_t){0};
     }
-    for (int p = 0; p < most; p++) {
+    for (int p = 0; p < n_out; p++) {
         free(j.out[p].pair);
         j.out[p].pair = NULL;
         j.out[p].n_pair = j.out[p].cap_pair = 0;
@@ -612,8 +765,19 @@ static int search_batch(const ps_profiles_t *ps, batch_t *b, const int32_t *best
         qsort(pair, n_pair, sizeof *pair, pair_cmp);
         j.pair = pair;
         j.n_pair = n_pair;
-        const int parts = n_pair < (uint64_t)most ? (int)n_pair : most;
-        ps_parallel_run(parts, search_part, &j);
+        /* With GPUs, the cheaper pairs are searched there. */
+        j.n_cpu = best && ps->n_gpu ? cpu_share(ps, pair, n_pair, most) : n_pair;
+        if (j.n_cpu < n_pair && gpu_pairs(&j, j.n_cpu) < 0) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        int parts = n_pair < (uint64_t)most ? (int)n_pair : most;
+        if (j.gs && parts < ps->n_gpu) parts = ps->n_gpu;
+        if (rc == 0) ps_parallel_run(parts, search_part, &j);
+        for (int g = 0; rc == 0 && j.gs && g < ps->n_gpu; g++)
+            if (j.gs[g].rc < 0) {
+                *err = j.gs[g].err;
+                rc = j.gs[g].rc;
+            }
+        if (rc == 0 && j.gs) ps_parallel_run(parts, range_part, &j);
+        gpu_pairs_free(&j);
         for (int p = 0; p < parts && rc == 0; p++)
             if (j.out[p].failed) rc = ps_fail(err, PS_E_NOMEM, "out of memory scoring profiles");
         for (int p = 0; p < parts; p++) n_hit += j.out[p].n;
@@ -629,7 +793,7 @@ static int search_batch(const ps_profiles_t *ps, batch_t *b, const int32_t *best
     for (size_t i = 0; rc == 0 && i < n_hit; i++) counts[hit[i].prof]++;
     if (rc == 0 && f && write_rows(ps, b, hit, n_hit, f, format, label, cap) < 0)
         rc = ps_fail(err, PS_E_IO, "write error: %s", strerror(errno));
-    for (int p = 0; p < most; p++) free(j.out[p].hit);
+    for (int p = 0; p < n_out; p++) free(j.out[p].hit);
     free(j.out);
     free(hit);
     free(pair);
@@ -893,8 +1057,9 @@ void ps_prf_scan_say(const char *input, const ps_profiles_t *ps, const ps_prf_sc
     if (ps->n_gpu) snprintf(gpu, sizeof gpu, "best scores on %d GPU%s %.3f s, ", ps->n_gpu, ps->n_gpu > 1 ? "s" : "",
                             st->best_s);
     fprintf(stderr,
-            "probescan: %s: %llu records, %llu residues, %u profiles in %.3f s (reading %.3f s, %s%s on CPU "
-            "threads %.3f s, at once)\n",
+            "probescan: %s: %llu records, %llu residues, %u profiles in %.3f s (reading %.3f s, %s%s %.3f s, at "
+            "once)\n",
             input, (unsigned long long)st->records, (unsigned long long)st->residues, ps->n, st->seconds, st->read_s,
-            gpu, ps->n_gpu ? "matches" : "best scores and matches", st->search_s);
+            gpu, ps->n_gpu ? "matches on the GPUs and CPU threads" : "best scores and matches on CPU threads",
+            st->search_s);
 }

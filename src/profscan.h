@@ -10,7 +10,8 @@
  * profile's rows and one alignment trace), gives every (record, profile)
  * its best score (the profiles in bundles on `threads` threads, records
  * split by residues; or on the GPU, ps_profiles_engine), searches the
- * pairs whose best reaches the cut-off for their matches on the threads,
+ * pairs whose best reaches the cut-off for their matches on the threads
+ * (with GPUs, most of them on the GPUs: PS_PRF_SEARCH_GPU_NS),
  * and adds each profile's matches to counts[profile] and, with a stream,
  * writes them: per record in input order, by start, then profile order,
  * then end.
@@ -86,10 +87,22 @@ int ps_profiles_inputs_fit(const ps_profiles_t *ps, const char *const *inputs, i
  * (PS_PRF_CPU_NS a node a thread over `bytes` of input, ps_inputs_bytes;
  * 0: unknown, CPU); else CPU threads. The GPUs are --gpu's, or by default
  * one per second of that estimate (plan.h, ps_plan_gpus); each takes a run
- * of the profiles of about equal positions, all the batch's records. The
- * exact search for matches is always on CPU threads. -v says which and
- * why. */
+ * of the profiles of about equal positions, all the batch's records. -v
+ * says which and why. */
 #define PS_PRF_CPU_NS 0.7
+/* With GPUs, the pairs that reach their cut-off are searched there too, a
+ * lane a pair, but for the costliest (residues x positions), which CPU
+ * threads take while the GPUs search the rest: as many as the threads,
+ * PS_PRF_SEARCH_CPU_NS a node each, finish in the time a GPU lane takes
+ * over the costliest pair left to it, PS_PRF_SEARCH_GPU_NS a node (both
+ * measured on an H200 host, 16 Xeon cores, the batch's best scores running
+ * beside the search). */
+#define PS_PRF_SEARCH_CPU_NS 55.0
+#define PS_PRF_SEARCH_GPU_NS 2000.0
+/* The memory bound of the GPUs' search: rows on the GPU, and a pair's
+ * matches (PS_GPROF_MATCHES, about 1.3 KB a pair) on both sides. */
+#define PS_PRF_SEARCH_GPU_BYTES (512ull << 20)
+#define PS_PRF_SEARCH_GPU_PAIRS 65536u
 int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, const ps_gpus_t *gpus, double bytes, int threads,
                        int verbose, ps_err_t *err);
 

@@ -1618,7 +1618,10 @@ END_TEST
 /* PROSITE profiles: the GPU's best score of every (profile, sequence) pair
  * equals ps_profile_best, profiles of 1 to 40 positions and one of 400;
  * on one device, or with the profiles split between devices 0 and 1 as
- * profscan.c splits them (split 1). */
+ * profscan.c splits them (split 1). And the GPU's search of every pair, at
+ * the profile's cut-off, at its best score or at a random one under it
+ * (sequences of repeated consensus: several matches, locks and restarts),
+ * equals ps_profile_matches' matches: residues, scores, order. */
 static void profiles_case(int split)
 {
     tu_rng_t r;
@@ -1667,6 +1670,59 @@ static void profiles_case(int split)
             ck_assert_msg(best[(size_t)p * NS + s] == want, "profile %d (length %u), sequence %d (length %u), seed %llu: GPU %d, CPU %d",
                           p, prs[p].len, s, len[s], (unsigned long long)tu_seed(), best[(size_t)p * NS + s], want);
         }
+    /* The search: every pair but the empty sequence, each GPU its own
+     * profiles (numbered from 0 there). */
+    const uint32_t np = (uint32_t)NP * (NS - 1);
+    ps_gprof_pair_t *pairs = malloc(sizeof *pairs * np);
+    int32_t *nm = malloc(sizeof *nm * np);
+    ps_prf_match_t *gm = malloc(sizeof *gm * np * PS_GPROF_MATCHES), *m = NULL;
+    ck_assert(pairs && nm && gm);
+    uint32_t k = 0, several = 0, over = 0;
+    for (int p = 0; p < NP; p++)
+        for (int s = 0; s < NS; s++) {
+            if (!len[s]) continue;
+            const int32_t b = best[(size_t)p * NS + s], how = (int32_t)tu_rng_below(&r, 3);
+            const int32_t cut = how == 0 ? prs[p].cut : how == 1 ? b : b - (int32_t)tu_rng_below(&r, 120);
+            pairs[k++] = (ps_gprof_pair_t){off[s], len[s], (uint32_t)(p < half ? p : p - half), cut};
+        }
+    ck_assert_msg(ps_gprof_matches(g, letters, at, pairs, (uint32_t)half * (NS - 1), nm, gm, &err) == 0, "%s", err.msg);
+    if (split) {
+        const size_t h = (size_t)half * (NS - 1);
+        ck_assert_msg(ps_gprof_matches(g2, letters, at, pairs + h, np - (uint32_t)h, nm + h, gm + h * PS_GPROF_MATCHES,
+                                       &err) == 0, "%s", err.msg);
+    }
+    size_t cap = 0;
+    k = 0;
+    for (int p = 0; p < NP; p++)
+        for (int s = 0; s < NS; s++) {
+            if (!len[s]) continue;
+            const uint32_t q = k++;
+            ps_profile_index(&prs[p], letters + off[s], len[s], idx);
+            const int want = ps_profile_matches(&prs[p], idx, len[s], pairs[q].cut, &w, &m, &cap);
+            ck_assert_int_ge(want, 0);
+            if (want > PS_GPROF_MATCHES) {
+                ck_assert_msg(nm[q] == -1, "profile %d, sequence %d, seed %llu: %d matches, GPU says %d", p, s,
+                              (unsigned long long)tu_seed(), want, nm[q]);
+                over++;
+                continue;
+            }
+            ck_assert_msg(nm[q] == want, "profile %d (length %u), sequence %d (length %u), cut %d, seed %llu: GPU %d matches, CPU %d",
+                          p, prs[p].len, s, len[s], pairs[q].cut, (unsigned long long)tu_seed(), nm[q], want);
+            several += want > 1;
+            for (int i = 0; i < want; i++) {
+                const ps_prf_match_t *x = &gm[(size_t)q * PS_GPROF_MATCHES + (size_t)i];
+                ck_assert_msg(x->from == m[i].from && x->to == m[i].to && x->score == m[i].score,
+                              "profile %d, sequence %d, cut %d, seed %llu, match %d: GPU %u-%u %d, CPU %u-%u %d", p, s,
+                              pairs[q].cut, (unsigned long long)tu_seed(), i, x->from, x->to, x->score, m[i].from,
+                              m[i].to, m[i].score);
+            }
+        }
+    ck_assert_msg(several > 0, "seed %llu: no pair had several matches", (unsigned long long)tu_seed());
+    (void)over;
+    free(pairs);
+    free(nm);
+    free(gm);
+    free(m);
     ps_gprof_free(g);
     ps_gprof_free(g2);
     ps_prf_work_free(&w);
@@ -1680,6 +1736,109 @@ static void profiles_case(int split)
 }
 
 START_TEST(test_gpu_profiles) { profiles_case(0); }
+END_TEST
+
+/* PROSITE profiles as users run them: `locate --format pff` and `count`
+ * over random proteins (many built from the profiles' own consensus,
+ * repeated, so that pairs have several matches, and some more than the
+ * GPU keeps), random profiles of 12 to 40 positions and one of up to 150
+ * (random profiles score random residues above 0 on average: their
+ * matches are many, and the proteins few and short): the
+ * GPU's rows and table (best scores and most of the search on the GPU,
+ * the costliest pairs and the profile ranges on CPU threads) are the
+ * CPU's, byte for byte. */
+START_TEST(test_gpu_profile_commands)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x5ea2c4ull);
+    char *dir = tu_mkdtemp(), *in = tu_path(dir, "in.fa"), *dat = tu_path(dir, "p.dat");
+    char *out[2] = {tu_path(dir, "cpu.out"), tu_path(dir, "gpu.out")};
+    enum { NP = 30 };
+    char *text = malloc(1 << 20);
+    char *cons[NP];
+    ck_assert_ptr_nonnull(text);
+    tu_buf_t pf = {0};
+    for (int i = 0; i < NP; i++) {
+        /* 12 positions at least: shorter ones match nearly everywhere */
+        size_t len;
+        ps_profile_t pr;
+        char why[256];
+        do {
+            len = tu_random_profile(&r, text, 1 << 20, i == 0 ? 150 : 40);
+            ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "%s", why);
+            if (pr.len < 12) ps_profile_free(&pr);
+        } while (pr.len < 12);
+        cons[i] = strdup(pr.consensus);
+        ck_assert_ptr_nonnull(cons[i]);
+        /* A cut-off of half the consensus' own score (20 at least), as
+         * real profiles' are set (random ones' would match nearly
+         * everywhere). */
+        uint8_t *lt = malloc(pr.len), *ix = malloc(pr.len);
+        ck_assert(lt && ix);
+        for (uint32_t k = 0; k < pr.len; k++) lt[k] = (uint8_t)(pr.consensus[k] - 'A');
+        ps_profile_index(&pr, lt, pr.len, ix);
+        ps_prf_work_t w = {0};
+        const int32_t self = ps_profile_best(&pr, ix, pr.len, &w);
+        ps_prf_work_free(&w);
+        free(lt);
+        free(ix);
+        ps_profile_free(&pr);
+        /* its own name, accession and cut-off */
+        const char *rest = strchr(text, '\n'), *cut = strstr(text, "/CUT_OFF: LEVEL=0; SCORE=");
+        ck_assert(rest && cut);
+        const char *after = strchr(cut, ';') + 1;
+        after = strchr(after, ';');
+        tu_buf_printf(&pf, "ID   RND%d; MATRIX.\nAC   PS9%04d;", i, i);
+        tu_buf_put(&pf, rest, (size_t)(cut - rest));
+        tu_buf_printf(&pf, "/CUT_OFF: LEVEL=0; SCORE=%d", self / 2 > 20 ? self / 2 : 20);
+        tu_buf_put(&pf, after, len - (size_t)(after - text));
+    }
+    tu_write_file(dat, pf.p, pf.n);
+    tu_buf_free(&pf);
+    const char *aa = "ACDEFGHIKLMNPQRSTVWY";
+    tu_buf_t fa = {0};
+    for (int t = 0; t < 300; t++) {
+        tu_buf_printf(&fa, ">r%d\n", t);
+        const int len = (int)tu_rng_range(&r, 20, 400);
+        const char *c = cons[tu_rng_below(&r, NP)];
+        const size_t cl = strlen(c);
+        const int from_profile = tu_rng_chance(&r, 60);
+        for (int j = 0; j < len; j++) {
+            char ch = from_profile && tu_rng_chance(&r, 85) ? c[(size_t)j % cl] : aa[tu_rng_below(&r, 20)];
+            tu_buf_putc(&fa, ch);
+            if (j % 60 == 59) tu_buf_putc(&fa, '\n');
+        }
+        tu_buf_putc(&fa, '\n');
+    }
+    tu_write_file(in, fa.p, fa.n);
+    tu_buf_free(&fa);
+    for (int locate = 0; locate < 2; locate++) {
+        for (int g = 0; g < 2; g++) {
+            const char *args[16] = {locate ? "locate" : "count", "-q", "--engine", g ? "gpu" : "cpu", "-t", "4",
+                                    "-p", dat, "-o", out[g]};
+            int n = 10;
+            if (locate) {
+                args[n++] = "--format";
+                args[n++] = "pff";
+            }
+            args[n++] = in;
+            run_cmd(locate, args, n);
+        }
+        size_t la = 0, lb = 0;
+        char *a = tu_read_gz(out[0], &la), *b = tu_read_gz(out[1], &lb);
+        ck_assert_msg(la > 1000 && la == lb && !memcmp(a, b, la),
+                      "seed %llu: %s: the GPU's output differs from the CPU's (%zu and %zu bytes)",
+                      (unsigned long long)tu_seed(), locate ? "locate --format pff" : "count", la, lb);
+        free(a);
+        free(b);
+    }
+    for (int i = 0; i < NP; i++) free(cons[i]);
+    for (int g = 0; g < 2; g++) free(out[g]);
+    free(text);
+    free(in);
+    free(dat);
+    tu_rmtree(dir);
+}
 END_TEST
 
 Suite *suite_gpu(int *n_checks)
@@ -1719,6 +1878,7 @@ Suite *suite_gpu(int *n_checks)
     TU_ADD_TEST(gpu_case(s, "bulges_small"), test_gpu_bulges_small, n_checks);
     TU_ADD_TEST(gpu_case(s, "bulges"), test_gpu_bulges, n_checks);
     TU_ADD_TEST(gpu_case(s, "profiles"), test_gpu_profiles, n_checks);
+    TU_ADD_TEST(gpu_case(s, "profile_commands"), test_gpu_profile_commands, n_checks);
     return s;
 }
 
