@@ -104,7 +104,7 @@ __device__ __forceinline__ int32_t strip(const int16_t *sm, uint32_t L, const ui
 }
 
 /* One sequence against the block's profile (sm, L): the best score. The
- * row under the thread's registers lives at scr[(p * 3 + t) * stride]. */
+ * row under the thread's registers lives at scr[(p * 2 + t) * stride]. */
 template <int kRows>
 __device__ int32_t seq_best(const int16_t *sm, uint32_t L, const uint8_t *map, const uint8_t *seq, uint32_t n,
                             int32_t *scr, uint64_t stride)
@@ -438,6 +438,7 @@ extern "C" void ps_gprof_free(ps_gprof_t *g)
     cudaFree(g->d_letters);
     cudaFree(g->d_off);
     cudaFree(g->d_len);
+    cudaFree(g->d_idx);
     cudaFree(g->d_best);
     cudaFree(g->d_scratch);
     cudaFree(g->d_pn12);

@@ -530,14 +530,15 @@ static void range_part(void *ctx, int part, int parts)
     search_work_free(&sw);
 }
 
-/* Where the CPU threads' share of the search ends: pairs [0, k) (the
- * costliest, sorted so) stay on the `threads` CPU threads and the rest go
- * to the GPUs, which search every pair at once on a lane each: their time
- * is about that of their costliest pair, the CPU's the sum of its pairs
- * over its threads. k balances the two, and leaves the GPUs at most
- * PS_PRF_SEARCH_GPU_PAIRS pairs and PS_PRF_SEARCH_GPU_BYTES of rows (36
- * bytes a position a lane, a warp of 32 lanes to each profile at least). */
-static uint64_t cpu_share(const ps_profiles_t *ps, const pair_t *pair, uint64_t n_pair, int threads)
+/* Where the CPU threads' share of the search ends (*k_out; -1 out of
+ * memory): pairs [0, k) (the costliest, sorted so) stay on the `threads`
+ * CPU threads and the rest go to the GPUs, which search every pair at once
+ * on a lane each: their time is about that of their costliest pair, the
+ * CPU's the sum of its pairs over its threads. k balances the two, and
+ * leaves the GPUs at most PS_PRF_SEARCH_GPU_PAIRS pairs and
+ * PS_PRF_SEARCH_GPU_BYTES of rows (36 bytes a position a lane, a warp of
+ * 32 lanes to each profile at least). */
+static int cpu_share(const ps_profiles_t *ps, const pair_t *pair, uint64_t n_pair, int threads, uint64_t *k_out)
 {
     double sum = 0;
     uint64_t k = 0;
@@ -546,13 +547,24 @@ static uint64_t cpu_share(const ps_profiles_t *ps, const pair_t *pair, uint64_t 
         if (cpu >= gpu) break;
         sum += (double)pair[k].cost;
     }
-    uint64_t bytes = 0, pad = 0;
-    for (uint32_t p = 0; p < ps->n; p++) pad += 31ull * 36 * (ps->p[p].len + 1u);
+    /* The bound, from the cheapest pair up: each profile met brings its
+     * last warp's empty lanes (31 at most). */
+    uint8_t *seen = calloc(ps->n, 1);
+    if (!seen) return -1;
+    uint64_t bytes = 0;
+    *k_out = k;
     for (uint64_t i = n_pair; i > k; i--) {
-        bytes += 36ull * (ps->p[pair[i - 1].prof].len + 1u);
-        if (bytes + pad > PS_PRF_SEARCH_GPU_BYTES || n_pair - i >= PS_PRF_SEARCH_GPU_PAIRS) return i;
+        const uint32_t p = pair[i - 1].prof;
+        const uint64_t row = 36ull * (ps->p[p].len + 1u);
+        bytes += row + (seen[p] ? 0 : 31 * row);
+        seen[p] = 1;
+        if (bytes > PS_PRF_SEARCH_GPU_BYTES || n_pair - i >= PS_PRF_SEARCH_GPU_PAIRS) {
+            *k_out = i;
+            break;
+        }
     }
-    return k;
+    free(seen);
+    return 0;
 }
 
 /* Hands the GPU pairs [k, n_pair) to the GPUs that hold their profiles. */
@@ -766,8 +778,12 @@ static int search_batch(const ps_profiles_t *ps, batch_t *b, const int32_t *best
         j.pair = pair;
         j.n_pair = n_pair;
         /* With GPUs, the cheaper pairs are searched there. */
-        j.n_cpu = best && ps->n_gpu ? cpu_share(ps, pair, n_pair, most) : n_pair;
-        if (j.n_cpu < n_pair && gpu_pairs(&j, j.n_cpu) < 0) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        /* A thread a GPU waits for it before it takes CPU pairs. */
+        j.n_cpu = n_pair;
+        if (best && ps->n_gpu &&
+            cpu_share(ps, pair, n_pair, most > ps->n_gpu ? most - ps->n_gpu : 1, &j.n_cpu) < 0)
+            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        if (rc == 0 && j.n_cpu < n_pair && gpu_pairs(&j, j.n_cpu) < 0) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
         int parts = n_pair < (uint64_t)most ? (int)n_pair : most;
         if (j.gs && parts < ps->n_gpu) parts = ps->n_gpu;
         if (rc == 0) ps_parallel_run(parts, search_part, &j);
