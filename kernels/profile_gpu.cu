@@ -155,8 +155,7 @@ __global__ void best_kernel(const int16_t *tabs, const uint64_t *tab_off, const 
             seq_best<kRows>(sm, L, map, letters + off[s], len[s], scratch + gt, stride);
 }
 
-
-/* ---- the search (pfscanV3's xalip), a thread a pair ---- */
+/* ---- the search (pfscanV3's xalip), a lane a pair ---- */
 
 struct Pos {
     int32_t pb, pe, sb; /* protected begin and end, sequence begin */
@@ -172,8 +171,12 @@ struct SPair {
 };
 
 constexpr uint32_t kNoPair = 0xffffffffu;
-constexpr int kFields = 9; /* a position's row: M, I, D; iom pb, pe, sb; ioi pb, pe, sb */
-constexpr int kLanes = 32; /* a warp's rows interleaved: field f of position p at ((p * 9 + f) * 32) */
+/* A position's row: M, I (its deletion runs along the row in a register,
+ * never read back), then the positions of iom and ioi (pb, pe, sb). */
+constexpr int kOm = 2, kOi = 5, kFields = 8;
+static_assert(kFields * 4 == PS_GPROF_ROW_BYTES, "profile_gpu.h's row size");
+constexpr int kLanes = PS_GPROF_WARP; /* a warp's rows interleaved: field f of position p at ((p * 8 + f) * 32) */
+constexpr int kMo = 5;     /* a match as the kernel keeps it: from, to, score, locked residues lo, hi */
 
 /* Each lane searches its pair as ps_profile_matches does (profile_dp.c:
  * the same steps in the same order, so that ties go the same way), and
@@ -189,15 +192,17 @@ __global__ void search_kernel(const int16_t *tabs, const uint64_t *tab_off, cons
                               int32_t *scratch, int32_t *n_match, int32_t *match)
 {
     const uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x;
-    if (gi >= n_thr) return; /* whole warps: n_thr is a multiple of 32 */
+    if (gi >= n_thr) return; /* whole warps: n_thr is a multiple of kLanes */
     const SPair sp = pairs[gi];
     const int16_t *tab = tabs + tab_off[sp.k];
     const uint32_t L = plen[sp.k], n1 = pn12[2 * sp.k], n2 = pn12[2 * sp.k + 1];
     const uint8_t *map = maps + 26 * sp.k, *seq = letters + sp.off;
     const int32_t n = (int32_t)sp.len, cut = sp.cut, jlcp = (int32_t)(L / 2);
     int32_t *row = scratch + sp.base;
-    int32_t *mo = sp.out == kNoPair ? NULL : match + (size_t)sp.out * PS_GPROF_MATCHES * 5;
+    int32_t *mo = sp.out == kNoPair ? NULL : match + (size_t)sp.out * PS_GPROF_MATCHES * kMo;
 #define R(p, f) row[((size_t)(p) * kFields + (f)) * kLanes]
+    const auto get = [&](uint32_t p, int f) { return Pos{R(p, f), R(p, f + 1), R(p, f + 2)}; };
+    const auto put = [&](uint32_t p, int f, const Pos &v) { R(p, f) = v.pb, R(p, f + 1) = v.pe, R(p, f + 2) = v.sb; };
     enum { INIT, ROW, DONE };
     int mode = sp.out != kNoPair && n > 0 ? INIT : DONE;
     int found = 0;
@@ -211,22 +216,22 @@ __global__ void search_kernel(const int16_t *tabs, const uint64_t *tab_off, cons
         const int c = step ? map[seq[iseq - 1]] : 0;
         const int32_t in = iseq + 1;
         bool locked = false;
-        for (int m = 0; step && m < found; m++) locked |= iseq >= mo[m * 5 + 3] && iseq <= mo[m * 5 + 4];
+        for (int m = 0; step && m < found; m++) locked |= iseq >= mo[m * kMo + 3] && iseq <= mo[m * kMo + 4];
         const Pos temp = {n + 1, 0, in}, unprot = {n + 1, 0, ibeg + 1}, prot = {ibeg + 1, ibeg + 1, ibeg + 1};
         int32_t kopm = 0, kopd = 0;
         Pos kpos = {0, 0, 0}, kiod = {0, 0, 0}, fpos = {pb, pe, sb};
         /* Position 0. */
         if (init) {
-            for (int t = 0; t < 3; t++) R(0, t) = at_start ? tab[kFirst + t] : tab[X * 4 + t];
+            for (int t = 0; t < 2; t++) R(0, t) = at_start ? tab[kFirst + t] : tab[X * 4 + t]; /* M, I */
             kopd = at_start ? tab[kFirst + D] : tab[X * 4 + D];
             const bool inside = 0 >= n1 && 0 < n2;
             const Pos a = inside || 1 == n1 ? prot : unprot, b = inside ? prot : unprot;
-            R(0, 3) = a.pb, R(0, 4) = a.pe, R(0, 5) = a.sb;
-            R(0, 6) = b.pb, R(0, 7) = b.pe, R(0, 8) = b.sb;
+            put(0, kOm, a);
+            put(0, kOi, b);
         } else if (step) {
             kopm = locked && n1 == 1 ? kLow : R(0, M);
-            kpos = Pos{R(0, 3), R(0, 4), R(0, 5)};
-            const Pos i0 = {R(0, 6), R(0, 7), R(0, 8)};
+            kpos = get(0, kOm);
+            const Pos i0 = get(0, kOi);
             const int32_t ki0 = R(0, I) + tab[kIs + c];
             int32_t ji = ki0 + tab[I * 4 + M], x = tab[X * 4 + M];
             Pos m0 = ji > x ? i0 : temp;
@@ -245,8 +250,8 @@ __global__ void search_kernel(const int16_t *tabs, const uint64_t *tab_off, cons
                 m0.pb = min(m0.pb, in);
                 m0.pe = in;
             }
-            R(0, 3) = m0.pb, R(0, 4) = m0.pe, R(0, 5) = m0.sb;
-            R(0, 6) = o0.pb, R(0, 7) = o0.pe, R(0, 8) = o0.sb;
+            put(0, kOm, m0);
+            put(0, kOi, o0);
         }
         /* Positions 1 .. L; a row's reads of position p + 1 are issued
          * before position p is written. */
@@ -254,8 +259,8 @@ __global__ void search_kernel(const int16_t *tabs, const uint64_t *tab_off, cons
         Pos cOm = {0, 0, 0}, cOi = {0, 0, 0};
         if (step && L >= 1) {
             cM = R(1, M), cI = R(1, I);
-            cOm = Pos{R(1, 3), R(1, 4), R(1, 5)};
-            cOi = Pos{R(1, 6), R(1, 7), R(1, 8)};
+            cOm = get(1, kOm);
+            cOi = get(1, kOi);
         }
         for (uint32_t p = 1; p <= L; p++) {
             const int16_t *P = tab + (size_t)p * kStride;
@@ -267,19 +272,19 @@ __global__ void search_kernel(const int16_t *tabs, const uint64_t *tab_off, cons
                     const int32_t e = at_start ? P[kFirst + t] : P[X * 4 + t];
                     const int32_t d = kd + P[D * 4 + t];
                     v[t] = d > e ? d : e;
-                    R(p, t) = v[t];
                 }
+                R(p, M) = v[M], R(p, I) = v[I];
                 kopd = v[D];
                 const Pos a = inside || p + 1 == n1 ? prot : unprot, b = inside ? prot : unprot;
-                R(p, 3) = a.pb, R(p, 4) = a.pe, R(p, 5) = a.sb;
-                R(p, 6) = b.pb, R(p, 7) = b.pe, R(p, 8) = b.sb;
+                put(p, kOm, a);
+                put(p, kOi, b);
             } else if (step) {
                 int32_t nM = 0, nI = 0;
                 Pos nOm = {0, 0, 0}, nOi = {0, 0, 0};
                 if (p < L) {
                     nM = R(p + 1, M), nI = R(p + 1, I);
-                    nOm = Pos{R(p + 1, 3), R(p + 1, 4), R(p + 1, 5)};
-                    nOi = Pos{R(p + 1, 6), R(p + 1, 7), R(p + 1, 8)};
+                    nOm = get(p + 1, kOm);
+                    nOi = get(p + 1, kOi);
                 }
                 /* locked residues: the protected range's M and I (and M
                  * before it) held at the floor for this row */
@@ -335,9 +340,9 @@ __global__ void search_kernel(const int16_t *tabs, const uint64_t *tab_off, cons
                     pi.pb = min(pi.pb, in);
                     pi.pe = in;
                 }
-                R(p, M) = vm, R(p, I) = vi, R(p, D) = vd;
-                R(p, 3) = pm.pb, R(p, 4) = pm.pe, R(p, 5) = pm.sb;
-                R(p, 6) = pi.pb, R(p, 7) = pi.pe, R(p, 8) = pi.sb;
+                R(p, M) = vm, R(p, I) = vi;
+                put(p, kOm, pm);
+                put(p, kOi, pi);
                 cM = nM, cI = nI, cOm = nOm, cOi = nOi;
             }
         }
@@ -364,7 +369,7 @@ __global__ void search_kernel(const int16_t *tabs, const uint64_t *tab_off, cons
                         over = true;
                         mode = DONE;
                     } else {
-                        int32_t *o = mo + found * 5;
+                        int32_t *o = mo + found * kMo;
                         o[0] = sb, o[1] = se, o[2] = score;
                         o[3] = pb, o[4] = pe < n + 1 ? pe : n + 1;
                         found++;
@@ -385,6 +390,18 @@ __global__ void search_kernel(const int16_t *tabs, const uint64_t *tab_off, cons
     }
 #undef R
     if (sp.out != kNoPair) n_match[sp.out] = over ? -1 : found;
+}
+
+/* Grows a device buffer to hold `need` elements (its contents are not kept). */
+template <typename T> cudaError_t grow(T **p, uint64_t *cap, uint64_t need)
+{
+    if (need <= *cap) return cudaSuccess;
+    cudaFree(*p);
+    *p = NULL;
+    *cap = 0;
+    cudaError_t ce = cudaMalloc(p, need * sizeof(T));
+    if (ce == cudaSuccess) *cap = need;
+    return ce;
 }
 
 int fail(ps_err_t *err, cudaError_t e, const char *what)
@@ -572,13 +589,8 @@ extern "C" int ps_gprof_best(ps_gprof_t *g, const uint8_t *letters, uint64_t n_l
     if (n_seq == 0) return 0;
     cudaError_t ce;
     if ((ce = cudaSetDevice(g->device)) != cudaSuccess) return fail(err, ce, "cudaSetDevice");
-    if (n_letters + 1 > g->cap_letters) {
-        cudaFree(g->d_letters);
-        g->d_letters = NULL;
-        g->cap_letters = 0;
-        if ((ce = cudaMalloc(&g->d_letters, n_letters + 1)) != cudaSuccess) return fail(err, ce, "cudaMalloc (residues)");
-        g->cap_letters = n_letters + 1;
-    }
+    if ((ce = grow(&g->d_letters, &g->cap_letters, n_letters + 1)) != cudaSuccess)
+        return fail(err, ce, "cudaMalloc (residues)");
     if (n_seq > g->cap_seq) {
         cudaFree(g->d_off);
         cudaFree(g->d_len);
@@ -643,19 +655,6 @@ extern "C" int ps_gprof_best(ps_gprof_t *g, const uint8_t *letters, uint64_t n_l
     return 0;
 }
 
-namespace {
-/* Grows a device buffer to hold `need` elements of size `size`. */
-template <typename T> cudaError_t grow(T **p, uint64_t *cap, uint64_t need)
-{
-    if (need <= *cap) return cudaSuccess;
-    cudaFree(*p);
-    *p = NULL;
-    *cap = 0;
-    cudaError_t ce = cudaMalloc(p, need * sizeof(T));
-    if (ce == cudaSuccess) *cap = need;
-    return ce;
-}
-} // namespace
 
 extern "C" int ps_gprof_matches(ps_gprof_t *g, const uint8_t *letters, uint64_t n_letters, const ps_gprof_pair_t *pairs,
                                 uint32_t n_pair, int32_t *n_match, ps_prf_match_t *match, ps_err_t *err)
@@ -665,12 +664,11 @@ extern "C" int ps_gprof_matches(ps_gprof_t *g, const uint8_t *letters, uint64_t 
     if ((ce = cudaSetDevice(g->device)) != cudaSuccess) return fail(err, ce, "cudaSetDevice");
     /* By profile slot, then the longest sequences first: a warp's lanes
      * walk one profile together and end at about the same time. Each
-     * profile's last warp is filled with empty lanes: at most 31 a
-     * profile. */
-    const uint64_t max_thr = (uint64_t)n_pair + 31ull * (n_pair < g->n_prof ? n_pair : g->n_prof);
+     * profile's last warp is filled with empty lanes. */
+    const uint64_t max_thr = (uint64_t)n_pair + (kLanes - 1ull) * (n_pair < g->n_prof ? n_pair : g->n_prof);
     uint32_t *order = (uint32_t *)malloc(sizeof *order * n_pair);
     SPair *sp = (SPair *)malloc(sizeof *sp * max_thr);
-    int32_t *mo = (int32_t *)malloc(sizeof *mo * (size_t)n_pair * PS_GPROF_MATCHES * 5);
+    int32_t *mo = (int32_t *)malloc(sizeof *mo * (size_t)n_pair * PS_GPROF_MATCHES * kMo);
     int rc = order && sp && mo ? 0 : ps_fail(err, PS_E_NOMEM, "out of memory");
     uint64_t rows = 0;
     uint32_t n_thr = 0;
@@ -692,12 +690,12 @@ extern "C" int ps_gprof_matches(ps_gprof_t *g, const uint8_t *letters, uint64_t 
         for (uint32_t i = 0; i < n_pair;) {
             const uint32_t k = g->slot[pairs[order[i]].prof], L = g->len_of[k];
             uint32_t l = 0;
-            for (; l < 32 && i < n_pair && g->slot[pairs[order[i]].prof] == k; l++, i++) {
+            for (; l < kLanes && i < n_pair && g->slot[pairs[order[i]].prof] == k; l++, i++) {
                 const ps_gprof_pair_t *p = &pairs[order[i]];
                 sp[n_thr + l] = SPair{p->off, rows + l, p->len, k, p->cut, order[i]};
             }
-            for (; l < 32; l++) sp[n_thr + l] = SPair{0, rows + l, 0, k, 0, kNoPair};
-            n_thr += 32;
+            for (; l < kLanes; l++) sp[n_thr + l] = SPair{0, rows + l, 0, k, 0, kNoPair};
+            n_thr += kLanes;
             rows += (uint64_t)(L + 1) * kFields * kLanes;
         }
     }
@@ -708,7 +706,7 @@ extern "C" int ps_gprof_matches(ps_gprof_t *g, const uint8_t *letters, uint64_t 
         uint64_t c1 = 0, c2 = 0, c3 = 0;
         g->cap_pairs = 0;
         if ((ce = grow(&g->d_pairs, &c1, max_thr)) != cudaSuccess || (ce = grow(&g->d_nmatch, &c2, max_thr)) != cudaSuccess ||
-            (ce = grow(&g->d_match, &c3, max_thr * PS_GPROF_MATCHES * 5)) != cudaSuccess)
+            (ce = grow(&g->d_match, &c3, max_thr * PS_GPROF_MATCHES * kMo)) != cudaSuccess)
             rc = fail(err, ce, "cudaMalloc (search)");
         else g->cap_pairs = (uint32_t)max_thr;
     }
@@ -726,13 +724,13 @@ extern "C" int ps_gprof_matches(ps_gprof_t *g, const uint8_t *letters, uint64_t 
     if (rc == 0 &&
         ((ce = cudaMemcpyAsync(n_match, g->d_nmatch, sizeof *n_match * n_pair, cudaMemcpyDeviceToHost, g->stream)) !=
              cudaSuccess ||
-         (ce = cudaMemcpyAsync(mo, g->d_match, sizeof *mo * (size_t)n_pair * PS_GPROF_MATCHES * 5,
+         (ce = cudaMemcpyAsync(mo, g->d_match, sizeof *mo * (size_t)n_pair * PS_GPROF_MATCHES * kMo,
                                cudaMemcpyDeviceToHost, g->stream)) != cudaSuccess ||
          (ce = cudaStreamSynchronize(g->stream)) != cudaSuccess))
         rc = fail(err, ce, "search kernel");
     for (uint32_t i = 0; rc == 0 && i < n_pair; i++)
         for (int32_t m = 0; m < n_match[i]; m++) {
-            const int32_t *o = mo + ((size_t)i * PS_GPROF_MATCHES + (size_t)m) * 5;
+            const int32_t *o = mo + ((size_t)i * PS_GPROF_MATCHES + (size_t)m) * kMo;
             match[(size_t)i * PS_GPROF_MATCHES + (size_t)m] = ps_prf_match_t{(uint32_t)o[0], (uint32_t)o[1], 0, 0, o[2]};
         }
     free(order);

@@ -519,6 +519,9 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
      * row's deletions run along it in kopd, so rows never store them. */
     __m256i *VM = (__m256i *)(void *)w->v8, *VI = VM + P, *VD = VI + P;
     const vls *tr = b->tr, *fi = b->first, *la = b->last;
+    /* Position 0's state `to` of a row whose insertion there sums ki: the
+     * insertion or a begin. */
+#define START(ki, to) MX(AD((ki), LD(&tr[PS_PRF_I * 4 + (to)])), LD(&tr[PS_PRF_X * 4 + (to)]))
     ST(&VM[0], LD(&fi[PS_PRF_M]));
     ST(&VI[0], LD(&fi[PS_PRF_I]));
     ST(&VD[0], LD(&fi[PS_PRF_D]));
@@ -540,15 +543,15 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
         const vls *ms1 = b->ms + (size_t)letters[j + 1] * P, *is1 = b->is + (size_t)letters[j + 1] * P;
         __m256i kopm0 = LD(&VM[0]);
         const __m256i ki0 = AD(LD(&VI[0]), LD(&is0[0]));
-        __m256i prevm = MX(AD(ki0, LD(&tr[PS_PRF_I * 4 + PS_PRF_M])), LD(&tr[PS_PRF_X * 4 + PS_PRF_M]));
-        const __m256i i0 = MX(AD(ki0, LD(&tr[PS_PRF_I * 4 + PS_PRF_I])), LD(&tr[PS_PRF_X * 4 + PS_PRF_I]));
-        __m256i kopd0 = MX(AD(ki0, LD(&tr[PS_PRF_I * 4 + PS_PRF_D])), LD(&tr[PS_PRF_X * 4 + PS_PRF_D]));
+        __m256i prevm = START(ki0, PS_PRF_M);
+        const __m256i i0 = START(ki0, PS_PRF_I);
+        __m256i kopd0 = START(ki0, PS_PRF_D);
         vhigh = MX(vhigh, MX(ki0, kopd0));
         vbest = MX(vbest, AD(ki0, LD(&tr[PS_PRF_I * 4 + PS_PRF_X])));
         const __m256i ki1 = AD(i0, LD(&is1[0]));
-        ST(&VM[0], MX(AD(ki1, LD(&tr[PS_PRF_I * 4 + PS_PRF_M])), LD(&tr[PS_PRF_X * 4 + PS_PRF_M])));
-        ST(&VI[0], MX(AD(ki1, LD(&tr[PS_PRF_I * 4 + PS_PRF_I])), LD(&tr[PS_PRF_X * 4 + PS_PRF_I])));
-        __m256i kopd1 = MX(AD(ki1, LD(&tr[PS_PRF_I * 4 + PS_PRF_D])), LD(&tr[PS_PRF_X * 4 + PS_PRF_D]));
+        ST(&VM[0], START(ki1, PS_PRF_M));
+        ST(&VI[0], START(ki1, PS_PRF_I));
+        __m256i kopd1 = START(ki1, PS_PRF_D);
         vhigh = MX(vhigh, MX(ki1, kopd1));
         vbest = MX(vbest, AD(ki1, LD(&tr[PS_PRF_I * 4 + PS_PRF_X])));
         for (uint32_t p = 1; p <= L; p++) {
@@ -585,9 +588,9 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
         const int last = j + 1 == n;
         __m256i kopm = LD(&VM[0]);
         const __m256i ki = AD(LD(&VI[0]), LD(&is[0]));
-        ST(&VM[0], MX(AD(ki, LD(&tr[PS_PRF_I * 4 + PS_PRF_M])), LD(&tr[PS_PRF_X * 4 + PS_PRF_M])));
-        ST(&VI[0], MX(AD(ki, LD(&tr[PS_PRF_I * 4 + PS_PRF_I])), LD(&tr[PS_PRF_X * 4 + PS_PRF_I])));
-        __m256i kopd = MX(AD(ki, LD(&tr[PS_PRF_I * 4 + PS_PRF_D])), LD(&tr[PS_PRF_X * 4 + PS_PRF_D]));
+        ST(&VM[0], START(ki, PS_PRF_M));
+        ST(&VI[0], START(ki, PS_PRF_I));
+        __m256i kopd = START(ki, PS_PRF_D);
         vhigh = MX(vhigh, MX(ki, kopd));
         vbest = MX(vbest, AD(ki, LD(last ? &la[PS_PRF_I] : &tr[PS_PRF_I * 4 + PS_PRF_X])));
         if (!last) {
@@ -626,6 +629,7 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
     }
     _mm256_storeu_si256((__m256i *)(void *)out, vbest);
     _mm256_storeu_si256((__m256i *)(void *)high, vhigh);
+#undef START
 }
 #endif
 

@@ -20,10 +20,11 @@
  * The search takes its pairs by profile, longest sequences first, 32 a
  * warp (a profile's last warp is filled with empty lanes); the lanes step
  * together, each through one row of its own pass at a time, and keep their
- * rows (three scores and six positions a profile position, 36 bytes) in
- * device memory, laid out so that a warp's reads are one line. Device
+ * rows (two scores and six positions a profile position,
+ * PS_GPROF_ROW_BYTES) in device memory, laid out so that a warp's reads are
+ * one line. Device
  * memory: the batch's residues again (the search runs beside the next
- * batch's best scores, on a stream of its own), and 1,152 bytes a position
+ * batch's best scores, on a stream of its own), and 1,024 bytes a position
  * for each 32 pairs. */
 #ifndef PS_PROFILE_GPU_H
 #define PS_PROFILE_GPU_H
@@ -59,6 +60,10 @@ typedef struct {
 /* Matches a pair may have on the GPU; a pair with more is searched on the
  * CPU. */
 #define PS_GPROF_MATCHES 32
+/* The search's lanes a warp (a profile's last warp may leave up to 31 of
+ * them empty) and the bytes of a lane's row a profile position. */
+#define PS_GPROF_WARP 32
+#define PS_GPROF_ROW_BYTES 32
 
 /* ps_profile_matches of each pair, without profile ranges: n_match[i] the
  * number of pair i's matches, match[i * PS_GPROF_MATCHES ..] their from, to

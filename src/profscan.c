@@ -414,8 +414,6 @@ static void best_part(void *ctx, int part, int parts)
     ps_prf_work_free(&w);
 }
 
-/* Takes pairs in turn (the costliest first, so that no part is left with a
- * long one at the end) and searches each for its matches. */
 /* A thread's scratch for the search. */
 typedef struct {
     ps_prf_work_t w;
@@ -536,8 +534,8 @@ static void range_part(void *ctx, int part, int parts)
  * on a lane each: their time is about that of their costliest pair, the
  * CPU's the sum of its pairs over its threads. k balances the two, and
  * leaves the GPUs at most PS_PRF_SEARCH_GPU_PAIRS pairs and
- * PS_PRF_SEARCH_GPU_BYTES of rows (36 bytes a position a lane, a warp of
- * 32 lanes to each profile at least). */
+ * PS_PRF_SEARCH_GPU_BYTES of rows (PS_GPROF_ROW_BYTES a position a lane,
+ * a warp of PS_GPROF_WARP lanes to each profile at least). */
 static int cpu_share(const ps_profiles_t *ps, const pair_t *pair, uint64_t n_pair, int threads, uint64_t *k_out)
 {
     double sum = 0;
@@ -548,15 +546,15 @@ static int cpu_share(const ps_profiles_t *ps, const pair_t *pair, uint64_t n_pai
         sum += (double)pair[k].cost;
     }
     /* The bound, from the cheapest pair up: each profile met brings its
-     * last warp's empty lanes (31 at most). */
+     * last warp's empty lanes. */
     uint8_t *seen = calloc(ps->n, 1);
     if (!seen) return -1;
     uint64_t bytes = 0;
     *k_out = k;
     for (uint64_t i = n_pair; i > k; i--) {
         const uint32_t p = pair[i - 1].prof;
-        const uint64_t row = 36ull * (ps->p[p].len + 1u);
-        bytes += row + (seen[p] ? 0 : 31 * row);
+        const uint64_t row = (uint64_t)PS_GPROF_ROW_BYTES * (ps->p[p].len + 1u);
+        bytes += row + (seen[p] ? 0 : (PS_GPROF_WARP - 1) * row);
         seen[p] = 1;
         if (bytes > PS_PRF_SEARCH_GPU_BYTES || n_pair - i >= PS_PRF_SEARCH_GPU_PAIRS) {
             *k_out = i;
@@ -567,16 +565,20 @@ static int cpu_share(const ps_profiles_t *ps, const pair_t *pair, uint64_t n_pai
     return 0;
 }
 
+/* The GPU that holds profile p. */
+static int gpu_of(const ps_profiles_t *ps, uint32_t p)
+{
+    int g = 0;
+    while (p >= ps->gpu_from[g + 1]) g++;
+    return g;
+}
+
 /* Hands the GPU pairs [k, n_pair) to the GPUs that hold their profiles. */
 static int gpu_pairs(job_t *j, uint64_t k)
 {
     const ps_profiles_t *ps = j->ps;
     if (!(j->gs = calloc((size_t)ps->n_gpu, sizeof *j->gs))) return -1;
-    for (uint64_t i = k; i < j->n_pair; i++) {
-        int g = 0;
-        while (j->pair[i].prof >= ps->gpu_from[g + 1]) g++;
-        j->gs[g].n++;
-    }
+    for (uint64_t i = k; i < j->n_pair; i++) j->gs[gpu_of(ps, j->pair[i].prof)].n++;
     for (int g = 0; g < ps->n_gpu; g++) {
         gpu_search_t *gs = &j->gs[g];
         if (!gs->n) continue;
@@ -589,8 +591,7 @@ static int gpu_pairs(job_t *j, uint64_t k)
     }
     for (uint64_t i = k; i < j->n_pair; i++) {
         const pair_t *pp = &j->pair[i];
-        int g = 0;
-        while (pp->prof >= ps->gpu_from[g + 1]) g++;
+        const int g = gpu_of(ps, pp->prof);
         gpu_search_t *gs = &j->gs[g];
         const rec_t *rc = &j->rec[pp->rec];
         gs->of[gs->n] = i;
@@ -777,8 +778,8 @@ static int search_batch(const ps_profiles_t *ps, batch_t *b, const int32_t *best
         qsort(pair, n_pair, sizeof *pair, pair_cmp);
         j.pair = pair;
         j.n_pair = n_pair;
-        /* With GPUs, the cheaper pairs are searched there. */
-        /* A thread a GPU waits for it before it takes CPU pairs. */
+        /* With GPUs, the cheaper pairs are searched there; a thread a GPU
+         * waits for it before it takes CPU pairs. */
         j.n_cpu = n_pair;
         if (best && ps->n_gpu &&
             cpu_share(ps, pair, n_pair, most > ps->n_gpu ? most - ps->n_gpu : 1, &j.n_cpu) < 0)
