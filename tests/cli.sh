@@ -23,6 +23,10 @@ DATA=${PS_DATA:-}
 case $DATA in "" | /*) ;; *) DATA=$PWD/$DATA ;; esac
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The random inputs below come from bash's $RANDOM, seeded here.
+seed=${PS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+echo "cli.sh: seed $seed (PS_SEED=$seed repeats this run)"
+RANDOM=$seed
 T=$(mktemp -d "${TMPDIR:-/tmp}/probescan-cli-XXXXXX") || exit 1
 trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
 cd "$T" || exit 1
@@ -256,7 +260,7 @@ printf 'genome\ts2\tp1\tACG\t2\t1\t1\ngenome\ts2\tp2\tCGT\t2\t1\t1\ngenome\ts2\t
 expect_ok "--by-record" byrec.tsv count --by-record --engine cpu -p probes.tsv genome.fa
 
 # Bigger input through several threads: same table for any -t.
-awk 'BEGIN { srand(7); print ">big"; for (l = 0; l < 4000; l++) { s = ""; for (i = 0; i < 60; i++) s = s substr("ACGTACGTACGTN", int(rand() * 13) + 1, 1); print s } }' >big.fa
+awk 'BEGIN { srand(7); print ">big"; for (l = 0; l < 4000; l++) { s = ""; for (i = 0; i < 60; i++) s = s substr("ACGTACGTACGTN", int(rand() * 13) % 13 + 1, 1); print s } }' >big.fa
 printf 'ACGTA\nTTTTT\nGATTA\nCCCCG\nNNNNA\n' | head -4 >big_probes.txt
 "$PROBESCAN" count -t 1 -p big_probes.txt big.fa >big1.tsv 2>/dev/null
 "$PROBESCAN" count -t 4 -p big_probes.txt big.fa >big4.tsv 2>/dev/null
@@ -478,7 +482,7 @@ expect_fail "--dna-bulge beside a Cas-OFFinder file" "bulge sizes" count --dna-b
 expect_fail "a bulge of 9" "--rna-bulge" count --rna-bulge 9 --pam NGG -p guides.tsv pam.fa
 # A library looked up by N exact pieces of D + N: the same table at every
 # N, with and without a PAM, and -v says which N ran.
-awk -v seed="$RANDOM" 'BEGIN { srand(seed); printf ">lib\n"; for (i = 0; i < 60000; i++) { printf "%s", substr("AACGTT", 1 + int(rand() * 6), 1); if (i % 80 == 79) printf "\n" } printf "\n" }' >lib.fa
+awk -v seed="$RANDOM" 'BEGIN { srand(seed); printf ">lib\n"; for (i = 0; i < 60000; i++) { printf "%s", substr("AACGTT", 1 + int(rand() * 6) % 6, 1); if (i % 80 == 79) printf "\n" } printf "\n" }' >lib.fa
 awk -v seed="$RANDOM" '!/^>/ { s = s $0 } END { srand(seed); for (k = 0; k < 300; k++) { p = 1 + int(rand() * (length(s) - 20)); g = substr(s, p, 20); if (rand() < 0.5) g = substr(g, 1, 9) "A" substr(g, 11); print "g" k "\t" g } }' lib.fa >lib.tsv
 for pam in "" "--pam NGG"; do
     run count $pam -m 4 --engine cpu -p lib.tsv lib.fa
@@ -494,7 +498,7 @@ done
 if [ "$lib_sites" -gt 300 ]; then ok; else bad "the library found only $lib_sites sites: too few to test"; fi
 # The index's memory bound (README): 100,000 20-mers within 4 take 3 exact
 # pieces of 7, 259 MB of tables; the whole run stays under 400 MB.
-awk -v seed="$RANDOM" 'BEGIN { srand(seed); for (k = 0; k < 100000; k++) { g = ""; for (i = 0; i < 20; i++) g = g substr("ACGT", 1 + int(rand() * 4), 1); print g } }' >lib100k.txt
+awk -v seed="$RANDOM" 'BEGIN { srand(seed); for (k = 0; k < 100000; k++) { g = ""; for (i = 0; i < 20; i++) g = g substr("ACGT", 1 + int(rand() * 4) % 4, 1); print g } }' >lib100k.txt
 run count -v -m 4 --engine cpu -t 2 --stats lib100k.json -p lib100k.txt lib.fa
 peak=$(sed -n 's/.*"peak_memory_bytes": \([0-9]*\).*/\1/p' lib100k.json 2>/dev/null)
 if [ "$rc" -ne 0 ] || ! grep -q "by 3 exact pieces of 7" err.txt; then bad "100,000 guides within 4: exit $rc, $(grep -i 'guides\|error' err.txt)"; else ok; fi
@@ -580,7 +584,7 @@ awk -v seed=$RANDOM 'BEGIN { srand(seed); split("ACGTN", b, "")
         out = "multi" f (f % 3 == 0 ? ".fq" : ".fa")
         for (r = 1; r <= 1 + int(rand() * 30); r++) {
             len = int(rand() * 20000); s = ""
-            for (i = 0; i < len; i++) s = s b[1 + int(rand() * (rand() < 0.01 ? 5 : 4))]
+            for (i = 0; i < len; i++) { m = rand() < 0.01 ? 5 : 4; s = s b[1 + int(rand() * m) % m] }
             if (f % 3 == 0) { q = s; gsub(/./, "I", q); print "@m" f "_" r "\n" s "\n+\n" q > out }
             else print ">m" f "_" r "\n" s > out
         }
@@ -706,7 +710,7 @@ else
 fi
 # A probe set whose automaton cannot fit the memory allowed is refused up
 # front, with the estimate, instead of growing until the machine swaps.
-awk 'BEGIN { srand(3); for (i = 0; i < 10000; i++) { s = ""; for (j = 0; j < 256; j++) s = s substr("ACDEFGHIKLMNPQRSTVWY", 1 + int(rand() * 20), 1); print s } }' >bigprot.txt
+awk 'BEGIN { srand(3); for (i = 0; i < 10000; i++) { s = ""; for (j = 0; j < 256; j++) s = s substr("ACDEFGHIKLMNPQRSTVWY", 1 + int(rand() * 20) % 20, 1); print s } }' >bigprot.txt
 if grep -qa __asan_init "$PROBESCAN"; then
     skip 1 sanitizer "ulimit -v case (shadow memory)"
 else
@@ -818,7 +822,7 @@ run count -p dnaprobe.tsv prot.fa
 if [ "$rc" -eq 0 ] && grep -q 'prot.fa.*not A, C, G, T, U or N.*-a protein' err.txt; then ok; else
     bad "DNA probes over protein input: no warning (status $rc): $(head -2 err.txt)"; fi
 # PROSITE patterns (protein under auto) over DNA input warn, pointing to -a dna.
-awk 'BEGIN { srand(7); print ">chr"; for (i = 0; i < 600; i++) printf "%s", substr("ACGT", 1 + int(rand() * 4), 1); print "" }' >dna600.fa
+awk 'BEGIN { srand(7); print ">chr"; for (i = 0; i < 600; i++) printf "%s", substr("ACGT", 1 + int(rand() * 4) % 4, 1); print "" }' >dna600.fa
 printf 'v\tA-x(0,2)-C\n' >dnapat.tsv
 run count -p dnapat.tsv dna600.fa
 if [ "$rc" -eq 0 ] && grep -q 'dna600.fa looks like DNA.*-a dna' err.txt; then ok; else
@@ -968,7 +972,7 @@ fi
 # Aligned CRAM without its reference: the message says so and how to give it.
 if command -v samtools >/dev/null; then
     mkdir -p cram/empty
-    awk 'BEGIN { srand(5); print ">chr1"; for (i = 0; i < 400; i++) printf "%s", substr("ACGT", 1 + int(rand() * 4), 1); print "" }' >cram/ref.fa
+    awk 'BEGIN { srand(5); print ">chr1"; for (i = 0; i < 400; i++) printf "%s", substr("ACGT", 1 + int(rand() * 4) % 4, 1); print "" }' >cram/ref.fa
     seq=$(sed -n 2p cram/ref.fa)
     printf '@HD\tVN:1.6\tSO:coordinate\n@SQ\tSN:chr1\tLN:400\nr1\t0\tchr1\t11\t60\t30M\t*\t0\t0\t%s\t*\n' "${seq:10:30}" >cram/a.sam
     printf 'p\t%s\n' "${seq:12:10}" >cram/p.tsv

@@ -42,7 +42,7 @@ gen() { # gen SEED K NPROBES
                 for (i = 0; i < len; i++) {
                     x = rand()
                     if (x < 0.01) { n = 1 + int(rand() * 40); for (j = 0; j < n; j++) s = s "N"; continue }
-                    c = 1 + int(rand() * (rand() < 0.5 ? 2 : 4))
+                    m = rand() < 0.5 ? 2 : 4; c = 1 + int(rand() * m) % m
                     s = s (rand() < 0.05 ? lb[c] : b[c])
                 }
                 printf(">f%dr%d some description\n", f, r) > out
@@ -62,12 +62,12 @@ gen() { # gen SEED K NPROBES
                 }
             }
             if (seq == "" && x < 0.6 && k % 2 == 0) {
-                for (i = 0; i < k / 2; i++) seq = seq b[1 + int(rand() * 4)]
+                for (i = 0; i < k / 2; i++) seq = seq b[1 + int(rand() * 4) % 4]
                 rc = ""; for (i = k / 2; i >= 1; i--) { c = substr(seq, i, 1); rc = rc (c == "A" ? "T" : c == "C" ? "G" : c == "G" ? "C" : "A") }
                 seq = seq rc
             }
             if (seq == "" && x < 0.7 && p > 0) seq = last
-            if (seq == "") for (i = 0; i < k; i++) seq = seq b[1 + int(rand() * (rand() < 0.5 ? 2 : 4))]
+            if (seq == "") for (i = 0; i < k; i++) { m = rand() < 0.5 ? 2 : 4; seq = seq b[1 + int(rand() * m) % m] }
             printf("p%d\t%s\n", p, seq) > "probes.tsv"; last = seq
         }
         close("probes.tsv")
@@ -98,7 +98,7 @@ echo "kmerset.sh: $cases random tables the same from the k-mer set and the autom
 
 # The automatic choice: from 12,000 strings (probes x strands) on.
 awk -v seed="$seed" 'BEGIN { srand(seed); split("ACGT", b, "")
-    for (p = 0; p < 6000; p++) { s = ""; for (i = 0; i < 25; i++) s = s b[1 + int(rand() * 4)]; print "q" p "\t" s } }' > many.tsv
+    for (p = 0; p < 6000; p++) { s = ""; for (i = 0; i < 25; i++) s = s b[1 + int(rand() * 4) % 4]; print "q" p "\t" s } }' > many.tsv
 head -n 5999 many.tsv > fewer.tsv
 choice() { # choice DESC WANT ARGS...
     local desc=$1 want=$2
@@ -137,7 +137,7 @@ else bad "-v does not say why the k-mer set was chosen: $(cat c.err)"; fi
 awk -v seed="$seed" 'BEGIN { srand(seed + 1); split("ACGT", b, "")
     for (p = 0; p < 200000; p++) {
         if (p && rand() < 0.05) s = last
-        else { s = ""; for (i = 0; i < 31; i++) s = s b[1 + int(rand() * 4)] }
+        else { s = ""; for (i = 0; i < 31; i++) s = s b[1 + int(rand() * 4) % 4] }
         print ">m" p; print s; last = s } }' > mass.fa
 head -n 2 mass.fa > one.fa
 if "$bin" count -q -t 1 -o m1.tsv -p mass.fa in1.fa 2> m.err && "$bin" count -q -t 3 --stats m3.json -o m3.tsv -p mass.fa in1.fa 2>> m.err &&
@@ -163,8 +163,8 @@ else bad "one probe: $(cat m.err)"; fi
 if grep -qa __asan_init "$bin"; then
     skip 1 sanitizer "shadow memory counts in a sanitizer build: a million probes"
 else
-    awk -v seed="$RANDOM" 'BEGIN { srand(seed); split("A C G T", b, " ");
-        for (p = 0; p < 1000000; p++) { s = ""; for (i = 0; i < 31; i++) s = s b[1 + int(rand() * 4)]; print s } }' > million.txt
+    awk -v seed="$seed" 'BEGIN { srand(seed + 2); split("A C G T", b, " ");
+        for (p = 0; p < 1000000; p++) { s = ""; for (i = 0; i < 31; i++) s = s b[1 + int(rand() * 4) % 4]; print s } }' > million.txt
     head -n 1 million.txt > million1.txt
     if "$bin" count -v -q -t 2 --stats mm.json -o mm.tsv -p million.txt in1.fa 2> m.err &&
         "$bin" count -q -t 2 --stats m1.json -o m1one.tsv -p million1.txt in1.fa 2>> m.err &&
@@ -218,7 +218,7 @@ else
         { g = $0 }
         END {
             for (p = 0; p < 20000; p++) {
-                if (p % 10 == 9) { s = ""; for (i = 0; i < 31; i++) s = s b[1 + int(rand() * 4)] }
+                if (p % 10 == 9) { s = ""; for (i = 0; i < 31; i++) s = s b[1 + int(rand() * 4) % 4] }
                 else s = substr(g, 1 + int(rand() * (length(g) - 31)), 31)
                 if (s !~ /^[ACGT]+$/) continue
                 print ">j" p > "jp.fa"; print s > "jp.fa"; print "j" p "\t" s > "jp.tsv"

@@ -98,7 +98,7 @@ elif [ $emboss = 1 ]; then
     gzip -dc "$DATA/yeast_S288C_R64-1-1.bgzf.fa.gz" > yeast.fa
     python3 "$here/../bench/sample_probes.py" yeast.fa $N_IUPAC 20 --seed "$seed" |
         awk -v s="$seed" 'BEGIN { srand(s); split("RYSWKMBDHVN", code, "") } /^>/ { next } {
-            p = $0; for (j = 0; j < 2; j++) { at = 1 + int(rand() * 20); p = substr(p, 1, at - 1) code[1 + int(rand() * 11)] substr(p, at + 1) }
+            p = $0; for (j = 0; j < 2; j++) { at = 1 + int(rand() * 20); p = substr(p, 1, at - 1) code[1 + int(rand() * 11) % 11] substr(p, at + 1) }
             print "q" NR "\t" p }' > iupac.tsv
     "$bin" count -q -a dna -m 2 -p iupac.tsv yeast.fa > ps2.tsv || bad "probescan -m 2 on the IUPAC probes"
     while IFS=$'\t' read -r name pa; do

@@ -32,12 +32,12 @@ awk -v seed="$seed" 'BEGIN {
         nrec = 1 + int(rand() * 4)
         for (r = 1; r <= nrec; r++) {
             len = 200 + int(rand() * 3000); seq = ""
-            for (i = 0; i < len; i++) seq = seq b[1 + int(rand() * (s == 3 ? 2 : 4))]
+            for (i = 0; i < len; i++) seq = seq b[1 + int(rand() * (s == 3 ? 2 : 4)) % (s == 3 ? 2 : 4)]
             print ">r" r > f; print seq > f
         }
         close(f)
     }
-    for (p = 0; p < 40; p++) { seq = ""; for (i = 0; i < 5; i++) seq = seq b[1 + int(rand() * 4)]; print ">p" p > "probes.fa"; print seq > "probes.fa" }
+    for (p = 0; p < 40; p++) { seq = ""; for (i = 0; i < 5; i++) seq = seq b[1 + int(rand() * 4) % 4]; print ">p" p > "probes.fa"; print seq > "probes.fa" }
 }'
 gzip liver.fa
 for s in liver.fa.gz brain.fa kidney.fa; do
