@@ -122,18 +122,22 @@ void ps_prf_work_free(ps_prf_work_t *w);
  * sequence whose best is under the cut-off has no match. */
 int32_t ps_profile_best(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, ps_prf_work_t *w);
 
-/* Up to PS_PRF_LANES profiles scored side by side against one sequence (a
- * 16-bit vector lane each): a best that is never under the profile's best
- * (ps_profile_best), and equal to it unless a sum fell under -32768, which
- * only lets a sequence on to ps_profile_matches. Several times faster. */
+/* Profiles scored side by side against one sequence, in PS_PRF_LANES
+ * 16-bit vector lanes, a lane holding one profile or several end to end
+ * (the longest first, each to the emptiest lane): best[i] is profile i's
+ * score, never under its best (ps_profile_best) and equal to it unless a
+ * sum fell under -32768, which only lets a sequence on to
+ * ps_profile_matches. Several times faster. A row's cost is the bundle's
+ * positions, its fullest lane's (profile lengths + 1). */
 #define PS_PRF_LANES 16
 typedef struct ps_prf_bundle ps_prf_bundle_t;
 int ps_prf_bundle_new(ps_prf_bundle_t **out, const ps_profile_t *const *prs, int n);
 void ps_prf_bundle_free(ps_prf_bundle_t *b);
+uint32_t ps_prf_bundle_positions(const ps_prf_bundle_t *b);
 /* letters[0..n): the sequence's residues as letter numbers 0..25 (A..Z).
- * best[l] is lane l's score (best[0] INT32_MIN: out of memory). */
-void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n, int32_t best[PS_PRF_LANES],
-                        ps_prf_work_t *w);
+ * best: the bundle's n scores, in its profiles' order (best[0] INT32_MIN:
+ * out of memory). */
+void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n, int32_t *best, ps_prf_work_t *w);
 
 /* The matches of idx[0..n) at or above cut-off `cut`, in the order found,
  * into *out (grown; *cap its room). Returns their number, or -1 out of

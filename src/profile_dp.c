@@ -413,19 +413,28 @@ int ps_profile_matches(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, i
     return found;
 }
 
-/* ---- PS_PRF_LANES profiles side by side (the filter) ----
+/* ---- Profiles side by side in PS_PRF_LANES lanes (the filter) ----
  *
- * A lane a profile, all against one sequence: every score of a position is
- * one vector load of pftools' 16-bit values, and a row reads the tables in
- * order (transitions by position, scores by letter, then by position). The
- * sums are 16-bit and saturate: a sum held at -32768 is above its true
- * value, and sums and maxima only grow with their terms, so a lane's best
- * is never under the profile's true best unless some value met +32767; a
- * lane whose values came within PS_PRF_HIGH of it is scored again exactly
+ * All against one sequence: every score of a position is one vector load
+ * of pftools' 16-bit values, and a row reads the tables in order
+ * (transitions by position, scores by letter, then by position). A lane
+ * holds one profile or several end to end, so that profiles of unlike
+ * lengths fill the lanes alike: a profile's insertion position 0 takes the
+ * bundle position after the last one of the profile before it in its lane.
+ * The sums are 16-bit and saturate: a sum held at -32768 is above its true
+ * value, and sums and maxima only grow with their terms, so a profile's
+ * best is never under its true best unless some value met +32767; a lane
+ * whose values came within HIGH of it is scored again exactly
  * (ps_profile_best). A best over the true one only sends the sequence to
- * ps_profile_matches, which finds nothing under the cut-off. Lanes are
- * padded to the longest profile with positions that cost -32768 to enter,
- * move in and leave; a lane's nodes depend on lower positions only. */
+ * ps_profile_matches, which finds nothing under the cut-off.
+ * Nothing passes from a profile to the next in its lane: at a position 0
+ * the match score, the deletion score, the transitions out of M and D and
+ * the ends from M and D are -32768, so that every sum from the position
+ * before is -32768 too, never above a value of the profile's own (held at
+ * -32768 or over). Those terms are unused at a position 0, where a node is
+ * the insertion there or a begin. A lane's end is padded with positions
+ * that cost -32768 to enter, move in and leave. Exits accumulate by
+ * position, and a profile's best is the largest over its positions. */
 #define PAD (-32768)
 #define HIGH 32000
 #define LETTERS 26
@@ -434,66 +443,28 @@ int ps_profile_matches(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, i
 typedef int16_t vls __attribute__((vector_size(2 * PS_PRF_LANES)));
 
 struct ps_prf_bundle {
-    uint32_t L;                   /* the longest */
-    int n;                        /* profiles (lanes in use) */
-    const ps_profile_t *prof[PS_PRF_LANES];
-    vls *tr;                      /* (L + 1) * 16: transitions from * 4 + to, [DELV] the deletion */
-    vls *ms, *is;                 /* LETTERS * (L + 1): scores of a letter at each position */
-    vls *first, *last;            /* (L + 1) * 3 */
+    uint32_t Q;                   /* positions: the fullest lane's */
+    int n;                        /* profiles */
+    const ps_profile_t **prof;    /* n */
+    uint32_t *lane, *at;          /* profile i: its lane, its position 0 */
+    vls *tr;                      /* Q * 16: transitions from * 4 + to, [DELV] the deletion */
+    vls *ms, *is;                 /* LETTERS * Q: scores of a letter at each position */
+    vls *first, *last;            /* Q * 3 */
 };
 
-int ps_prf_bundle_new(ps_prf_bundle_t **out, const ps_profile_t *const *prs, int n)
+static int longer_first(const void *a, const void *b, void *ctx)
 {
-    ps_prf_bundle_t *b = calloc(1, sizeof *b);
-    if (!b) return -1;
-    b->n = n;
-    for (int l = 0; l < n; l++) {
-        b->L = prs[l]->len > b->L ? prs[l]->len : b->L;
-        b->prof[l] = prs[l];
-    }
-    const size_t P = b->L + 1;
-    b->tr = aligned_alloc(32, sizeof(vls) * P * 16);
-    b->ms = aligned_alloc(32, sizeof(vls) * P * LETTERS);
-    b->is = aligned_alloc(32, sizeof(vls) * P * LETTERS);
-    b->first = aligned_alloc(32, sizeof(vls) * P * 3 + 32);
-    b->last = aligned_alloc(32, sizeof(vls) * P * 3 + 32);
-    if (!b->tr || !b->ms || !b->is || !b->first || !b->last) {
-        ps_prf_bundle_free(b);
-        return -1;
-    }
-    memset(b->ms, 0, sizeof(vls) * P * LETTERS);
-    memset(b->is, 0, sizeof(vls) * P * LETTERS);
-    for (uint32_t p = 0; p <= b->L; p++) {
-        vls *tr = b->tr + p * 16, *f = b->first + p * 3, *la = b->last + p * 3;
-        for (int l = 0; l < PS_PRF_LANES; l++) {
-            const ps_profile_t *pr = l < n ? prs[l] : NULL;
-            if (!pr || p > pr->len) {
-                for (int k = 0; k < 16; k++) tr[k][l] = PAD;
-                tr[DELV][l] = 0;
-                for (int t = 0; t < 3; t++) f[t][l] = la[t][l] = PAD;
-                continue;
-            }
-            /* Every value fits 16 bits: pftools' scores and its checked begin and end sums. */
-            for (int a = 0; a < LETTERS; a++) {
-                const unsigned c = pr->map[a];
-                b->ms[(size_t)a * P + p][l] = (int16_t)(p ? MS(p, c) : 0);
-                b->is[(size_t)a * P + p][l] = (int16_t)IS(p, c);
-            }
-            for (int k = 0; k < 16; k++) tr[k][l] = (int16_t)pr->trans[(size_t)p * 16 + k];
-            tr[DELV][l] = (int16_t)(p ? MS(p, DEL) : 0);
-            for (int t = 0; t < 3; t++) {
-                f[t][l] = (int16_t)pr->first[p * 4 + t];
-                la[t][l] = (int16_t)pr->last[p * 4 + t];
-            }
-        }
-    }
-    *out = b;
-    return 0;
+    const ps_profile_t *const *p = ctx;
+    const uint32_t x = p[*(const int *)a]->len, y = p[*(const int *)b]->len;
+    return x > y ? -1 : x < y ? 1 : *(const int *)a - *(const int *)b;
 }
 
 void ps_prf_bundle_free(ps_prf_bundle_t *b)
 {
     if (!b) return;
+    free(b->prof);
+    free(b->lane);
+    free(b->at);
     free(b->tr);
     free(b->ms);
     free(b->is);
@@ -502,6 +473,84 @@ void ps_prf_bundle_free(ps_prf_bundle_t *b)
     free(b);
 }
 
+/* Profile pr's values at bundle position q = its position p, lane l. */
+static void fill_position(ps_prf_bundle_t *b, const ps_profile_t *pr, uint32_t q, uint32_t p, int l)
+{
+    const size_t Q = b->Q;
+    vls *tr = b->tr + (size_t)q * 16, *f = b->first + (size_t)q * 3, *la = b->last + (size_t)q * 3;
+    /* Every value fits 16 bits: pftools' scores and its checked begin and end sums. */
+    for (int a = 0; a < LETTERS; a++) {
+        const unsigned c = pr->map[a];
+        b->ms[(size_t)a * Q + q][l] = (int16_t)(p ? MS(p, c) : PAD);
+        b->is[(size_t)a * Q + q][l] = (int16_t)IS(p, c);
+    }
+    for (int k = 0; k < 16; k++) tr[k][l] = (int16_t)pr->trans[(size_t)p * 16 + k];
+    tr[DELV][l] = (int16_t)(p ? MS(p, DEL) : PAD);
+    for (int t = 0; t < 3; t++) {
+        f[t][l] = (int16_t)pr->first[p * 4 + t];
+        la[t][l] = (int16_t)pr->last[p * 4 + t];
+    }
+    if (p == 0) { /* the barrier between a lane's profiles (above) */
+        for (int to = 0; to < 4; to++) tr[PS_PRF_M * 4 + to][l] = tr[PS_PRF_D * 4 + to][l] = PAD;
+        la[PS_PRF_M][l] = la[PS_PRF_D][l] = PAD;
+    }
+}
+
+int ps_prf_bundle_new(ps_prf_bundle_t **out, const ps_profile_t *const *prs, int n)
+{
+    ps_prf_bundle_t *b = calloc(1, sizeof *b);
+    int *order = malloc(sizeof *order * (size_t)(n ? n : 1));
+    if (!b || !order) goto fail;
+    b->n = n;
+    b->prof = malloc(sizeof *b->prof * (size_t)(n ? n : 1));
+    b->lane = malloc(sizeof *b->lane * (size_t)(n ? n : 1));
+    b->at = malloc(sizeof *b->at * (size_t)(n ? n : 1));
+    if (!b->prof || !b->lane || !b->at) goto fail;
+    /* Longest first, each to the emptiest lane. */
+    uint32_t fill[PS_PRF_LANES] = {0};
+    for (int i = 0; i < n; i++) order[i] = i;
+    qsort_r(order, (size_t)n, sizeof *order, longer_first, (void *)prs);
+    for (int k = 0; k < n; k++) {
+        const int i = order[k];
+        int l = 0;
+        for (int m = 1; m < PS_PRF_LANES; m++)
+            if (fill[m] < fill[l]) l = m;
+        b->prof[i] = prs[i];
+        b->lane[i] = (uint32_t)l;
+        b->at[i] = fill[l];
+        fill[l] += prs[i]->len + 1;
+    }
+    for (int l = 0; l < PS_PRF_LANES; l++) b->Q = fill[l] > b->Q ? fill[l] : b->Q;
+    if (b->Q == 0) b->Q = 1;
+    const size_t Q = b->Q;
+    b->tr = aligned_alloc(32, sizeof(vls) * Q * 16);
+    b->ms = aligned_alloc(32, sizeof(vls) * Q * LETTERS);
+    b->is = aligned_alloc(32, sizeof(vls) * Q * LETTERS);
+    b->first = aligned_alloc(32, sizeof(vls) * Q * 3);
+    b->last = aligned_alloc(32, sizeof(vls) * Q * 3);
+    if (!b->tr || !b->ms || !b->is || !b->first || !b->last) goto fail;
+    /* Padding first; then each profile over its positions. */
+    memset(b->ms, 0, sizeof(vls) * Q * LETTERS);
+    memset(b->is, 0, sizeof(vls) * Q * LETTERS);
+    for (size_t q = 0; q < Q; q++)
+        for (int l = 0; l < PS_PRF_LANES; l++) {
+            for (int k = 0; k < 16; k++) b->tr[q * 16 + (size_t)k][l] = PAD;
+            b->tr[q * 16 + DELV][l] = 0;
+            for (int t = 0; t < 3; t++) b->first[q * 3 + (size_t)t][l] = b->last[q * 3 + (size_t)t][l] = PAD;
+        }
+    for (int i = 0; i < n; i++)
+        for (uint32_t p = 0; p <= prs[i]->len; p++) fill_position(b, prs[i], b->at[i] + p, p, (int)b->lane[i]);
+    free(order);
+    *out = b;
+    return 0;
+fail:
+    free(order);
+    ps_prf_bundle_free(b);
+    return -1;
+}
+
+uint32_t ps_prf_bundle_positions(const ps_prf_bundle_t *b) { return b->Q; }
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define LD(x) _mm256_load_si256((const __m256i *)(const void *)(x))
@@ -509,68 +558,72 @@ void ps_prf_bundle_free(ps_prf_bundle_t *b)
 #define MX(a, b) _mm256_max_epi16((a), (b))
 #define AD(a, b) _mm256_adds_epi16((a), (b))
 
-/* The rows in 16-bit lanes; *high: the largest value met, per lane. */
+/* The rows in 16-bit lanes: VX[q], the best exit at each position, and
+ * *high, the largest value met, per lane. */
 __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n,
-                                                      ps_prf_work_t *w, int16_t *out, int16_t *high)
+                                                      ps_prf_work_t *w, int16_t *high)
 {
-    const uint32_t L = b->L;
-    const size_t P = (size_t)L + 1;
+    const size_t Q = b->Q;
     /* VD holds the deletions of the row before the first residue only: a
      * row's deletions run along it in kopd, so rows never store them. */
-    __m256i *VM = (__m256i *)(void *)w->v8, *VI = VM + P, *VD = VI + P;
+    __m256i *VM = (__m256i *)(void *)w->v8, *VI = VM + Q, *VD = VI + Q, *VX = VD + Q;
     const vls *tr = b->tr, *fi = b->first, *la = b->last;
     /* Position 0's state `to` of a row whose insertion there sums ki: the
      * insertion or a begin. */
 #define START(ki, to) MX(AD((ki), LD(&tr[PS_PRF_I * 4 + (to)])), LD(&tr[PS_PRF_X * 4 + (to)]))
+    /* An exit at position q joins the best there. */
+#define EXIT(q, v) ST(&VX[q], MX(LD(&VX[q]), (v)))
+    const __m256i low = _mm256_set1_epi16(NLOW);
     ST(&VM[0], LD(&fi[PS_PRF_M]));
     ST(&VI[0], LD(&fi[PS_PRF_I]));
     ST(&VD[0], LD(&fi[PS_PRF_D]));
-    for (uint32_t p = 1; p <= L; p++) {
-        const vls *t = tr + p * 16, *f = fi + p * 3;
-        const __m256i kd = AD(LD(&VD[p - 1]), LD(&t[DELV]));
-        ST(&VM[p], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_M])), LD(&f[PS_PRF_M])));
-        ST(&VI[p], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_I])), LD(&f[PS_PRF_I])));
-        ST(&VD[p], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&f[PS_PRF_D])));
+    ST(&VX[0], low);
+    for (size_t q = 1; q < Q; q++) {
+        const vls *t = tr + q * 16, *f = fi + q * 3;
+        const __m256i kd = AD(LD(&VD[q - 1]), LD(&t[DELV]));
+        ST(&VM[q], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_M])), LD(&f[PS_PRF_M])));
+        ST(&VI[q], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_I])), LD(&f[PS_PRF_I])));
+        ST(&VD[q], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&f[PS_PRF_D])));
+        ST(&VX[q], low);
     }
-    __m256i vbest = _mm256_set1_epi16(NLOW), vhigh = _mm256_set1_epi16(NLOW);
-    /* Two rows a sweep while neither is the last: node (j + 1, p) needs
-     * (j, p - 1) and (j, p) only, so one sweep over the positions gives
+    __m256i vhigh = low;
+    /* Two rows a sweep while neither is the last: node (j + 1, q) needs
+     * (j, q - 1) and (j, q) only, so one sweep over the positions gives
      * both, and a position's transitions (L2-resident for long bundles)
      * are read once for two residues. */
     uint32_t j = 0;
     for (; j + 2 < n; j += 2) {
-        const vls *ms0 = b->ms + (size_t)letters[j] * P, *is0 = b->is + (size_t)letters[j] * P;
-        const vls *ms1 = b->ms + (size_t)letters[j + 1] * P, *is1 = b->is + (size_t)letters[j + 1] * P;
+        const vls *ms0 = b->ms + (size_t)letters[j] * Q, *is0 = b->is + (size_t)letters[j] * Q;
+        const vls *ms1 = b->ms + (size_t)letters[j + 1] * Q, *is1 = b->is + (size_t)letters[j + 1] * Q;
         __m256i kopm0 = LD(&VM[0]);
         const __m256i ki0 = AD(LD(&VI[0]), LD(&is0[0]));
         __m256i prevm = START(ki0, PS_PRF_M);
         const __m256i i0 = START(ki0, PS_PRF_I);
         __m256i kopd0 = START(ki0, PS_PRF_D);
         vhigh = MX(vhigh, MX(ki0, kopd0));
-        vbest = MX(vbest, AD(ki0, LD(&tr[PS_PRF_I * 4 + PS_PRF_X])));
         const __m256i ki1 = AD(i0, LD(&is1[0]));
         ST(&VM[0], START(ki1, PS_PRF_M));
         ST(&VI[0], START(ki1, PS_PRF_I));
         __m256i kopd1 = START(ki1, PS_PRF_D);
         vhigh = MX(vhigh, MX(ki1, kopd1));
-        vbest = MX(vbest, AD(ki1, LD(&tr[PS_PRF_I * 4 + PS_PRF_X])));
-        for (uint32_t p = 1; p <= L; p++) {
-            const vls *t = tr + p * 16;
-            const __m256i km0 = AD(kopm0, LD(&ms0[p]));
-            kopm0 = LD(&VM[p]);
-            const __m256i kip0 = AD(LD(&VI[p]), LD(&is0[p]));
+        EXIT(0, AD(MX(ki0, ki1), LD(&tr[PS_PRF_I * 4 + PS_PRF_X])));
+        for (size_t q = 1; q < Q; q++) {
+            const vls *t = tr + q * 16;
+            const __m256i km0 = AD(kopm0, LD(&ms0[q]));
+            kopm0 = LD(&VM[q]);
+            const __m256i kip0 = AD(LD(&VI[q]), LD(&is0[q]));
             const __m256i dl = LD(&t[DELV]);
             const __m256i kd0 = AD(kopd0, dl), kd1 = AD(kopd1, dl);
-            const __m256i km1 = AD(prevm, LD(&ms1[p]));
+            const __m256i km1 = AD(prevm, LD(&ms1[q]));
             __m256i tm = LD(&t[PS_PRF_M * 4 + PS_PRF_I]), ti = LD(&t[PS_PRF_I * 4 + PS_PRF_I]);
             __m256i td = LD(&t[PS_PRF_D * 4 + PS_PRF_I]), tx = LD(&t[PS_PRF_X * 4 + PS_PRF_I]);
             const __m256i vi0 = MX(MX(AD(km0, tm), AD(kip0, ti)), MX(AD(kd0, td), tx));
-            const __m256i kip1 = AD(vi0, LD(&is1[p]));
-            ST(&VI[p], MX(MX(AD(km1, tm), AD(kip1, ti)), MX(AD(kd1, td), tx)));
+            const __m256i kip1 = AD(vi0, LD(&is1[q]));
+            ST(&VI[q], MX(MX(AD(km1, tm), AD(kip1, ti)), MX(AD(kd1, td), tx)));
             tm = LD(&t[PS_PRF_M * 4 + PS_PRF_M]), ti = LD(&t[PS_PRF_I * 4 + PS_PRF_M]);
             td = LD(&t[PS_PRF_D * 4 + PS_PRF_M]), tx = LD(&t[PS_PRF_X * 4 + PS_PRF_M]);
             prevm = MX(MX(AD(km0, tm), AD(kip0, ti)), MX(AD(kd0, td), tx));
-            ST(&VM[p], MX(MX(AD(km1, tm), AD(kip1, ti)), MX(AD(kd1, td), tx)));
+            ST(&VM[q], MX(MX(AD(km1, tm), AD(kip1, ti)), MX(AD(kd1, td), tx)));
             tm = LD(&t[PS_PRF_M * 4 + PS_PRF_D]), ti = LD(&t[PS_PRF_I * 4 + PS_PRF_D]);
             td = LD(&t[PS_PRF_D * 4 + PS_PRF_D]), tx = LD(&t[PS_PRF_X * 4 + PS_PRF_D]);
             kopd0 = MX(MX(AD(km0, tm), AD(kip0, ti)), MX(AD(kd0, td), tx));
@@ -578,13 +631,12 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
             vhigh = MX(vhigh, MX(MX(MX(km0, kip0), kd0), MX(MX(km1, kip1), kd1)));
             tm = LD(&t[PS_PRF_M * 4 + PS_PRF_X]), ti = LD(&t[PS_PRF_I * 4 + PS_PRF_X]);
             td = LD(&t[PS_PRF_D * 4 + PS_PRF_X]);
-            vbest = MX(vbest, MX(MX(MX(AD(km0, tm), AD(kip0, ti)), AD(kd0, td)),
-                                 MX(MX(AD(km1, tm), AD(kip1, ti)), AD(kd1, td))));
+            EXIT(q, MX(MX(MX(AD(km0, tm), AD(kip0, ti)), AD(kd0, td)), MX(MX(AD(km1, tm), AD(kip1, ti)), AD(kd1, td))));
         }
     }
     for (; j < n; j++) {
         const unsigned a = letters[j];
-        const vls *ms = b->ms + (size_t)a * P, *is = b->is + (size_t)a * P;
+        const vls *ms = b->ms + (size_t)a * Q, *is = b->is + (size_t)a * Q;
         const int last = j + 1 == n;
         __m256i kopm = LD(&VM[0]);
         const __m256i ki = AD(LD(&VI[0]), LD(&is[0]));
@@ -592,13 +644,13 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
         ST(&VI[0], START(ki, PS_PRF_I));
         __m256i kopd = START(ki, PS_PRF_D);
         vhigh = MX(vhigh, MX(ki, kopd));
-        vbest = MX(vbest, AD(ki, LD(last ? &la[PS_PRF_I] : &tr[PS_PRF_I * 4 + PS_PRF_X])));
+        EXIT(0, AD(ki, LD(last ? &la[PS_PRF_I] : &tr[PS_PRF_I * 4 + PS_PRF_X])));
         if (!last) {
-            for (uint32_t p = 1; p <= L; p++) {
-                const vls *t = tr + p * 16;
-                const __m256i km = AD(kopm, LD(&ms[p]));
-                kopm = LD(&VM[p]);
-                const __m256i kip = AD(LD(&VI[p]), LD(&is[p]));
+            for (size_t q = 1; q < Q; q++) {
+                const vls *t = tr + q * 16;
+                const __m256i km = AD(kopm, LD(&ms[q]));
+                kopm = LD(&VM[q]);
+                const __m256i kip = AD(LD(&VI[q]), LD(&is[q]));
                 const __m256i kd = AD(kopd, LD(&t[DELV]));
                 const __m256i vm = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_M])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_M]))),
                                       MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_M])), LD(&t[PS_PRF_X * 4 + PS_PRF_M])));
@@ -606,67 +658,72 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
                                       MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_I])), LD(&t[PS_PRF_X * 4 + PS_PRF_I])));
                 kopd = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_D])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_D]))),
                           MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&t[PS_PRF_X * 4 + PS_PRF_D])));
-                ST(&VM[p], vm);
-                ST(&VI[p], vi);
+                ST(&VM[q], vm);
+                ST(&VI[q], vi);
                 /* km, kip and kd hold every sum a node of this row takes. */
                 vhigh = MX(vhigh, MX(MX(km, kip), kd));
-                vbest = MX(vbest, MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_X])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_X]))),
-                                     AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_X]))));
+                EXIT(q, MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_X])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_X]))),
+                           AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_X]))));
             }
         } else { /* the last residue: ends at the sequence's end (E0) only */
-            for (uint32_t p = 1; p <= L; p++) {
-                const vls *t = tr + p * 16, *e = la + p * 3;
-                const __m256i km = AD(kopm, LD(&ms[p]));
-                kopm = LD(&VM[p]);
-                const __m256i kip = AD(LD(&VI[p]), LD(&is[p]));
+            for (size_t q = 1; q < Q; q++) {
+                const vls *t = tr + q * 16, *e = la + q * 3;
+                const __m256i km = AD(kopm, LD(&ms[q]));
+                kopm = LD(&VM[q]);
+                const __m256i kip = AD(LD(&VI[q]), LD(&is[q]));
                 const __m256i kd = AD(kopd, LD(&t[DELV]));
                 kopd = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_D])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_D]))),
                           MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&t[PS_PRF_X * 4 + PS_PRF_D])));
                 vhigh = MX(vhigh, MX(MX(km, kip), kd));
-                vbest = MX(vbest, MX(MX(AD(km, LD(&e[PS_PRF_M])), AD(kip, LD(&e[PS_PRF_I]))), AD(kd, LD(&e[PS_PRF_D]))));
+                EXIT(q, MX(MX(AD(km, LD(&e[PS_PRF_M])), AD(kip, LD(&e[PS_PRF_I]))), AD(kd, LD(&e[PS_PRF_D]))));
             }
         }
     }
-    _mm256_storeu_si256((__m256i *)(void *)out, vbest);
     _mm256_storeu_si256((__m256i *)(void *)high, vhigh);
 #undef START
+#undef EXIT
 }
 #endif
 
-void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n, int32_t best[PS_PRF_LANES],
-                        ps_prf_work_t *w)
+void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n, int32_t *best, ps_prf_work_t *w)
 {
-    for (int l = 0; l < PS_PRF_LANES; l++) best[l] = NLOW;
-    if (n == 0) return;
-    int16_t out[PS_PRF_LANES], high[PS_PRF_LANES];
+    for (int i = 0; i < b->n; i++) best[i] = NLOW;
+    if (n == 0 || b->n == 0) return;
+    int16_t high[PS_PRF_LANES];
     int fast = 0;
 #if defined(__x86_64__)
     if (__builtin_cpu_supports("avx2")) {
-        const size_t need = ((size_t)b->L + 1) * 3 * PS_PRF_LANES / 2; /* int32 units */
+        const size_t need = (size_t)b->Q * 4 * PS_PRF_LANES / 2; /* int32 units */
         if (need > w->cap_v8) {
             free(w->v8);
             w->v8 = aligned_alloc(32, need * sizeof(int32_t));
             w->cap_v8 = w->v8 ? need : 0;
         }
         if (w->v8) {
-            rows_avx2(b, letters, n, w, out, high);
+            rows_avx2(b, letters, n, w, high);
             fast = 1;
         }
     }
 #endif
     uint8_t *idx = NULL;
-    for (int l = 0; l < b->n; l++) {
-        if (fast && high[l] < HIGH && out[l] < HIGH) {
-            best[l] = out[l];
-            continue;
+    for (int i = 0; i < b->n; i++) {
+        const uint32_t l = b->lane[i];
+        if (fast && high[l] < HIGH) {
+            const vls *VX = (const vls *)(const void *)w->v8 + (size_t)b->Q * 3;
+            int32_t m = NLOW;
+            for (uint32_t q = b->at[i]; q <= b->at[i] + b->prof[i]->len; q++) m = max32(m, VX[q][l]);
+            if (m < HIGH) {
+                best[i] = m;
+                continue;
+            }
         }
         /* Exactly, one profile at a time: no AVX2, or a value near the top. */
         if (!idx && !(idx = malloc(n))) {
             best[0] = INT32_MIN;
             return;
         }
-        ps_profile_index(b->prof[l], letters, n, idx);
-        best[l] = ps_profile_best(b->prof[l], idx, n, w);
+        ps_profile_index(b->prof[i], letters, n, idx);
+        best[i] = ps_profile_best(b->prof[i], idx, n, w);
     }
     free(idx);
 }

@@ -56,30 +56,66 @@ static int add_profile(ps_profiles_t *ps, size_t *cap, const char *text, size_t 
     return 0;
 }
 
-static int by_length(const void *a, const void *b, void *ctx)
+static int longer_first(const void *a, const void *b, void *ctx)
 {
     const ps_profile_t *p = ctx;
-    const uint32_t x = p[*(const uint32_t *)a].len, y = p[*(const uint32_t *)b].len;
-    return x < y ? -1 : x > y;
+    const uint32_t i = *(const uint32_t *)a, k = *(const uint32_t *)b, x = p[i].len, y = p[k].len;
+    return x != y ? (x > y ? -1 : 1) : (i > k) - (i < k);
 }
 
-/* Profiles of like lengths side by side: PS_PRF_LANES a bundle. */
+/* The profiles in bundles whose lanes run about PS_PRF_BUNDLE_POSITIONS
+ * positions (or the longest profile's): as few as hold them, the longest
+ * first, each to the bundle with the fewest positions so far. */
 static int make_bundles(ps_profiles_t *ps, ps_err_t *err)
 {
-    const uint32_t W = PS_PRF_LANES;
-    ps->n_bundle = (ps->n + W - 1) / W;
-    ps->bundle = calloc(ps->n_bundle, sizeof *ps->bundle);
-    ps->lane = malloc(sizeof *ps->lane * ps->n_bundle * W);
-    if (!ps->bundle || !ps->lane) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    for (uint32_t i = 0; i < ps->n; i++) ps->lane[i] = i;
-    qsort_r(ps->lane, ps->n, sizeof *ps->lane, by_length, ps->p);
-    for (uint32_t b = 0; b < ps->n_bundle; b++) {
-        const ps_profile_t *lanes[PS_PRF_LANES];
-        int k = 0;
-        for (; k < (int)W && b * W + (uint32_t)k < ps->n; k++) lanes[k] = &ps->p[ps->lane[b * W + (uint32_t)k]];
-        if (ps_prf_bundle_new(&ps->bundle[b], lanes, k) < 0) return ps_fail(err, PS_E_NOMEM, "out of memory");
+    uint64_t total = 0;
+    uint32_t longest = 0;
+    for (uint32_t i = 0; i < ps->n; i++) {
+        total += ps->p[i].len + 1u;
+        longest = ps->p[i].len + 1u > longest ? ps->p[i].len + 1u : longest;
     }
-    return 0;
+    const uint64_t lane = longest > PS_PRF_BUNDLE_POSITIONS ? longest : PS_PRF_BUNDLE_POSITIONS;
+    const uint32_t nb = (uint32_t)((total + lane * PS_PRF_LANES - 1) / (lane * PS_PRF_LANES));
+    uint32_t *of = malloc(sizeof *of * ps->n), *by = malloc(sizeof *by * ps->n);
+    uint64_t *fill = calloc(nb, sizeof *fill);
+    const ps_profile_t **prs = malloc(sizeof *prs * ps->n);
+    ps->n_bundle = nb;
+    ps->bundle = calloc(nb, sizeof *ps->bundle);
+    ps->bundle_from = calloc(nb + 1, sizeof *ps->bundle_from);
+    ps->order = malloc(sizeof *ps->order * ps->n);
+    int rc = 0;
+    if (!of || !by || !fill || !prs || !ps->bundle || !ps->bundle_from || !ps->order) {
+        rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        goto done;
+    }
+    for (uint32_t i = 0; i < ps->n; i++) by[i] = i;
+    qsort_r(by, ps->n, sizeof *by, longer_first, ps->p);
+    for (uint32_t k = 0; k < ps->n; k++) {
+        uint32_t b = 0;
+        for (uint32_t c = 1; c < nb; c++)
+            if (fill[c] < fill[b]) b = c;
+        of[by[k]] = b;
+        fill[b] += ps->p[by[k]].len + 1u;
+        ps->bundle_from[b + 1]++;
+    }
+    for (uint32_t b = 0; b < nb; b++) ps->bundle_from[b + 1] += ps->bundle_from[b];
+    /* Bundle b's profiles in file order. */
+    memset(fill, 0, sizeof *fill * nb);
+    for (uint32_t i = 0; i < ps->n; i++) ps->order[ps->bundle_from[of[i]] + fill[of[i]]++] = i;
+    for (uint32_t b = 0; b < nb; b++) {
+        const uint32_t from = ps->bundle_from[b], n = ps->bundle_from[b + 1] - from;
+        for (uint32_t k = 0; k < n; k++) prs[k] = &ps->p[ps->order[from + k]];
+        if (ps_prf_bundle_new(&ps->bundle[b], prs, (int)n) < 0) {
+            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+            break;
+        }
+    }
+done:
+    free(of);
+    free(by);
+    free(fill);
+    free(prs);
+    return rc;
 }
 
 int ps_profiles_load(ps_profiles_t *out, const char *path, int level, int skip_frequent, ps_err_t *err)
@@ -146,7 +182,8 @@ void ps_profiles_free(ps_profiles_t *ps)
     if (ps) {
         for (int g = 0; g < ps->n_gpu; g++) ps_gprof_free(ps->gpu[g]);
         free(ps->bundle);
-        free(ps->lane);
+        free(ps->bundle_from);
+        free(ps->order);
         free(ps->p);
         memset(ps, 0, sizeof *ps);
     }
@@ -224,8 +261,8 @@ int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, const ps_gpus_t *
                        int verbose, ps_err_t *err)
 {
     if (!ps->n || req == PS_REQ_CPU) return 0;
-    uint64_t positions = 0;
-    for (uint32_t i = 0; i < ps->n; i++) positions += ps->p[i].len + 1u;
+    uint64_t positions = 0; /* the bundles' lanes' */
+    for (uint32_t b = 0; b < ps->n_bundle; b++) positions += (uint64_t)ps_prf_bundle_positions(ps->bundle[b]) * PS_PRF_LANES;
     const double cpu_s = bytes * (double)positions * PS_PRF_CPU_NS * 1e-9 / (threads > 0 ? threads : 1);
     char why[384] = "";
     if (req == PS_REQ_AUTO) {
@@ -393,24 +430,26 @@ static void best_part(void *ctx, int part, int parts)
     const uint32_t r0 = rec_at(j, ps_parallel_share(j->residues, part, parts));
     const uint32_t r1 = part + 1 == parts ? j->n_rec : rec_at(j, ps_parallel_share(j->residues, part + 1, parts));
     ps_prf_work_t w = {0};
+    int32_t *best = malloc(sizeof *best * j->ps->n);
+    if (!best) o->failed = 1;
     for (uint32_t r = r0; r < r1 && !o->failed; r++) {
         const rec_t *rc = &j->rec[r];
         for (uint32_t b = 0; b < j->ps->n_bundle && !o->failed; b++) {
-            int32_t best[PS_PRF_LANES];
             ps_prf_bundle_best(j->ps->bundle[b], j->letters + rc->seq, rc->len, best, &w);
             if (rc->len && best[0] == INT32_MIN) {
                 o->failed = 1;
                 break;
             }
-            for (uint32_t l = 0; l < PS_PRF_LANES && b * PS_PRF_LANES + l < j->ps->n; l++) {
-                const uint32_t p = j->ps->lane[b * PS_PRF_LANES + l];
-                if (best[l] >= ps_profile_cutoff(&j->ps->p[p], rc->len) && add_pair(o, j, r, p) < 0) {
+            for (uint32_t k = j->ps->bundle_from[b]; k < j->ps->bundle_from[b + 1]; k++) {
+                const uint32_t p = j->ps->order[k];
+                if (best[k - j->ps->bundle_from[b]] >= ps_profile_cutoff(&j->ps->p[p], rc->len) && add_pair(o, j, r, p) < 0) {
                     o->failed = 1;
                     break;
                 }
             }
         }
     }
+    free(best);
     ps_prf_work_free(&w);
 }
 

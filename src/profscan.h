@@ -45,13 +45,17 @@ extern "C" {
  * records against many profiles. */
 #define PS_PRF_BATCH (16u << 20)
 #define PS_PRF_PAIRS (32u << 20)
+/* Positions a bundle's lanes run over at most, but for a longer profile:
+ * the rows' tables of a bundle (about 2.4 KB a position) stay in L2. */
+#define PS_PRF_BUNDLE_POSITIONS 512u
 
 typedef struct {
     ps_profile_t *p;
     uint32_t n;
-    ps_prf_bundle_t **bundle; /* the profiles by length, PS_PRF_LANES a bundle */
+    ps_prf_bundle_t **bundle; /* the profiles in bundles (make_bundles) */
     uint32_t n_bundle;
-    uint32_t *lane;           /* bundle b's lane l: profile lane[b * PS_PRF_LANES + l] */
+    uint32_t *bundle_from;    /* bundle b's profiles: order[bundle_from[b] .. bundle_from[b + 1]) */
+    uint32_t *order;          /* profile numbers, bundle after bundle */
     /* The best scores on GPUs (ps_profiles_engine): GPU g scores profiles
      * gpu_from[g] .. gpu_from[g + 1] - 1; n_gpu 0: CPU threads. */
     ps_gprof_t *gpu[PS_GPUS_MAX];
@@ -84,12 +88,13 @@ int ps_profiles_inputs_fit(const ps_profiles_t *ps, const char *const *inputs, i
 
 /* Where the best scores are computed: GPUs where asked (--engine gpu), or
  * (auto) where one is usable and CPU threads would take over a second
- * (PS_PRF_CPU_NS a node a thread over `bytes` of input, ps_inputs_bytes;
- * 0: unknown, CPU); else CPU threads. The GPUs are --gpu's, or by default
+ * (PS_PRF_CPU_NS a residue a thread for each position of each bundle's
+ * lanes, over `bytes` of input, ps_inputs_bytes; 0: unknown, CPU); else
+ * CPU threads. The GPUs are --gpu's, or by default
  * one per second of that estimate (plan.h, ps_plan_gpus); each takes a run
  * of the profiles of about equal positions, all the batch's records. -v
  * says which and why. */
-#define PS_PRF_CPU_NS 0.7
+#define PS_PRF_CPU_NS 0.35
 /* With GPUs, the pairs that reach their cut-off are searched there too, a
  * lane a pair, but for the costliest (residues x positions), which CPU
  * threads take while the GPUs search the rest: as many as the threads,

@@ -251,41 +251,106 @@ START_TEST(test_random_best)
 }
 END_TEST
 
-/* Bundles of 1 to PS_PRF_LANES random profiles: each lane's score is the
- * profile's best, or above it where sums met the 16-bit floor. */
+/* A profile that follows another in its lane starts afresh: PS_PRF_LANES
+ * profiles scoring near the top of 16 bits fill the lanes, and one more,
+ * whose only begin costs 9000, comes after the first of them. Were the
+ * first's M and D values let into its position 0, a path there would end
+ * at about 30000 - 32768, above its true best. */
+START_TEST(test_bundle_barrier)
+{
+    char text[8192];
+    size_t o = (size_t)snprintf(text, sizeof text,
+                                "ID   HIGH; MATRIX.\nMA   /GENERAL_SPEC: ALPHABET='%s'; LENGTH=30;\n"
+                                "MA   /CUT_OFF: LEVEL=0; SCORE=1;\nMA   /DEFAULT: B1=0; E1=0;\n",
+                                ALPHA);
+    for (int p = 0; p < 30; p++) {
+        o += (size_t)snprintf(text + o, sizeof text - o, "MA   /I: I=-100;\nMA   /M: SY='W'; M=");
+        for (int i = 0; i < 20; i++) o += (size_t)snprintf(text + o, sizeof text - o, "%s%d", i ? "," : "", ALPHA[i] == 'W' ? 1000 : -100);
+        o += (size_t)snprintf(text + o, sizeof text - o, ";\n");
+    }
+    snprintf(text + o, sizeof text - o, "MA   /I: I=-100;\n//\n");
+    static const char low[] = "ID   LOW; MATRIX.\nMA   /GENERAL_SPEC: ALPHABET='ACDEFGHIKLMNPQRSTVWY'; LENGTH=2;\n"
+                              "MA   /CUT_OFF: LEVEL=0; SCORE=1;\nMA   /DEFAULT: B0=*; B1=*; E1=0; MM=0; I=-1;\n"
+                              "MA   /I: B0=-9000; B1=-9000;\nMA   /M: M=0;\nMA   /I:\nMA   /M: M=0;\nMA   /I:\n//\n";
+    ps_profile_t pr[PS_PRF_LANES + 1];
+    const ps_profile_t *lane[PS_PRF_LANES + 1];
+    char why[256];
+    for (int i = 0; i <= PS_PRF_LANES; i++) {
+        const char *s = i < PS_PRF_LANES ? text : low;
+        ck_assert_msg(ps_profile_parse(&pr[i], s, strlen(s), 0, why, sizeof why) == 0, "%s", why);
+        lane[i] = &pr[i];
+    }
+    ps_prf_bundle_t *b;
+    ck_assert_int_eq(ps_prf_bundle_new(&b, lane, PS_PRF_LANES + 1), 0);
+    ck_assert_uint_eq(ps_prf_bundle_positions(b), 31 + 3);
+    uint8_t letters[40], idx[40];
+    for (int i = 0; i < 40; i++) letters[i] = 'W' - 'A';
+    ps_prf_work_t w = {0};
+    int32_t best[PS_PRF_LANES + 1];
+    ps_prf_bundle_best(b, letters, 40, best, &w);
+    for (int i = 0; i <= PS_PRF_LANES; i++) {
+        ps_profile_index(&pr[i], letters, 40, idx);
+        const int32_t one = ps_profile_best(&pr[i], idx, 40, &w);
+        ck_assert_msg(best[i] == one, "profile %d: %d in the bundle, %d alone", i, best[i], one);
+    }
+    ck_assert_int_eq(best[0], 30000);
+    ck_assert_int_lt(best[PS_PRF_LANES], -8000);
+    ps_prf_bundle_free(b);
+    for (int i = 0; i <= PS_PRF_LANES; i++) ps_profile_free(&pr[i]);
+    ps_prf_work_free(&w);
+}
+END_TEST
+
+/* Bundles of 1 to 4 * PS_PRF_LANES random profiles of unlike lengths, so
+ * that lanes hold one profile or several end to end: each profile's score
+ * is its best, or above it where sums met the 16-bit floor; the bundle's
+ * positions are its fullest lane's. */
+#define BUNDLE_MAX (4 * PS_PRF_LANES)
 START_TEST(test_random_bundles)
 {
-    int compared = 0, saturated = 0;
+    int compared = 0, saturated = 0, shared = 0;
     tu_rng_t r;
     tu_rng_seed(&r, tu_seed() ^ 0xb0d1e5ull);
     char *text = malloc(1 << 16);
     ps_prf_work_t w = {0};
-    for (int k = 0; k < 40; k++) {
-        ps_profile_t pr[PS_PRF_LANES];
-        const ps_profile_t *lane[PS_PRF_LANES];
-        const int np = (int)tu_rng_range(&r, 1, PS_PRF_LANES);
+    ps_profile_t *pr = malloc(sizeof *pr * BUNDLE_MAX);
+    const ps_profile_t **lane = malloc(sizeof *lane * BUNDLE_MAX);
+    int32_t *best = malloc(sizeof *best * BUNDLE_MAX);
+    for (int k = 0; k < 60; k++) {
+        const int np = (int)tu_rng_range(&r, 1, k < 20 ? PS_PRF_LANES : BUNDLE_MAX);
+        uint32_t positions = 0, longest = 0;
         for (int i = 0; i < np; i++) {
-            size_t len = tu_random_profile(&r, text, 1 << 16, 14);
+            size_t len = tu_random_profile(&r, text, 1 << 16, tu_rng_chance(&r, 20) ? 40 : 14);
             char why[256];
             ck_assert_int_eq(ps_profile_parse(&pr[i], text, len, 0, why, sizeof why), 0);
             lane[i] = &pr[i];
+            positions += pr[i].len + 1;
+            longest = pr[i].len + 1 > longest ? pr[i].len + 1 : longest;
         }
         ps_prf_bundle_t *b;
         ck_assert_int_eq(ps_prf_bundle_new(&b, lane, np), 0);
-        for (int q = 0; q < 10; q++) {
+        /* The longest first, each to the emptiest lane: no lane runs past
+         * the average by more than the longest profile. */
+        const uint32_t q = ps_prf_bundle_positions(b);
+        ck_assert_msg(q >= longest && q >= (positions + PS_PRF_LANES - 1) / PS_PRF_LANES &&
+                          q <= positions / PS_PRF_LANES + longest,
+                      "%d profiles of %u positions, the longest %u: the bundle runs %u", np, positions, longest, q);
+        if (np > PS_PRF_LANES) shared++;
+        for (int s = 0; s < 10; s++) {
             char seq[120];
             uint8_t letters[120], idx[120];
             const uint32_t n = (uint32_t)tu_rng_range(&r, 1, 110);
+            const ps_profile_t *like = &pr[tu_rng_below(&r, (uint64_t)np)];
             for (uint32_t i = 0; i < n; i++)
-                seq[i] = tu_rng_chance(&r, 50) ? pr[0].consensus[i % pr[0].len] : (char)('A' + tu_rng_below(&r, 26));
+                seq[i] = tu_rng_chance(&r, 50) ? like->consensus[i % like->len] : (char)('A' + tu_rng_below(&r, 26));
             for (uint32_t i = 0; i < n; i++) letters[i] = (uint8_t)(seq[i] - 'A');
-            int32_t best[PS_PRF_LANES];
             ps_prf_bundle_best(b, letters, n, best, &w);
             for (int i = 0; i < np; i++) {
                 ps_profile_index(&pr[i], letters, n, idx);
                 const int32_t one = ps_profile_best(&pr[i], idx, n, &w);
                 /* Never under the best; equal where no sum fell under -32768. */
-                ck_assert_msg(best[i] >= one && (best[i] == one || one < -16000), "bundle %d of %d, lane %d (seed %llu): %d, alone %d", k, np, i,
+                ck_assert_msg(best[i] >= one && (best[i] == one || one < -16000),
+                              "bundle %d of %d profiles, profile %d (seed %llu): %d, alone %d", k, np, i,
                               (unsigned long long)tu_seed(), best[i], one);
                 if (best[i] != one) saturated++;
                 compared++;
@@ -294,8 +359,12 @@ START_TEST(test_random_bundles)
         ps_prf_bundle_free(b);
         for (int i = 0; i < np; i++) ps_profile_free(&pr[i]);
     }
-    ck_assert_msg(saturated * 10 < compared, "%d of %d lanes above their best (seed %llu)", saturated, compared,
+    ck_assert_msg(saturated * 10 < compared, "%d of %d profiles above their best (seed %llu)", saturated, compared,
                   (unsigned long long)tu_seed());
+    ck_assert_int_gt(shared, 20);
+    free(pr);
+    free(lane);
+    free(best);
     free(text);
     ps_prf_work_free(&w);
 }
@@ -309,6 +378,7 @@ Suite *suite_profile(void)
     tcase_add_test(tc, test_parse);
     tcase_add_test(tc, test_random_best);
     tcase_add_test(tc, test_random_bundles);
+    tcase_add_test(tc, test_bundle_barrier);
     suite_add_tcase(s, tc);
     return s;
 }
