@@ -423,9 +423,11 @@ int ps_profile_matches(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, i
  * bundle position after the last one of the profile before it in its lane.
  * The sums are 16-bit and saturate: a sum held at -32768 is above its true
  * value, and sums and maxima only grow with their terms, so a profile's
- * best is never under its true best unless some value met +32767; a lane
- * whose values came within HIGH of it is scored again exactly
- * (ps_profile_best). A best over the true one only sends the sequence to
+ * best is never under its true best unless some sum met +32767. The rows
+ * keep the largest of the sums that take a transition or an end next; a
+ * lane where one of them came within its largest such term (or HIGH) of
+ * +32767 is scored again exactly (ps_profile_best), and so is a profile
+ * whose best came within HIGH. A best over the true one only sends the sequence to
  * ps_profile_matches, which finds nothing under the cut-off.
  * Nothing passes from a profile to the next in its lane: at a position 0
  * the match score, the deletion score, the transitions out of M and D and
@@ -447,6 +449,7 @@ struct ps_prf_bundle {
     int n;                        /* profiles */
     const ps_profile_t **prof;    /* n */
     uint32_t *lane, *at;          /* profile i: its lane, its position 0 */
+    int32_t top[PS_PRF_LANES];    /* a lane's sums must stay under it (rows_avx2's high) */
     vls *tr;                      /* Q * 16: transitions from * 4 + to, [DELV] the deletion */
     vls *ms, *is;                 /* LETTERS * Q: scores of a letter at each position */
     vls *first, *last;            /* Q * 3 */
@@ -490,6 +493,13 @@ static void fill_position(ps_prf_bundle_t *b, const ps_profile_t *pr, uint32_t q
         f[t][l] = (int16_t)pr->first[p * 4 + t];
         la[t][l] = (int16_t)pr->last[p * 4 + t];
     }
+    /* The largest term added to a kept sum: transitions out of M, I, D and
+     * the ends at the last residue. */
+    for (int from = PS_PRF_M; from <= PS_PRF_D; from++) {
+        for (int to = 0; to < 4; to++)
+            b->top[l] = min32(b->top[l], 32767 - max32(0, pr->trans[(size_t)p * 16 + (size_t)(from * 4 + to)]));
+        b->top[l] = min32(b->top[l], 32767 - max32(0, pr->last[p * 4 + from]));
+    }
     if (p == 0) { /* the barrier between a lane's profiles (above) */
         for (int to = 0; to < 4; to++) tr[PS_PRF_M * 4 + to][l] = tr[PS_PRF_D * 4 + to][l] = PAD;
         la[PS_PRF_M][l] = la[PS_PRF_D][l] = PAD;
@@ -508,6 +518,7 @@ int ps_prf_bundle_new(ps_prf_bundle_t **out, const ps_profile_t *const *prs, int
     if (!b->prof || !b->lane || !b->at) goto fail;
     /* Longest first, each to the emptiest lane. */
     uint32_t fill[PS_PRF_LANES] = {0};
+    for (int l = 0; l < PS_PRF_LANES; l++) b->top[l] = HIGH;
     for (int i = 0; i < n; i++) order[i] = i;
     qsort_r(order, (size_t)n, sizeof *order, longer_first, (void *)prs);
     for (int k = 0; k < n; k++) {
@@ -578,15 +589,16 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
     ST(&VI[0], LD(&fi[PS_PRF_I]));
     ST(&VD[0], LD(&fi[PS_PRF_D]));
     ST(&VX[0], low);
+    __m256i vhigh = low;
     for (size_t q = 1; q < Q; q++) {
         const vls *t = tr + q * 16, *f = fi + q * 3;
         const __m256i kd = AD(LD(&VD[q - 1]), LD(&t[DELV]));
+        vhigh = MX(vhigh, kd);
         ST(&VM[q], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_M])), LD(&f[PS_PRF_M])));
         ST(&VI[q], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_I])), LD(&f[PS_PRF_I])));
         ST(&VD[q], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&f[PS_PRF_D])));
         ST(&VX[q], low);
     }
-    __m256i vhigh = low;
     /* Two rows a sweep while neither is the last: node (j + 1, q) needs
      * (j, q - 1) and (j, q) only, so one sweep over the positions gives
      * both, and a position's transitions (L2-resident for long bundles)
@@ -708,7 +720,7 @@ void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32
     uint8_t *idx = NULL;
     for (int i = 0; i < b->n; i++) {
         const uint32_t l = b->lane[i];
-        if (fast && high[l] < HIGH) {
+        if (fast && high[l] < b->top[l]) {
             const vls *VX = (const vls *)(const void *)w->v8 + (size_t)b->Q * 3;
             int32_t m = NLOW;
             for (uint32_t q = b->at[i]; q <= b->at[i] + b->prof[i]->len; q++) m = max32(m, VX[q][l]);

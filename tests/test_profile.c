@@ -301,6 +301,46 @@ START_TEST(test_bundle_barrier)
 }
 END_TEST
 
+/* A sum that met +32767 is never taken for a bundle's score: eleven
+ * matches of 2,600 (28,600, under the lanes' margin) and a transition of
+ * 4,500 from the eleventh to the twelfth make 33,100, which a 16-bit lane
+ * holds at 32,767; the twelfth match's -1,500 then brings the lane under
+ * the margin again, 300 under the true 31,600. The lane's margin takes its
+ * largest transition into account, so the profile is scored exactly. */
+START_TEST(test_bundle_high)
+{
+    char text[8192];
+    size_t o = (size_t)snprintf(text, sizeof text,
+                                "ID   TOP; MATRIX.\nMA   /GENERAL_SPEC: ALPHABET='%s'; LENGTH=12;\n"
+                                "MA   /CUT_OFF: LEVEL=0; SCORE=1;\nMA   /DEFAULT: B1=0; E1=0;\n",
+                                ALPHA);
+    for (int p = 1; p <= 12; p++) {
+        o += (size_t)snprintf(text + o, sizeof text - o, "MA   /I:%s\nMA   /M: SY='W'; M=", p == 12 ? " MM=4500;" : "");
+        for (int i = 0; i < 20; i++)
+            o += (size_t)snprintf(text + o, sizeof text - o, "%s%d", i ? "," : "", ALPHA[i] != 'W' ? -100 : p < 12 ? 2600 : -1500);
+        o += (size_t)snprintf(text + o, sizeof text - o, ";\n");
+    }
+    snprintf(text + o, sizeof text - o, "MA   /I:\n//\n");
+    ps_profile_t pr;
+    char why[256];
+    ck_assert_msg(ps_profile_parse(&pr, text, strlen(text), 0, why, sizeof why) == 0, "%s", why);
+    const ps_profile_t *one = &pr;
+    ps_prf_bundle_t *b;
+    ck_assert_int_eq(ps_prf_bundle_new(&b, &one, 1), 0);
+    uint8_t letters[12], idx[12];
+    for (int i = 0; i < 12; i++) letters[i] = 'W' - 'A';
+    ps_prf_work_t w = {0};
+    int32_t best;
+    ps_prf_bundle_best(b, letters, 12, &best, &w);
+    ps_profile_index(&pr, letters, 12, idx);
+    ck_assert_int_eq(ps_profile_best(&pr, idx, 12, &w), 31600);
+    ck_assert_int_eq(best, 31600);
+    ps_prf_bundle_free(b);
+    ps_profile_free(&pr);
+    ps_prf_work_free(&w);
+}
+END_TEST
+
 /* Bundles of 1 to 4 * PS_PRF_LANES random profiles of unlike lengths, so
  * that lanes hold one profile or several end to end: each profile's score
  * is its best, or above it where sums met the 16-bit floor; the bundle's
@@ -379,6 +419,7 @@ Suite *suite_profile(void)
     tcase_add_test(tc, test_random_best);
     tcase_add_test(tc, test_random_bundles);
     tcase_add_test(tc, test_bundle_barrier);
+    tcase_add_test(tc, test_bundle_high);
     suite_add_tcase(s, tc);
     return s;
 }
