@@ -301,6 +301,87 @@ START_TEST(test_bundle_barrier)
 }
 END_TEST
 
+/* A random profile of large values: scores and transitions of thousands,
+ * either sign, so that a lane's sums pass +32767 and -32768. */
+static size_t random_high_profile(tu_rng_t *r, char *t, size_t cap)
+{
+    const int L = (int)tu_rng_range(r, 1, 24);
+#define V(lo, hi) ((int)tu_rng_range(r, 0, (uint64_t)((hi) - (lo))) + (lo))
+    size_t o = (size_t)snprintf(t, cap,
+                                "ID   H; MATRIX.\nMA   /GENERAL_SPEC: ALPHABET='%s'; LENGTH=%d;\n"
+                                "MA   /CUT_OFF: LEVEL=0; SCORE=1;\n"
+                                "MA   /DEFAULT: D=%d; I=%d; B1=%d; E1=%d; MI=%d; MD=%d; IM=%d; DM=%d; MM=%d; M0=%d;\n",
+                                ALPHA, L, V(-600, 600), V(-900, 300), V(-3000, 0), V(-3000, 0), V(-3000, 3000),
+                                V(-3000, 3000), V(-3000, 3000), V(-3000, 3000), V(-1000, 4000), V(-500, 0));
+    static const char *const keys[] = {"MI", "MD", "IM", "DM", "II", "MM", "DD", "ME", "IE", "DE", "E0", "I"};
+    for (int p = 0; p <= L; p++) {
+        o += (size_t)snprintf(t + o, cap - o, "MA   /I:");
+        for (int k = (int)tu_rng_below(r, 4); k > 0; k--)
+            o += (size_t)snprintf(t + o, cap - o, " %s=%d;", keys[tu_rng_below(r, sizeof keys / sizeof *keys)],
+                                  V(-4000, 4000));
+        o += (size_t)snprintf(t + o, cap - o, "\n");
+        if (p == L) break;
+        o += (size_t)snprintf(t + o, cap - o, "MA   /M: SY='%c'; M=", ALPHA[tu_rng_below(r, 20)]);
+        for (int i = 0; i < 20; i++) o += (size_t)snprintf(t + o, cap - o, "%s%d", i ? "," : "", V(-2000, 3000));
+        o += (size_t)snprintf(t + o, cap - o, ";\n");
+    }
+#undef V
+    o += (size_t)snprintf(t + o, cap - o, "//\n");
+    return o;
+}
+
+/* Bundles of such profiles against sequences near their consensus: every
+ * score equals the profile's best (in 32 bits) where that is above the
+ * 16-bit floor, however far over +32767 its sums went. */
+START_TEST(test_random_high_bundles)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x41647ull);
+    char *text = malloc(1 << 16);
+    ps_prf_work_t w = {0};
+    ps_profile_t pr[2 * PS_PRF_LANES];
+    const ps_profile_t *lane[2 * PS_PRF_LANES];
+    int32_t best[2 * PS_PRF_LANES];
+    int compared = 0, over = 0, near = 0;
+    for (int k = 0; k < 150; k++) {
+        const int np = (int)tu_rng_range(&r, 1, 2 * PS_PRF_LANES);
+        for (int i = 0; i < np; i++) {
+            const size_t len = random_high_profile(&r, text, 1 << 16);
+            char why[256];
+            ck_assert_msg(ps_profile_parse(&pr[i], text, len, 0, why, sizeof why) == 0, "%s", why);
+            lane[i] = &pr[i];
+        }
+        ps_prf_bundle_t *b;
+        ck_assert_int_eq(ps_prf_bundle_new(&b, lane, np), 0);
+        for (int s = 0; s < 20; s++) {
+            uint8_t letters[64], idx[64];
+            const uint32_t n = (uint32_t)tu_rng_range(&r, 1, 60);
+            const ps_profile_t *like = &pr[tu_rng_below(&r, (uint64_t)np)];
+            for (uint32_t i = 0; i < n; i++)
+                letters[i] = tu_rng_chance(&r, 80) ? (uint8_t)(like->consensus[i % like->len] - 'A') : (uint8_t)tu_rng_below(&r, 26);
+            ps_prf_bundle_best(b, letters, n, best, &w);
+            for (int i = 0; i < np; i++) {
+                ps_profile_index(&pr[i], letters, n, idx);
+                const int32_t one = ps_profile_best(&pr[i], idx, n, &w);
+                ck_assert_msg(best[i] >= one && (best[i] == one || one < -16000),
+                              "bundle %d of %d profiles, profile %d (seed %llu): %d, alone %d", k, np, i,
+                              (unsigned long long)tu_seed(), best[i], one);
+                over += one > 32767;
+                near += one > 16000 && one <= 32767;
+                compared++;
+            }
+        }
+        ps_prf_bundle_free(b);
+        for (int i = 0; i < np; i++) ps_profile_free(&pr[i]);
+    }
+    /* The inputs reach the top of 16 bits, and pass it. */
+    ck_assert_msg(over > 0 && near > 0, "%d of %d scores over 32767, %d over 16000 (seed %llu)", over, compared, near,
+                  (unsigned long long)tu_seed());
+    free(text);
+    ps_prf_work_free(&w);
+}
+END_TEST
+
 /* A sum that met +32767 is never taken for a bundle's score: eleven
  * matches of 2,600 (28,600, under the lanes' margin) and a transition of
  * 4,500 from the eleventh to the twelfth make 33,100, which a 16-bit lane
@@ -420,6 +501,7 @@ Suite *suite_profile(void)
     tcase_add_test(tc, test_random_bundles);
     tcase_add_test(tc, test_bundle_barrier);
     tcase_add_test(tc, test_bundle_high);
+    tcase_add_test(tc, test_random_high_bundles);
     suite_add_tcase(s, tc);
     return s;
 }
