@@ -144,6 +144,14 @@ void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32
  * memory. */
 int ps_profile_matches(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, int32_t cut, ps_prf_work_t *w,
                        ps_prf_match_t **out, size_t *cap);
+/* Up to PS_PRF_SEARCH_LANES pairs of one profile searched side by side, a
+ * 32-bit vector lane a pair (AVX2; else one after another): pair i's
+ * residues idx[i][0..n[i]), its cut-off cut[i]; its matches, as
+ * ps_profile_matches gives them, into out[i] (grown; cap[i] its room),
+ * their number into nm[i]. Returns 0, or -1 out of memory. */
+#define PS_PRF_SEARCH_LANES 8
+int ps_profile_matches_lanes(const ps_profile_t *pr, int k, const uint8_t *const *idx, const uint32_t *n,
+                             const int32_t *cut, ps_prf_work_t *w, ps_prf_match_t **out, size_t *cap, int *nm);
 /* The profile range (pfrom, pto) of a match whose from, to and score the
  * search found (pfscanV3's xalit; ps_profile_matches calls it for each of
  * its matches): for matches found elsewhere (the GPU's search). Returns 0,

@@ -359,6 +359,13 @@ typedef struct {
     int failed;
 } part_out_t;
 
+/* Up to PS_PRF_SEARCH_LANES CPU pairs of one profile, searched side by
+ * side: pair[from .. from + n). */
+typedef struct {
+    uint64_t from, cost; /* cost: the costliest's (the groups' order) */
+    uint32_t n;
+} group_t;
+
 /* The pairs a GPU searches (ps_gprof_matches) and what it found. */
 typedef struct {
     ps_gprof_pair_t *pair;
@@ -379,7 +386,9 @@ typedef struct {
     part_out_t *out;
     const int32_t *best;    /* n profiles x n_rec: the GPUs', or NULL: best_part on CPU threads */
     const pair_t *pair;     /* search_part: the pairs to search */
-    uint64_t n_pair, next;  /* next: the first pair not taken (atomic) */
+    uint64_t n_pair, next;  /* next: the first group not taken (atomic) */
+    const group_t *group;   /* the CPU's pairs in groups searched side by side */
+    uint64_t n_group;
     uint64_t n_cpu;         /* pairs 0 .. n_cpu - 1 are the CPU threads'; the rest the GPUs' */
     gpu_search_t *gs;       /* per GPU (n_gpu of them), or NULL */
     uint64_t next_gpu;      /* range_part: the first GPU pair not taken (atomic; GPU by GPU) */
@@ -453,33 +462,35 @@ static void best_part(void *ctx, int part, int parts)
     ps_prf_work_free(&w);
 }
 
-/* A thread's scratch for the search. */
+/* A thread's scratch for the search: a lane's residues and matches each. */
 typedef struct {
     ps_prf_work_t w;
-    ps_prf_match_t *m;
-    size_t mcap, idx_cap;
-    uint8_t *idx;
+    ps_prf_match_t *m[PS_PRF_SEARCH_LANES];
+    size_t mcap[PS_PRF_SEARCH_LANES], idx_cap[PS_PRF_SEARCH_LANES];
+    uint8_t *idx[PS_PRF_SEARCH_LANES];
 } search_work_t;
 
 static void search_work_free(search_work_t *sw)
 {
-    free(sw->idx);
-    free(sw->m);
+    for (int i = 0; i < PS_PRF_SEARCH_LANES; i++) {
+        free(sw->idx[i]);
+        free(sw->m[i]);
+    }
     ps_prf_work_free(&sw->w);
 }
 
-/* Pair pp's residues as its profile's indices into sw->idx; -1 when out of
- * memory. */
-static int pair_index(const job_t *j, const pair_t *pp, search_work_t *sw)
+/* Pair pp's residues as its profile's indices into sw->idx[lane]; -1 when
+ * out of memory. */
+static int pair_index(const job_t *j, const pair_t *pp, search_work_t *sw, int lane)
 {
     const rec_t *rc = &j->rec[pp->rec];
-    if (rc->len > sw->idx_cap) {
-        uint8_t *g = realloc(sw->idx, rc->len);
+    if (rc->len > sw->idx_cap[lane]) {
+        uint8_t *g = realloc(sw->idx[lane], rc->len);
         if (!g) return -1;
-        sw->idx = g;
-        sw->idx_cap = rc->len;
+        sw->idx[lane] = g;
+        sw->idx_cap[lane] = rc->len;
     }
-    ps_profile_index(&j->ps->p[pp->prof], j->letters + rc->seq, rc->len, sw->idx);
+    ps_profile_index(&j->ps->p[pp->prof], j->letters + rc->seq, rc->len, sw->idx[lane]);
     return 0;
 }
 
@@ -497,14 +508,24 @@ static int add_hits(part_out_t *o, const pair_t *pp, const ps_prf_match_t *m, in
     return 0;
 }
 
-/* Pair pp searched on this thread. */
-static int search_pair(const job_t *j, const pair_t *pp, part_out_t *o, search_work_t *sw)
+/* Pairs pp[0 .. k) of one profile searched on this thread, side by side. */
+static int search_pairs(const job_t *j, const pair_t *pp, int k, part_out_t *o, search_work_t *sw)
 {
     const ps_profile_t *pr = &j->ps->p[pp->prof];
-    const uint32_t n = j->rec[pp->rec].len;
-    if (pair_index(j, pp, sw) < 0) return -1;
-    const int k = ps_profile_matches(pr, sw->idx, n, ps_profile_cutoff(pr, n), &sw->w, &sw->m, &sw->mcap);
-    return k < 0 ? -1 : add_hits(o, pp, sw->m, k);
+    const uint8_t *idx[PS_PRF_SEARCH_LANES];
+    uint32_t n[PS_PRF_SEARCH_LANES];
+    int32_t cut[PS_PRF_SEARCH_LANES];
+    int nm[PS_PRF_SEARCH_LANES];
+    for (int i = 0; i < k; i++) {
+        if (pair_index(j, &pp[i], sw, i) < 0) return -1;
+        idx[i] = sw->idx[i];
+        n[i] = j->rec[pp[i].rec].len;
+        cut[i] = ps_profile_cutoff(pr, n[i]);
+    }
+    if (ps_profile_matches_lanes(pr, k, idx, n, cut, &sw->w, sw->m, sw->mcap, nm) < 0) return -1;
+    for (int i = 0; i < k; i++)
+        if (add_hits(o, &pp[i], sw->m[i], nm[i]) < 0) return -1;
+    return 0;
 }
 
 /* Parts under n_gpu first hand their GPU its pairs and wait for it; then
@@ -524,8 +545,8 @@ static void search_part(void *ctx, int part, int parts)
     search_work_t sw = {0};
     for (;;) {
         const uint64_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
-        if (i >= j->n_cpu || o->failed) break;
-        if (search_pair(j, &j->pair[i], o, &sw) < 0) o->failed = 1;
+        if (i >= j->n_group || o->failed) break;
+        if (search_pairs(j, &j->pair[j->group[i].from], (int)j->group[i].n, o, &sw) < 0) o->failed = 1;
     }
     search_work_free(&sw);
 }
@@ -549,22 +570,61 @@ static void range_part(void *ctx, int part, int parts)
         const pair_t *pp = &j->pair[gs->of[i]];
         const int k = gs->n_match[i];
         if (k < 0) {
-            if (search_pair(j, pp, o, &sw) < 0) o->failed = 1;
+            if (search_pairs(j, pp, 1, o, &sw) < 0) o->failed = 1;
             continue;
         }
         if (k == 0) continue;
         const ps_profile_t *pr = &j->ps->p[pp->prof];
         const uint32_t n = j->rec[pp->rec].len;
         ps_prf_match_t *m = gs->match + i * PS_GPROF_MATCHES;
-        if (pair_index(j, pp, &sw) < 0) {
+        if (pair_index(j, pp, &sw, 0) < 0) {
             o->failed = 1;
             break;
         }
         for (int h = 0; h < k && !o->failed; h++)
-            if (ps_profile_range(pr, sw.idx, n, &m[h], &sw.w) < 0) o->failed = 1;
+            if (ps_profile_range(pr, sw.idx[0], n, &m[h], &sw.w) < 0) o->failed = 1;
         if (!o->failed && add_hits(o, pp, m, k) < 0) o->failed = 1;
     }
     search_work_free(&sw);
+}
+
+static int by_profile(const void *a, const void *b)
+{
+    const pair_t *x = a, *y = b;
+    if (x->prof != y->prof) return x->prof < y->prof ? -1 : 1;
+    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+    return x->rec < y->rec ? -1 : x->rec > y->rec;
+}
+
+static int costlier(const void *a, const void *b)
+{
+    const group_t *x = a, *y = b;
+    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+    return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* The CPU's pairs (the first n_cpu) in groups of one profile and like
+ * lengths, PS_PRF_SEARCH_LANES at most, the costliest first; -1 out of
+ * memory. */
+static int make_groups(job_t *j, pair_t *pair)
+{
+    j->group = NULL;
+    j->n_group = 0;
+    if (!j->n_cpu) return 0;
+    qsort(pair, j->n_cpu, sizeof *pair, by_profile);
+    group_t *g = malloc(sizeof *g * j->n_cpu);
+    if (!g) return -1;
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < j->n_cpu; n++) {
+        uint32_t k = 1;
+        while (k < PS_PRF_SEARCH_LANES && i + k < j->n_cpu && pair[i + k].prof == pair[i].prof) k++;
+        g[n] = (group_t){.from = i, .cost = pair[i].cost, .n = k};
+        i += k;
+    }
+    qsort(g, n, sizeof *g, costlier);
+    j->group = g;
+    j->n_group = n;
+    return 0;
 }
 
 /* Where the CPU threads' share of the search ends (*k_out; -1 out of
@@ -824,6 +884,7 @@ static int search_batch(const ps_profiles_t *ps, batch_t *b, const int32_t *best
             cpu_share(ps, pair, n_pair, most > ps->n_gpu ? most - ps->n_gpu : 1, &j.n_cpu) < 0)
             rc = ps_fail(err, PS_E_NOMEM, "out of memory");
         if (rc == 0 && j.n_cpu < n_pair && gpu_pairs(&j, j.n_cpu) < 0) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        if (rc == 0 && make_groups(&j, pair) < 0) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
         int parts = n_pair < (uint64_t)most ? (int)n_pair : most;
         if (j.gs && parts < ps->n_gpu) parts = ps->n_gpu;
         if (rc == 0) ps_parallel_run(parts, search_part, &j);
@@ -834,6 +895,7 @@ static int search_batch(const ps_profiles_t *ps, batch_t *b, const int32_t *best
             }
         if (rc == 0 && j.gs) ps_parallel_run(parts, range_part, &j);
         gpu_pairs_free(&j);
+        free((void *)j.group);
         for (int p = 0; p < parts && rc == 0; p++)
             if (j.out[p].failed) rc = ps_fail(err, PS_E_NOMEM, "out of memory scoring profiles");
         for (int p = 0; p < parts; p++) n_hit += j.out[p].n;

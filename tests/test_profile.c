@@ -301,6 +301,79 @@ START_TEST(test_bundle_barrier)
 }
 END_TEST
 
+/* Pairs of one random profile searched side by side
+ * (ps_profile_matches_lanes): each pair's matches, in order, with their
+ * ranges and scores, those of ps_profile_matches. Groups of 1 to
+ * PS_PRF_SEARCH_LANES pairs of unlike lengths (some empty), cut-offs at the
+ * profile's own, at the pair's best and under it, so that lanes take
+ * several passes, lock residues and end apart. */
+START_TEST(test_random_search_lanes)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x5ea4c8ull);
+    char *text = malloc(1 << 16);
+    ps_prf_work_t w = {0};
+    enum { K = PS_PRF_SEARCH_LANES, MAXN = 1200 };
+    uint8_t *letters = malloc(K * MAXN), *idx = malloc(K * MAXN);
+    ps_prf_match_t *out[K] = {0}, *m = NULL;
+    size_t cap[K] = {0}, mcap = 0;
+    int pairs = 0, found = 0, several = 0;
+    for (int g = 0; g < 300; g++) {
+        ps_profile_t pr;
+        const size_t len = tu_random_profile(&r, text, 1 << 16, g % 10 == 0 ? 120 : 30);
+        char why[256];
+        ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "%s", why);
+        const int k = (int)tu_rng_range(&r, 1, K);
+        const uint8_t *ix[K];
+        uint32_t n[K];
+        int32_t cut[K];
+        int nm[K];
+        for (int i = 0; i < k; i++) {
+            /* Long ones too, the consensus in stretches: passes that run
+             * past check points before a match is accepted. */
+            n[i] = tu_rng_chance(&r, 5) ? 0 : (uint32_t)tu_rng_range(&r, 1, tu_rng_chance(&r, 30) ? MAXN : 260);
+            const int stretch = tu_rng_chance(&r, 50);
+            for (uint32_t j = 0; j < n[i]; j++) {
+                const int near = stretch ? (j / (2 * pr.len + 7)) % 2 == 0 : tu_rng_chance(&r, 60);
+                letters[i * MAXN + j] = near && tu_rng_chance(&r, 85) ? (uint8_t)(pr.consensus[j % pr.len] - 'A')
+                                                                      : (uint8_t)tu_rng_below(&r, 26);
+            }
+            ps_profile_index(&pr, letters + i * MAXN, n[i], idx + i * MAXN);
+            ix[i] = idx + i * MAXN;
+            const int32_t best = n[i] ? ps_profile_best(&pr, ix[i], n[i], &w) : PS_PRF_NLOW;
+            const int how = (int)tu_rng_below(&r, 3);
+            cut[i] = how == 0 ? pr.cut : how == 1 ? best : best - (int32_t)tu_rng_below(&r, 120);
+        }
+        ck_assert_int_eq(ps_profile_matches_lanes(&pr, k, ix, n, cut, &w, out, cap, nm), 0);
+        for (int i = 0; i < k; i++) {
+            const int want = ps_profile_matches(&pr, ix[i], n[i], cut[i], &w, &m, &mcap);
+            ck_assert_int_ge(want, 0);
+            ck_assert_msg(nm[i] == want, "group %d, pair %d of %d (profile length %u, sequence %u, cut %d, seed %llu): %d matches side by side, %d alone",
+                          g, i, k, pr.len, n[i], cut[i], (unsigned long long)tu_seed(), nm[i], want);
+            for (int h = 0; h < want; h++)
+                ck_assert_msg(out[i][h].from == m[h].from && out[i][h].to == m[h].to && out[i][h].score == m[h].score &&
+                                  out[i][h].pfrom == m[h].pfrom && out[i][h].pto == m[h].pto,
+                              "group %d, pair %d, match %d (seed %llu): %u-%u %d [%d %d] side by side, %u-%u %d [%d %d] alone",
+                              g, i, h, (unsigned long long)tu_seed(), out[i][h].from, out[i][h].to, out[i][h].score,
+                              out[i][h].pfrom, out[i][h].pto, m[h].from, m[h].to, m[h].score, m[h].pfrom, m[h].pto);
+            pairs++;
+            found += want > 0;
+            several += want > 1;
+        }
+        ps_profile_free(&pr);
+    }
+    /* The inputs find matches, several to a pair too. */
+    ck_assert_msg(found * 4 > pairs && several * 20 > pairs, "%d pairs, %d with matches, %d with several (seed %llu)",
+                  pairs, found, several, (unsigned long long)tu_seed());
+    for (int i = 0; i < K; i++) free(out[i]);
+    free(m);
+    free(letters);
+    free(idx);
+    free(text);
+    ps_prf_work_free(&w);
+}
+END_TEST
+
 /* A random profile of large values: scores and transitions of thousands,
  * either sign, so that a lane's sums pass +32767 and -32768. */
 static size_t random_high_profile(tu_rng_t *r, char *t, size_t cap)
@@ -502,6 +575,7 @@ Suite *suite_profile(void)
     tcase_add_test(tc, test_bundle_barrier);
     tcase_add_test(tc, test_bundle_high);
     tcase_add_test(tc, test_random_high_bundles);
+    tcase_add_test(tc, test_random_search_lanes);
     suite_add_tcase(s, tc);
     return s;
 }
