@@ -301,6 +301,24 @@ START_TEST(test_bundle_barrier)
 }
 END_TEST
 
+/* A bundle's scores of letters[0..n) (into best) against each of its np
+ * profiles alone (into one): never under, and equal where no sum fell
+ * under -32768. */
+static void check_bundle(const ps_prf_bundle_t *b, const ps_profile_t *pr, int np, const uint8_t *letters, uint32_t n,
+                         int k, ps_prf_work_t *w, int32_t *best, int32_t *one)
+{
+    uint8_t idx[128];
+    ck_assert(n <= sizeof idx);
+    ps_prf_bundle_best(b, letters, n, best, w);
+    for (int i = 0; i < np; i++) {
+        ps_profile_index(&pr[i], letters, n, idx);
+        one[i] = ps_profile_best(&pr[i], idx, n, w);
+        ck_assert_msg(best[i] >= one[i] && (best[i] == one[i] || one[i] < -16000),
+                      "bundle %d of %d profiles, profile %d (seed %llu): %d, alone %d", k, np, i,
+                      (unsigned long long)tu_seed(), best[i], one[i]);
+    }
+}
+
 /* Pairs of one random profile searched side by side
  * (ps_profile_matches_lanes): each pair's matches, in order, with their
  * ranges and scores, those of ps_profile_matches. Groups of 1 to
@@ -414,7 +432,7 @@ START_TEST(test_random_high_bundles)
     ps_prf_work_t w = {0};
     ps_profile_t pr[2 * PS_PRF_LANES];
     const ps_profile_t *lane[2 * PS_PRF_LANES];
-    int32_t best[2 * PS_PRF_LANES];
+    int32_t best[2 * PS_PRF_LANES], one[2 * PS_PRF_LANES];
     int compared = 0, over = 0, near = 0;
     for (int k = 0; k < 150; k++) {
         const int np = (int)tu_rng_range(&r, 1, 2 * PS_PRF_LANES);
@@ -427,20 +445,15 @@ START_TEST(test_random_high_bundles)
         ps_prf_bundle_t *b;
         ck_assert_int_eq(ps_prf_bundle_new(&b, lane, np), 0);
         for (int s = 0; s < 20; s++) {
-            uint8_t letters[64], idx[64];
+            uint8_t letters[64];
             const uint32_t n = (uint32_t)tu_rng_range(&r, 1, 60);
             const ps_profile_t *like = &pr[tu_rng_below(&r, (uint64_t)np)];
             for (uint32_t i = 0; i < n; i++)
                 letters[i] = tu_rng_chance(&r, 80) ? (uint8_t)(like->consensus[i % like->len] - 'A') : (uint8_t)tu_rng_below(&r, 26);
-            ps_prf_bundle_best(b, letters, n, best, &w);
+            check_bundle(b, pr, np, letters, n, k, &w, best, one);
             for (int i = 0; i < np; i++) {
-                ps_profile_index(&pr[i], letters, n, idx);
-                const int32_t one = ps_profile_best(&pr[i], idx, n, &w);
-                ck_assert_msg(best[i] >= one && (best[i] == one || one < -16000),
-                              "bundle %d of %d profiles, profile %d (seed %llu): %d, alone %d", k, np, i,
-                              (unsigned long long)tu_seed(), best[i], one);
-                over += one > 32767;
-                near += one > 16000 && one <= 32767;
+                over += one[i] > 32767;
+                near += one[i] > 16000 && one[i] <= 32767;
                 compared++;
             }
         }
@@ -509,7 +522,7 @@ START_TEST(test_random_bundles)
     ps_prf_work_t w = {0};
     ps_profile_t *pr = malloc(sizeof *pr * BUNDLE_MAX);
     const ps_profile_t **lane = malloc(sizeof *lane * BUNDLE_MAX);
-    int32_t *best = malloc(sizeof *best * BUNDLE_MAX);
+    int32_t *best = malloc(sizeof *best * BUNDLE_MAX), *one = malloc(sizeof *one * BUNDLE_MAX);
     for (int k = 0; k < 60; k++) {
         const int np = (int)tu_rng_range(&r, 1, k < 20 ? PS_PRF_LANES : BUNDLE_MAX);
         uint32_t positions = 0, longest = 0;
@@ -532,21 +545,15 @@ START_TEST(test_random_bundles)
         if (np > PS_PRF_LANES) shared++;
         for (int s = 0; s < 10; s++) {
             char seq[120];
-            uint8_t letters[120], idx[120];
+            uint8_t letters[120];
             const uint32_t n = (uint32_t)tu_rng_range(&r, 1, 110);
             const ps_profile_t *like = &pr[tu_rng_below(&r, (uint64_t)np)];
             for (uint32_t i = 0; i < n; i++)
                 seq[i] = tu_rng_chance(&r, 50) ? like->consensus[i % like->len] : (char)('A' + tu_rng_below(&r, 26));
             for (uint32_t i = 0; i < n; i++) letters[i] = (uint8_t)(seq[i] - 'A');
-            ps_prf_bundle_best(b, letters, n, best, &w);
+            check_bundle(b, pr, np, letters, n, k, &w, best, one);
             for (int i = 0; i < np; i++) {
-                ps_profile_index(&pr[i], letters, n, idx);
-                const int32_t one = ps_profile_best(&pr[i], idx, n, &w);
-                /* Never under the best; equal where no sum fell under -32768. */
-                ck_assert_msg(best[i] >= one && (best[i] == one || one < -16000),
-                              "bundle %d of %d profiles, profile %d (seed %llu): %d, alone %d", k, np, i,
-                              (unsigned long long)tu_seed(), best[i], one);
-                if (best[i] != one) saturated++;
+                if (best[i] != one[i]) saturated++;
                 compared++;
             }
         }
@@ -559,6 +566,7 @@ START_TEST(test_random_bundles)
     free(pr);
     free(lane);
     free(best);
+    free(one);
     free(text);
     ps_prf_work_free(&w);
 }
