@@ -134,6 +134,11 @@ typedef struct ps_prf_bundle ps_prf_bundle_t;
 int ps_prf_bundle_new(ps_prf_bundle_t **out, const ps_profile_t *const *prs, int n);
 void ps_prf_bundle_free(ps_prf_bundle_t *b);
 uint32_t ps_prf_bundle_positions(const ps_prf_bundle_t *b);
+/* How bundles and their lanes are filled: profiles prs[0..n) (len + 1
+ * positions each) into `bins` bins, the longest first (ties in order),
+ * each to the emptiest bin (the first of equals): bin[i], and where it
+ * starts there at[i] (at may be NULL). Returns 0, or -1 out of memory. */
+int ps_prf_pack(const ps_profile_t *const *prs, int n, uint32_t bins, uint32_t *bin, uint32_t *at);
 /* letters[0..n): the sequence's residues as letter numbers 0..25 (A..Z).
  * best: the bundle's n scores, in its profiles' order (best[0] INT32_MIN:
  * out of memory). */

@@ -462,6 +462,31 @@ static int longer_first(const void *a, const void *b, void *ctx)
     return x > y ? -1 : x < y ? 1 : *(const int *)a - *(const int *)b;
 }
 
+int ps_prf_pack(const ps_profile_t *const *prs, int n, uint32_t bins, uint32_t *bin, uint32_t *at)
+{
+    int *order = malloc(sizeof *order * (size_t)(n ? n : 1));
+    uint64_t *fill = calloc(bins ? bins : 1, sizeof *fill);
+    if (!order || !fill) {
+        free(order);
+        free(fill);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) order[i] = i;
+    qsort_r(order, (size_t)n, sizeof *order, longer_first, (void *)prs);
+    for (int k = 0; k < n; k++) {
+        const int i = order[k];
+        uint32_t e = 0;
+        for (uint32_t m = 1; m < bins; m++)
+            if (fill[m] < fill[e]) e = m;
+        bin[i] = e;
+        if (at) at[i] = (uint32_t)fill[e];
+        fill[e] += prs[i]->len + 1u;
+    }
+    free(order);
+    free(fill);
+    return 0;
+}
+
 void ps_prf_bundle_free(ps_prf_bundle_t *b)
 {
     if (!b) return;
@@ -509,30 +534,19 @@ static void fill_position(ps_prf_bundle_t *b, const ps_profile_t *pr, uint32_t q
 int ps_prf_bundle_new(ps_prf_bundle_t **out, const ps_profile_t *const *prs, int n)
 {
     ps_prf_bundle_t *b = calloc(1, sizeof *b);
-    int *order = malloc(sizeof *order * (size_t)(n ? n : 1));
-    if (!b || !order) goto fail;
+    if (!b) return -1;
     b->n = n;
     b->prof = malloc(sizeof *b->prof * (size_t)(n ? n : 1));
     b->lane = malloc(sizeof *b->lane * (size_t)(n ? n : 1));
     b->at = malloc(sizeof *b->at * (size_t)(n ? n : 1));
     if (!b->prof || !b->lane || !b->at) goto fail;
-    /* Longest first, each to the emptiest lane. */
-    uint32_t fill[PS_PRF_LANES] = {0};
     for (int l = 0; l < PS_PRF_LANES; l++) b->top[l] = HIGH;
-    for (int i = 0; i < n; i++) order[i] = i;
-    qsort_r(order, (size_t)n, sizeof *order, longer_first, (void *)prs);
-    for (int k = 0; k < n; k++) {
-        const int i = order[k];
-        int l = 0;
-        for (int m = 1; m < PS_PRF_LANES; m++)
-            if (fill[m] < fill[l]) l = m;
+    if (ps_prf_pack(prs, n, PS_PRF_LANES, b->lane, b->at) < 0) goto fail;
+    b->Q = 1;
+    for (int i = 0; i < n; i++) {
         b->prof[i] = prs[i];
-        b->lane[i] = (uint32_t)l;
-        b->at[i] = fill[l];
-        fill[l] += prs[i]->len + 1;
+        b->Q = b->at[i] + prs[i]->len + 1 > b->Q ? b->at[i] + prs[i]->len + 1 : b->Q;
     }
-    for (int l = 0; l < PS_PRF_LANES; l++) b->Q = fill[l] > b->Q ? fill[l] : b->Q;
-    if (b->Q == 0) b->Q = 1;
     const size_t Q = b->Q;
     b->tr = aligned_alloc(32, sizeof(vls) * Q * 16);
     b->ms = aligned_alloc(32, sizeof(vls) * Q * LETTERS);
@@ -551,11 +565,9 @@ int ps_prf_bundle_new(ps_prf_bundle_t **out, const ps_profile_t *const *prs, int
         }
     for (int i = 0; i < n; i++)
         for (uint32_t p = 0; p <= prs[i]->len; p++) fill_position(b, prs[i], b->at[i] + p, p, (int)b->lane[i]);
-    free(order);
     *out = b;
     return 0;
 fail:
-    free(order);
     ps_prf_bundle_free(b);
     return -1;
 }

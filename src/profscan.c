@@ -56,16 +56,9 @@ static int add_profile(ps_profiles_t *ps, size_t *cap, const char *text, size_t 
     return 0;
 }
 
-static int longer_first(const void *a, const void *b, void *ctx)
-{
-    const ps_profile_t *p = ctx;
-    const uint32_t i = *(const uint32_t *)a, k = *(const uint32_t *)b, x = p[i].len, y = p[k].len;
-    return x != y ? (x > y ? -1 : 1) : (i > k) - (i < k);
-}
-
 /* The profiles in bundles whose lanes run about PS_PRF_BUNDLE_POSITIONS
- * positions (or the longest profile's): as few as hold them, the longest
- * first, each to the bundle with the fewest positions so far. */
+ * positions (or the longest profile's): as few as hold them, filled as
+ * lanes are (ps_prf_pack). */
 static int make_bundles(ps_profiles_t *ps, ps_err_t *err)
 {
     uint64_t total = 0;
@@ -76,32 +69,24 @@ static int make_bundles(ps_profiles_t *ps, ps_err_t *err)
     }
     const uint64_t lane = longest > PS_PRF_BUNDLE_POSITIONS ? longest : PS_PRF_BUNDLE_POSITIONS;
     const uint32_t nb = (uint32_t)((total + lane * PS_PRF_LANES - 1) / (lane * PS_PRF_LANES));
-    uint32_t *of = malloc(sizeof *of * ps->n), *by = malloc(sizeof *by * ps->n);
-    uint64_t *fill = calloc(nb, sizeof *fill);
+    uint32_t *of = malloc(sizeof *of * ps->n), *taken = calloc(nb, sizeof *taken);
     const ps_profile_t **prs = malloc(sizeof *prs * ps->n);
     ps->n_bundle = nb;
     ps->bundle = calloc(nb, sizeof *ps->bundle);
     ps->bundle_from = calloc(nb + 1, sizeof *ps->bundle_from);
     ps->order = malloc(sizeof *ps->order * ps->n);
     int rc = 0;
-    if (!of || !by || !fill || !prs || !ps->bundle || !ps->bundle_from || !ps->order) {
+    if (of && taken && prs)
+        for (uint32_t i = 0; i < ps->n; i++) prs[i] = &ps->p[i];
+    if (!of || !taken || !prs || !ps->bundle || !ps->bundle_from || !ps->order ||
+        ps_prf_pack(prs, (int)ps->n, nb, of, NULL) < 0) {
         rc = ps_fail(err, PS_E_NOMEM, "out of memory");
         goto done;
     }
-    for (uint32_t i = 0; i < ps->n; i++) by[i] = i;
-    qsort_r(by, ps->n, sizeof *by, longer_first, ps->p);
-    for (uint32_t k = 0; k < ps->n; k++) {
-        uint32_t b = 0;
-        for (uint32_t c = 1; c < nb; c++)
-            if (fill[c] < fill[b]) b = c;
-        of[by[k]] = b;
-        fill[b] += ps->p[by[k]].len + 1u;
-        ps->bundle_from[b + 1]++;
-    }
+    for (uint32_t i = 0; i < ps->n; i++) ps->bundle_from[of[i] + 1]++;
     for (uint32_t b = 0; b < nb; b++) ps->bundle_from[b + 1] += ps->bundle_from[b];
     /* Bundle b's profiles in file order. */
-    memset(fill, 0, sizeof *fill * nb);
-    for (uint32_t i = 0; i < ps->n; i++) ps->order[ps->bundle_from[of[i]] + fill[of[i]]++] = i;
+    for (uint32_t i = 0; i < ps->n; i++) ps->order[ps->bundle_from[of[i]] + taken[of[i]]++] = i;
     for (uint32_t b = 0; b < nb; b++) {
         const uint32_t from = ps->bundle_from[b], n = ps->bundle_from[b + 1] - from;
         for (uint32_t k = 0; k < n; k++) prs[k] = &ps->p[ps->order[from + k]];
@@ -112,8 +97,7 @@ static int make_bundles(ps_profiles_t *ps, ps_err_t *err)
     }
 done:
     free(of);
-    free(by);
-    free(fill);
+    free(taken);
     free(prs);
     return rc;
 }
@@ -387,7 +371,7 @@ typedef struct {
     const int32_t *best;    /* n profiles x n_rec: the GPUs', or NULL: best_part on CPU threads */
     const pair_t *pair;     /* search_part: the pairs to search */
     uint64_t n_pair, next;  /* next: the first group not taken (atomic) */
-    const group_t *group;   /* the CPU's pairs in groups searched side by side */
+    group_t *group;         /* the CPU's pairs in groups searched side by side */
     uint64_t n_group;
     uint64_t n_cpu;         /* pairs 0 .. n_cpu - 1 are the CPU threads'; the rest the GPUs' */
     gpu_search_t *gs;       /* per GPU (n_gpu of them), or NULL */
@@ -529,9 +513,9 @@ static int search_pairs(const job_t *j, const pair_t *pp, int k, part_out_t *o, 
 }
 
 /* Parts under n_gpu first hand their GPU its pairs and wait for it; then
- * every part takes the CPU's pairs in turn (the costliest first, so that
- * no part is left with a long one at the end) and searches each for its
- * matches. */
+ * every part takes the CPU's groups in turn (the costliest first, so that
+ * no part is left with a long one at the end) and searches each group's
+ * pairs side by side for their matches. */
 static void search_part(void *ctx, int part, int parts)
 {
     (void)parts;
@@ -895,7 +879,7 @@ static int search_batch(const ps_profiles_t *ps, batch_t *b, const int32_t *best
             }
         if (rc == 0 && j.gs) ps_parallel_run(parts, range_part, &j);
         gpu_pairs_free(&j);
-        free((void *)j.group);
+        free(j.group);
         for (int p = 0; p < parts && rc == 0; p++)
             if (j.out[p].failed) rc = ps_fail(err, PS_E_NOMEM, "out of memory scoring profiles");
         for (int p = 0; p < parts; p++) n_hit += j.out[p].n;

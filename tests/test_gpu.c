@@ -1546,6 +1546,17 @@ static int run_cmd(int locate, const char *const *args, int n)
     return rc;
 }
 
+/* `count` or `locate --format pff` of probes on the CPU or the GPU, four
+ * threads, into out: the first n arguments of args. */
+static int engine_args(const char **args, int locate, int gpu, const char *probes, const char *out)
+{
+    const char *head[] = {locate ? "locate" : "count", "-q", "--engine", gpu ? "gpu" : "cpu", "-t", "4",
+                          "-p", probes, "-o", out, "--format", "pff"};
+    const int n = locate ? 12 : 10;
+    for (int i = 0; i < n; i++) args[i] = head[i];
+    return n;
+}
+
 START_TEST(test_gpu_prosite_commands)
 {
     tu_rng_t r;
@@ -1585,13 +1596,8 @@ START_TEST(test_gpu_prosite_commands)
         const char *pat = pat_file[o % 2];
         for (int locate = 0; locate < 2; locate++) {
             for (int g = 0; g < 2; g++) {
-                const char *args[24] = {locate ? "locate" : "count", "-q", "--engine", g ? "gpu" : "cpu", "-t", "4",
-                                        "-p", pat, "-o", out[g]};
-                int n = 10;
-                if (locate) {
-                    args[n++] = "--format";
-                    args[n++] = "pff";
-                }
+                const char *args[24];
+                int n = engine_args(args, locate, g, pat, out[g]);
                 for (int i = 0; i < 2 && opts[o / 2][i]; i++) args[n++] = opts[o / 2][i];
                 args[n++] = in;
                 run_cmd(locate, args, n);
@@ -1814,13 +1820,8 @@ START_TEST(test_gpu_profile_commands)
     tu_buf_free(&fa);
     for (int locate = 0; locate < 2; locate++) {
         for (int g = 0; g < 2; g++) {
-            const char *args[16] = {locate ? "locate" : "count", "-q", "--engine", g ? "gpu" : "cpu", "-t", "4",
-                                    "-p", dat, "-o", out[g]};
-            int n = 10;
-            if (locate) {
-                args[n++] = "--format";
-                args[n++] = "pff";
-            }
+            const char *args[16];
+            int n = engine_args(args, locate, g, dat, out[g]);
             args[n++] = in;
             run_cmd(locate, args, n);
         }
