@@ -252,7 +252,7 @@ int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, const ps_gpus_t *
     if (req == PS_REQ_AUTO) {
         /* The estimate first: asking whether a GPU is usable starts CUDA,
          * which a run the CPU finishes first should not pay for. */
-        if (cpu_s <= 1.0) {
+        if (cpu_s <= PS_PRF_GPU_FROM_S) {
             if (verbose)
                 fprintf(stderr, "probescan: profiles on CPU threads (about %.2f s of work there%s)\n", cpu_s,
                         bytes > 0 ? "" : ": input size unknown");

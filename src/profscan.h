@@ -87,22 +87,32 @@ int ps_profiles_tsv_header(FILE *f);
 int ps_profiles_inputs_fit(const ps_profiles_t *ps, const char *const *inputs, int n, ps_err_t *err);
 
 /* Where the best scores are computed: GPUs where asked (--engine gpu), or
- * (auto) where one is usable and CPU threads would take over a second
- * (PS_PRF_CPU_NS a residue a thread for each position of each bundle's
- * lanes, over `bytes` of input, ps_inputs_bytes; 0: unknown, CPU); else
+ * (auto) where one is usable and CPU threads would take over
+ * PS_PRF_GPU_FROM_S (PS_PRF_CPU_NS a residue a thread for each position of
+ * each bundle's lanes, over `bytes` of input, ps_inputs_bytes; 0: unknown,
+ * CPU); else
  * CPU threads. The GPUs are --gpu's, or by default
  * one per second of that estimate (plan.h, ps_plan_gpus); each takes a run
  * of the profiles of about equal positions, all the batch's records. -v
  * says which and why. */
-#define PS_PRF_CPU_NS 0.35
+#define PS_PRF_CPU_NS 0.55
+/* A GPU's start, its tables and its first batch cost about half a second
+ * end to end: 2,000 proteins took 0.51-0.54 s on the GPU, 0.36-0.38 s on
+ * 16 CPU threads, 4,000 proteins 0.49-0.50 s against 0.57-0.60 s (an
+ * H200 host; CPU_NS is a thread's figure with all 16 busy there). */
+#define PS_PRF_GPU_FROM_S 0.5
 /* With GPUs, the pairs that reach their cut-off are searched there too, a
  * lane a pair, but for the costliest (residues x positions), which CPU
  * threads take while the GPUs search the rest: as many as the threads,
  * PS_PRF_SEARCH_CPU_NS a node each, finish in the time a GPU lane takes
- * over the costliest pair left to it, PS_PRF_SEARCH_GPU_NS a node (both
- * measured on an H200 host, 16 Xeon cores, the batch's best scores running
- * beside the search). */
-#define PS_PRF_SEARCH_CPU_NS 55.0
+ * over the costliest pair left to it, PS_PRF_SEARCH_GPU_NS a node (an
+ * H200 host, 16 Xeon cores, the batch's best scores running beside the
+ * search; a thread's figure is tuned there by whole runs, as the GPU's
+ * search also slows its best scores: 10 to 28 ns ran alike, 55 slower, as
+ * BENCHMARKS.md says). A build may set it (-DPS_PRF_SEARCH_CPU_NS=). */
+#ifndef PS_PRF_SEARCH_CPU_NS
+#define PS_PRF_SEARCH_CPU_NS 20.0
+#endif
 #define PS_PRF_SEARCH_GPU_NS 2000.0
 /* The memory bound of the GPUs' search: rows on the GPU, and a pair's
  * matches (PS_GPROF_MATCHES, about 1.3 KB a pair) on both sides. */
