@@ -633,7 +633,7 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
             ip = START(ki, PS_PRF_I);
             pd[r] = START(ki, PS_PRF_D);
             vhigh = MX(vhigh, MX(ki, pd[r]));
-            ex = MX(ex, ki);
+            ex = r ? MX(ex, ki) : ki; /* not floored at low: a term is added after */
         }
         ST(&VM[0], pm[ROWS - 1]);
         ST(&VI[0], ip);

@@ -508,6 +508,41 @@ START_TEST(test_bundle_high)
 }
 END_TEST
 
+/* An exit at position 0 adds its term to the best of the rows' insertion
+ * sums there; sums under the lanes' floor (-16383) must not be floored
+ * before the term is added. Insertions at position 0 sum -18000 on every
+ * row; their exit term is -16383 + 30000 (no end there, E1 being '*'
+ * before N1): the true best is -4383 (every other path is lower), where a
+ * floored sum would give -2766. */
+START_TEST(test_bundle_exit_floor)
+{
+    static const char text[] =
+        "ID   FLOOR; MATRIX.\nMA   /GENERAL_SPEC: ALPHABET='ACDEFGHIKLMNPQRSTVWY'; LENGTH=1;\n"
+        "MA   /CUT_OFF: LEVEL=0; SCORE=1;\n"
+        "MA   /DEFAULT: B0=*; B1=-9000; E0=*; E1=0; BI=0; BD=*; MI=*; MD=*; IM=*; ID=*; DM=*; DI=*; I=-9000;\n"
+        "MA   /I: IE=30000;\nMA   /M: M=-9000;\nMA   /I:\n//\n";
+    ps_profile_t pr;
+    char why[256];
+    ck_assert_msg(ps_profile_parse(&pr, text, strlen(text), 0, why, sizeof why) == 0, "%s", why);
+    const ps_profile_t *one = &pr;
+    ps_prf_bundle_t *b;
+    ck_assert_int_eq(ps_prf_bundle_new(&b, &one, 1), 0);
+    ps_prf_work_t w = {0};
+    for (uint32_t n = 2; n <= 12; n++) { /* sweeps of four rows, of two, and one */
+        uint8_t letters[12], idx[12];
+        for (uint32_t i = 0; i < n; i++) letters[i] = (uint8_t)("ACDEFGHIKLMNPQRSTVWY"[i % 20] - 'A');
+        int32_t best;
+        ps_prf_bundle_best(b, letters, n, &best, &w);
+        ps_profile_index(&pr, letters, n, idx);
+        ck_assert_int_eq(ps_profile_best(&pr, idx, n, &w), -4383);
+        ck_assert_msg(best == -4383, "%u residues: %d in the bundle, -4383 alone", n, best);
+    }
+    ps_prf_bundle_free(b);
+    ps_profile_free(&pr);
+    ps_prf_work_free(&w);
+}
+END_TEST
+
 /* Bundles of 1 to 4 * PS_PRF_LANES random profiles of unlike lengths, so
  * that lanes hold one profile or several end to end: each profile's score
  * is its best, or above it where sums met the 16-bit floor; the bundle's
@@ -582,6 +617,7 @@ Suite *suite_profile(void)
     tcase_add_test(tc, test_random_bundles);
     tcase_add_test(tc, test_bundle_barrier);
     tcase_add_test(tc, test_bundle_high);
+    tcase_add_test(tc, test_bundle_exit_floor);
     tcase_add_test(tc, test_random_high_bundles);
     tcase_add_test(tc, test_random_search_lanes);
     suite_add_tcase(s, tc);
