@@ -441,7 +441,7 @@ int ps_profile_matches(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, i
 #define HIGH 32000
 #define LETTERS 26
 #define DELV 15 /* the deletion score, in the slot of X to X (no transition) */
-#define ROWS 4  /* rows a sweep of rows_avx2 */
+#define ROWS 4  /* rows a sweep (sweep) */
 
 typedef int16_t vls __attribute__((vector_size(2 * PS_PRF_LANES)));
 
@@ -582,6 +582,73 @@ uint32_t ps_prf_bundle_positions(const ps_prf_bundle_t *b) { return b->Q; }
 #define MX(a, b) _mm256_max_epi16((a), (b))
 #define AD(a, b) _mm256_adds_epi16((a), (b))
 
+/* Position 0's state `to` of a row whose insertion there sums ki: the
+ * insertion or a begin. */
+#define START(ki, to) MX(AD((ki), LD(&tr[PS_PRF_I * 4 + (to)])), LD(&tr[PS_PRF_X * 4 + (to)]))
+/* An exit at position q joins the best there. */
+#define EXIT(q, v) ST(&VX[q], MX(LD(&VX[q]), (v)))
+
+/* Rows `rows` (ROWS at most, none the last) of residues letters[0..rows)
+ * in one sweep over the positions: node (j + 1, q) needs (j, q - 1) and
+ * (j, q) only, so one sweep gives them all, and a position's transitions
+ * (L2-resident for long bundles) come from L2 once for the rows, from L1
+ * for the rows after the first. Four rows a sweep ran 1.2x two on machine
+ * A's cores (six alike, eight slower). Inlined for each constant `rows`. */
+__attribute__((target("avx2"), always_inline)) static inline void sweep(const ps_prf_bundle_t *b,
+                                                                         const uint8_t *letters, int rows,
+                                                                         __m256i *VM, __m256i *VI, __m256i *VX,
+                                                                         __m256i *vhigh)
+{
+    const size_t Q = b->Q;
+    const vls *tr = b->tr;
+    const __m256i low = _mm256_set1_epi16(NLOW);
+    const vls *ms[ROWS], *is[ROWS];
+    __m256i pm[ROWS], pd[ROWS]; /* each row's M and D at the position before */
+    __m256i high = *vhigh;
+    for (int r = 0; r < rows; r++) {
+        ms[r] = b->ms + (size_t)letters[r] * Q;
+        is[r] = b->is + (size_t)letters[r] * Q;
+    }
+    __m256i kopm = LD(&VM[0]), ip = LD(&VI[0]), ex = low;
+    for (int r = 0; r < rows; r++) {
+        const __m256i ki = AD(ip, LD(&is[r][0]));
+        pm[r] = START(ki, PS_PRF_M);
+        ip = START(ki, PS_PRF_I);
+        pd[r] = START(ki, PS_PRF_D);
+        high = MX(high, MX(ki, pd[r]));
+        ex = r ? MX(ex, ki) : ki; /* not floored at low: a term is added after */
+    }
+    ST(&VM[0], pm[rows - 1]);
+    ST(&VI[0], ip);
+    EXIT(0, AD(ex, LD(&tr[PS_PRF_I * 4 + PS_PRF_X])));
+    for (size_t q = 1; q < Q; q++) {
+        const vls *t = tr + q * 16;
+        const __m256i dl = LD(&t[DELV]);
+        __m256i up = kopm; /* the row before's M at q - 1 */
+        kopm = LD(&VM[q]);
+        ip = LD(&VI[q]); /* the row before's I at q */
+        ex = low;
+        for (int r = 0; r < rows; r++) {
+            const __m256i km = AD(up, LD(&ms[r][q])), kip = AD(ip, LD(&is[r][q])), kd = AD(pd[r], dl);
+            up = pm[r];
+            ip = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_I])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_I]))),
+                    MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_I])), LD(&t[PS_PRF_X * 4 + PS_PRF_I])));
+            pm[r] = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_M])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_M]))),
+                       MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_M])), LD(&t[PS_PRF_X * 4 + PS_PRF_M])));
+            pd[r] = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_D])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_D]))),
+                       MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&t[PS_PRF_X * 4 + PS_PRF_D])));
+            /* km, kip and kd hold every sum a node takes. */
+            high = MX(high, MX(MX(km, kip), kd));
+            ex = MX(ex, MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_X])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_X]))),
+                           AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_X]))));
+        }
+        ST(&VM[q], pm[rows - 1]);
+        ST(&VI[q], ip);
+        EXIT(q, ex);
+    }
+    *vhigh = high;
+}
+
 /* The rows in 16-bit lanes: VX[q], the best exit at each position, and
  * *high, the largest value met, per lane. */
 __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n,
@@ -592,11 +659,6 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
      * row's deletions run along it in kopd, so rows never store them. */
     __m256i *VM = (__m256i *)(void *)w->v8, *VI = VM + Q, *VD = VI + Q, *VX = VD + Q;
     const vls *tr = b->tr, *fi = b->first, *la = b->last;
-    /* Position 0's state `to` of a row whose insertion there sums ki: the
-     * insertion or a begin. */
-#define START(ki, to) MX(AD((ki), LD(&tr[PS_PRF_I * 4 + (to)])), LD(&tr[PS_PRF_X * 4 + (to)]))
-    /* An exit at position q joins the best there. */
-#define EXIT(q, v) ST(&VX[q], MX(LD(&VX[q]), (v)))
     const __m256i low = _mm256_set1_epi16(NLOW);
     ST(&VM[0], LD(&fi[PS_PRF_M]));
     ST(&VI[0], LD(&fi[PS_PRF_I]));
@@ -613,148 +675,30 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
         ST(&VX[q], low);
     }
     uint32_t j = 0;
-    /* ROWS rows a sweep while none is the last: node (j + 1, q) needs
-     * (j, q - 1) and (j, q) only, so one sweep over the positions gives
-     * them all, and a position's transitions (L2-resident for long
-     * bundles) come from L2 once for ROWS residues, from L1 for the rows
-     * after the first. Four rows ran 1.2x two on machine A's cores (six
-     * alike, eight slower). */
-    for (; j + ROWS < n; j += ROWS) {
-        const vls *ms[ROWS], *is[ROWS];
-        __m256i pm[ROWS], pd[ROWS]; /* each row's M and D at the position before */
-        for (int r = 0; r < ROWS; r++) {
-            ms[r] = b->ms + (size_t)letters[j + (uint32_t)r] * Q;
-            is[r] = b->is + (size_t)letters[j + (uint32_t)r] * Q;
-        }
-        __m256i kopm = LD(&VM[0]), ip = LD(&VI[0]), ex = low;
-        for (int r = 0; r < ROWS; r++) {
-            const __m256i ki = AD(ip, LD(&is[r][0]));
-            pm[r] = START(ki, PS_PRF_M);
-            ip = START(ki, PS_PRF_I);
-            pd[r] = START(ki, PS_PRF_D);
-            vhigh = MX(vhigh, MX(ki, pd[r]));
-            ex = r ? MX(ex, ki) : ki; /* not floored at low: a term is added after */
-        }
-        ST(&VM[0], pm[ROWS - 1]);
-        ST(&VI[0], ip);
-        EXIT(0, AD(ex, LD(&tr[PS_PRF_I * 4 + PS_PRF_X])));
-        for (size_t q = 1; q < Q; q++) {
-            const vls *t = tr + q * 16;
-            const __m256i dl = LD(&t[DELV]);
-            __m256i up = kopm; /* the row before's M at q - 1 */
-            kopm = LD(&VM[q]);
-            ip = LD(&VI[q]); /* the row before's I at q */
-            ex = low;
-            for (int r = 0; r < ROWS; r++) {
-                const __m256i km = AD(up, LD(&ms[r][q])), kip = AD(ip, LD(&is[r][q])), kd = AD(pd[r], dl);
-                up = pm[r];
-                ip = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_I])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_I]))),
-                        MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_I])), LD(&t[PS_PRF_X * 4 + PS_PRF_I])));
-                pm[r] = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_M])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_M]))),
-                           MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_M])), LD(&t[PS_PRF_X * 4 + PS_PRF_M])));
-                pd[r] = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_D])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_D]))),
-                           MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&t[PS_PRF_X * 4 + PS_PRF_D])));
-                vhigh = MX(vhigh, MX(MX(km, kip), kd));
-                ex = MX(ex, MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_X])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_X]))),
-                               AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_X]))));
-            }
-            ST(&VM[q], pm[ROWS - 1]);
-            ST(&VI[q], ip);
-            EXIT(q, ex);
-        }
-    }
-    /* Then two rows a sweep, the same way, while neither is the last. */
-    for (; j + 2 < n; j += 2) {
-        const vls *ms0 = b->ms + (size_t)letters[j] * Q, *is0 = b->is + (size_t)letters[j] * Q;
-        const vls *ms1 = b->ms + (size_t)letters[j + 1] * Q, *is1 = b->is + (size_t)letters[j + 1] * Q;
-        __m256i kopm0 = LD(&VM[0]);
-        const __m256i ki0 = AD(LD(&VI[0]), LD(&is0[0]));
-        __m256i prevm = START(ki0, PS_PRF_M);
-        const __m256i i0 = START(ki0, PS_PRF_I);
-        __m256i kopd0 = START(ki0, PS_PRF_D);
-        vhigh = MX(vhigh, MX(ki0, kopd0));
-        const __m256i ki1 = AD(i0, LD(&is1[0]));
-        ST(&VM[0], START(ki1, PS_PRF_M));
-        ST(&VI[0], START(ki1, PS_PRF_I));
-        __m256i kopd1 = START(ki1, PS_PRF_D);
-        vhigh = MX(vhigh, MX(ki1, kopd1));
-        EXIT(0, AD(MX(ki0, ki1), LD(&tr[PS_PRF_I * 4 + PS_PRF_X])));
-        for (size_t q = 1; q < Q; q++) {
-            const vls *t = tr + q * 16;
-            const __m256i km0 = AD(kopm0, LD(&ms0[q]));
-            kopm0 = LD(&VM[q]);
-            const __m256i kip0 = AD(LD(&VI[q]), LD(&is0[q]));
-            const __m256i dl = LD(&t[DELV]);
-            const __m256i kd0 = AD(kopd0, dl), kd1 = AD(kopd1, dl);
-            const __m256i km1 = AD(prevm, LD(&ms1[q]));
-            __m256i tm = LD(&t[PS_PRF_M * 4 + PS_PRF_I]), ti = LD(&t[PS_PRF_I * 4 + PS_PRF_I]);
-            __m256i td = LD(&t[PS_PRF_D * 4 + PS_PRF_I]), tx = LD(&t[PS_PRF_X * 4 + PS_PRF_I]);
-            const __m256i vi0 = MX(MX(AD(km0, tm), AD(kip0, ti)), MX(AD(kd0, td), tx));
-            const __m256i kip1 = AD(vi0, LD(&is1[q]));
-            ST(&VI[q], MX(MX(AD(km1, tm), AD(kip1, ti)), MX(AD(kd1, td), tx)));
-            tm = LD(&t[PS_PRF_M * 4 + PS_PRF_M]), ti = LD(&t[PS_PRF_I * 4 + PS_PRF_M]);
-            td = LD(&t[PS_PRF_D * 4 + PS_PRF_M]), tx = LD(&t[PS_PRF_X * 4 + PS_PRF_M]);
-            prevm = MX(MX(AD(km0, tm), AD(kip0, ti)), MX(AD(kd0, td), tx));
-            ST(&VM[q], MX(MX(AD(km1, tm), AD(kip1, ti)), MX(AD(kd1, td), tx)));
-            tm = LD(&t[PS_PRF_M * 4 + PS_PRF_D]), ti = LD(&t[PS_PRF_I * 4 + PS_PRF_D]);
-            td = LD(&t[PS_PRF_D * 4 + PS_PRF_D]), tx = LD(&t[PS_PRF_X * 4 + PS_PRF_D]);
-            kopd0 = MX(MX(AD(km0, tm), AD(kip0, ti)), MX(AD(kd0, td), tx));
-            kopd1 = MX(MX(AD(km1, tm), AD(kip1, ti)), MX(AD(kd1, td), tx));
-            vhigh = MX(vhigh, MX(MX(MX(km0, kip0), kd0), MX(MX(km1, kip1), kd1)));
-            tm = LD(&t[PS_PRF_M * 4 + PS_PRF_X]), ti = LD(&t[PS_PRF_I * 4 + PS_PRF_X]);
-            td = LD(&t[PS_PRF_D * 4 + PS_PRF_X]);
-            EXIT(q, MX(MX(MX(AD(km0, tm), AD(kip0, ti)), AD(kd0, td)), MX(MX(AD(km1, tm), AD(kip1, ti)), AD(kd1, td))));
-        }
-    }
-    for (; j < n; j++) {
-        const unsigned a = letters[j];
-        const vls *ms = b->ms + (size_t)a * Q, *is = b->is + (size_t)a * Q;
-        const int last = j + 1 == n;
-        __m256i kopm = LD(&VM[0]);
-        const __m256i ki = AD(LD(&VI[0]), LD(&is[0]));
-        ST(&VM[0], START(ki, PS_PRF_M));
-        ST(&VI[0], START(ki, PS_PRF_I));
-        __m256i kopd = START(ki, PS_PRF_D);
-        vhigh = MX(vhigh, MX(ki, kopd));
-        EXIT(0, AD(ki, LD(last ? &la[PS_PRF_I] : &tr[PS_PRF_I * 4 + PS_PRF_X])));
-        if (!last) {
-            for (size_t q = 1; q < Q; q++) {
-                const vls *t = tr + q * 16;
-                const __m256i km = AD(kopm, LD(&ms[q]));
-                kopm = LD(&VM[q]);
-                const __m256i kip = AD(LD(&VI[q]), LD(&is[q]));
-                const __m256i kd = AD(kopd, LD(&t[DELV]));
-                const __m256i vm = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_M])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_M]))),
-                                      MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_M])), LD(&t[PS_PRF_X * 4 + PS_PRF_M])));
-                const __m256i vi = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_I])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_I]))),
-                                      MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_I])), LD(&t[PS_PRF_X * 4 + PS_PRF_I])));
-                kopd = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_D])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_D]))),
-                          MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&t[PS_PRF_X * 4 + PS_PRF_D])));
-                ST(&VM[q], vm);
-                ST(&VI[q], vi);
-                /* km, kip and kd hold every sum a node of this row takes. */
-                vhigh = MX(vhigh, MX(MX(km, kip), kd));
-                EXIT(q, MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_X])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_X]))),
-                           AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_X]))));
-            }
-        } else { /* the last residue: ends at the sequence's end (E0) only */
-            for (size_t q = 1; q < Q; q++) {
-                const vls *t = tr + q * 16, *e = la + q * 3;
-                const __m256i km = AD(kopm, LD(&ms[q]));
-                kopm = LD(&VM[q]);
-                const __m256i kip = AD(LD(&VI[q]), LD(&is[q]));
-                const __m256i kd = AD(kopd, LD(&t[DELV]));
-                kopd = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_D])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_D]))),
-                          MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&t[PS_PRF_X * 4 + PS_PRF_D])));
-                vhigh = MX(vhigh, MX(MX(km, kip), kd));
-                EXIT(q, MX(MX(AD(km, LD(&e[PS_PRF_M])), AD(kip, LD(&e[PS_PRF_I]))), AD(kd, LD(&e[PS_PRF_D]))));
-            }
-        }
+    for (; j + ROWS < n; j += ROWS) sweep(b, letters + j, ROWS, VM, VI, VX, &vhigh);
+    for (; j + 1 < n; j++) sweep(b, letters + j, 1, VM, VI, VX, &vhigh);
+    /* The last residue: ends at the sequence's end (E0) only. */
+    const vls *ms = b->ms + (size_t)letters[j] * Q, *is = b->is + (size_t)letters[j] * Q;
+    __m256i kopm = LD(&VM[0]);
+    const __m256i ki = AD(LD(&VI[0]), LD(&is[0]));
+    __m256i kopd = START(ki, PS_PRF_D);
+    vhigh = MX(vhigh, MX(ki, kopd));
+    EXIT(0, AD(ki, LD(&la[PS_PRF_I])));
+    for (size_t q = 1; q < Q; q++) {
+        const vls *t = tr + q * 16, *e = la + q * 3;
+        const __m256i km = AD(kopm, LD(&ms[q]));
+        kopm = LD(&VM[q]);
+        const __m256i kip = AD(LD(&VI[q]), LD(&is[q]));
+        const __m256i kd = AD(kopd, LD(&t[DELV]));
+        kopd = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_D])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_D]))),
+                  MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&t[PS_PRF_X * 4 + PS_PRF_D])));
+        vhigh = MX(vhigh, MX(MX(km, kip), kd));
+        EXIT(q, MX(MX(AD(km, LD(&e[PS_PRF_M])), AD(kip, LD(&e[PS_PRF_I]))), AD(kd, LD(&e[PS_PRF_D]))));
     }
     _mm256_storeu_si256((__m256i *)(void *)high, vhigh);
+}
 #undef START
 #undef EXIT
-}
 #endif
 
 void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n, int32_t *best, ps_prf_work_t *w)

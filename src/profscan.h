@@ -90,8 +90,7 @@ int ps_profiles_inputs_fit(const ps_profiles_t *ps, const char *const *inputs, i
  * (auto) where one is usable and CPU threads would take over
  * PS_PRF_GPU_FROM_S (PS_PRF_CPU_NS a residue a thread for each position of
  * each bundle's lanes, over `bytes` of input, ps_inputs_bytes; 0: unknown,
- * CPU); else
- * CPU threads. The GPUs are --gpu's, or by default
+ * CPU); else CPU threads. The GPUs are --gpu's, or by default
  * one per second of that estimate (plan.h, ps_plan_gpus); each takes a run
  * of the profiles of about equal positions, all the batch's records. -v
  * says which and why. */

@@ -468,6 +468,28 @@ START_TEST(test_random_high_bundles)
 }
 END_TEST
 
+/* The profile of `text` scored over letters[0..n) alone (ps_profile_best)
+ * and in a bundle of its own. */
+static void alone_and_bundled(const char *text, const uint8_t *letters, uint32_t n, int32_t *alone, int32_t *bundled)
+{
+    ps_profile_t pr;
+    char why[256];
+    ck_assert_msg(ps_profile_parse(&pr, text, strlen(text), 0, why, sizeof why) == 0, "%s", why);
+    const ps_profile_t *one = &pr;
+    ps_prf_bundle_t *b;
+    ck_assert_int_eq(ps_prf_bundle_new(&b, &one, 1), 0);
+    uint8_t *idx = malloc(n);
+    ck_assert_ptr_nonnull(idx);
+    ps_prf_work_t w = {0};
+    ps_prf_bundle_best(b, letters, n, bundled, &w);
+    ps_profile_index(&pr, letters, n, idx);
+    *alone = ps_profile_best(&pr, idx, n, &w);
+    free(idx);
+    ps_prf_bundle_free(b);
+    ps_profile_free(&pr);
+    ps_prf_work_free(&w);
+}
+
 /* A sum that met +32767 is never taken for a bundle's score: eleven
  * matches of 2,600 (28,600, under the lanes' margin) and a transition of
  * 4,500 from the eleventh to the twelfth make 33,100, which a 16-bit lane
@@ -488,23 +510,12 @@ START_TEST(test_bundle_high)
         o += (size_t)snprintf(text + o, sizeof text - o, ";\n");
     }
     snprintf(text + o, sizeof text - o, "MA   /I:\n//\n");
-    ps_profile_t pr;
-    char why[256];
-    ck_assert_msg(ps_profile_parse(&pr, text, strlen(text), 0, why, sizeof why) == 0, "%s", why);
-    const ps_profile_t *one = &pr;
-    ps_prf_bundle_t *b;
-    ck_assert_int_eq(ps_prf_bundle_new(&b, &one, 1), 0);
-    uint8_t letters[12], idx[12];
+    uint8_t letters[12];
     for (int i = 0; i < 12; i++) letters[i] = 'W' - 'A';
-    ps_prf_work_t w = {0};
-    int32_t best;
-    ps_prf_bundle_best(b, letters, 12, &best, &w);
-    ps_profile_index(&pr, letters, 12, idx);
-    ck_assert_int_eq(ps_profile_best(&pr, idx, 12, &w), 31600);
+    int32_t alone, best;
+    alone_and_bundled(text, letters, 12, &alone, &best);
+    ck_assert_int_eq(alone, 31600);
     ck_assert_int_eq(best, 31600);
-    ps_prf_bundle_free(b);
-    ps_profile_free(&pr);
-    ps_prf_work_free(&w);
 }
 END_TEST
 
@@ -521,25 +532,14 @@ START_TEST(test_bundle_exit_floor)
         "MA   /CUT_OFF: LEVEL=0; SCORE=1;\n"
         "MA   /DEFAULT: B0=*; B1=-9000; E0=*; E1=0; BI=0; BD=*; MI=*; MD=*; IM=*; ID=*; DM=*; DI=*; I=-9000;\n"
         "MA   /I: IE=30000;\nMA   /M: M=-9000;\nMA   /I:\n//\n";
-    ps_profile_t pr;
-    char why[256];
-    ck_assert_msg(ps_profile_parse(&pr, text, strlen(text), 0, why, sizeof why) == 0, "%s", why);
-    const ps_profile_t *one = &pr;
-    ps_prf_bundle_t *b;
-    ck_assert_int_eq(ps_prf_bundle_new(&b, &one, 1), 0);
-    ps_prf_work_t w = {0};
-    for (uint32_t n = 2; n <= 12; n++) { /* sweeps of four rows, of two, and one */
-        uint8_t letters[12], idx[12];
-        for (uint32_t i = 0; i < n; i++) letters[i] = (uint8_t)("ACDEFGHIKLMNPQRSTVWY"[i % 20] - 'A');
-        int32_t best;
-        ps_prf_bundle_best(b, letters, n, &best, &w);
-        ps_profile_index(&pr, letters, n, idx);
-        ck_assert_int_eq(ps_profile_best(&pr, idx, n, &w), -4383);
+    for (uint32_t n = 2; n <= 12; n++) { /* sweeps of four rows and of one */
+        uint8_t letters[12];
+        for (uint32_t i = 0; i < n; i++) letters[i] = (uint8_t)(ALPHA[i % 20] - 'A');
+        int32_t alone, best;
+        alone_and_bundled(text, letters, n, &alone, &best);
+        ck_assert_int_eq(alone, -4383);
         ck_assert_msg(best == -4383, "%u residues: %d in the bundle, -4383 alone", n, best);
     }
-    ps_prf_bundle_free(b);
-    ps_profile_free(&pr);
-    ps_prf_work_free(&w);
 }
 END_TEST
 
