@@ -58,13 +58,23 @@ seed=${PS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "profiles.sh: seed $seed (PS_SEED=$seed repeats this run)"
 
 # pfscanV3's rows of profiles $1 over proteins $2 as pff rows (level from
-# its -o 5 rows), sequences it stopped on left out; those go to $3.
+# its -o 5 rows), sequences it stopped on left out; those go to $3. Its -o 5
+# run can crash after such a stop (seen: a segmentation fault), so both runs
+# are made again without those sequences until none is stopped on.
 v3_pff() {
-    pfscanV3 -n -t 1 -o 7 "$1" "$2" > v3.o7 2> v3.err7
-    pfscanV3 -n -t 1 -o 5 "$1" "$2" > v3.o5 2> /dev/null
-    # the sequences it stopped on: the header line after each error line
-    awk '/Internal error xalip/ { if ((getline h) > 0) { sub(/^>/, "", h); split(h, w, /[ \t]/); print w[1] } }' \
-        v3.err7 v3.o7 | sort -u > "$3"
+    : > "$3"
+    input=$2
+    for round in 1 2 3; do
+        pfscanV3 -n -t 1 -o 7 "$1" "$input" > v3.o7 2> v3.err7
+        # the sequences it stopped on: the header line after each error line
+        awk '/Internal error xalip/ { if ((getline h) > 0) { sub(/^>/, "", h); split(h, w, /[ \t]/); print w[1] } }' \
+            v3.err7 v3.o7 > v3.stop
+        [ -s v3.stop ] || break
+        sort -u v3.stop "$3" > v3.all && mv v3.all "$3"
+        awk 'NR == FNR { s[$1] = 1; next } /^>/ { h = substr($1, 2); keep = !(h in s) } keep' "$3" "$2" > v3.in.fa
+        input=v3.in.fa
+    done
+    pfscanV3 -n -t 1 -o 5 "$1" "$input" > v3.o5 2> /dev/null
     grep '^L=' v3.o5 | awk '{ sub(/^L=/, "", $1); print $1 }' > v3.levels
     grep -v '^Thread\|^ *Alignement\|^Error' v3.o7 | awk -F'\t' 'NF >= 9' > v3.rows
     if [ "$(wc -l < v3.rows)" -ne "$(wc -l < v3.levels)" ]; then
