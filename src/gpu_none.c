@@ -78,3 +78,16 @@ int ps_gprof_matches(ps_gprof_t *g, const uint8_t *letters, uint64_t n_letters, 
 }
 
 void ps_gprof_free(ps_gprof_t *g) { (void)g; }
+
+int ps_gprof_matches_host(const ps_profile_t *pr, const uint8_t *letters, uint32_t n, int32_t cut, int32_t *n_match,
+                          ps_prf_match_t *match, ps_err_t *err)
+{
+    (void)pr, (void)letters, (void)n, (void)cut, (void)n_match, (void)match;
+    return ps_fail(err, PS_E_GPU, "the GPU search's code is not built: this probescan was built without CUDA");
+}
+
+int ps_gprof_best_host(const ps_profile_t *pr, const uint8_t *letters, uint32_t n, int32_t *best, ps_err_t *err)
+{
+    (void)pr, (void)letters, (void)n, (void)best;
+    return ps_fail(err, PS_E_GPU, "the GPU search's code is not built: this probescan was built without CUDA");
+}

@@ -611,41 +611,30 @@ static int make_groups(job_t *j, pair_t *pair)
     return 0;
 }
 
-/* Where the CPU threads' share of the search ends (*k_out; -1 out of
- * memory): pairs [0, k) (the costliest, sorted so) stay on the `threads`
- * CPU threads and the rest go to the GPUs, which search every pair at once
- * on a lane each: their time is about that of their costliest pair, the
- * CPU's the sum of its pairs over its threads. k balances the two, and
- * leaves the GPUs at most PS_PRF_SEARCH_GPU_PAIRS pairs and
- * PS_PRF_SEARCH_GPU_BYTES of rows (PS_GPROF_ROW_BYTES a position a lane,
- * a warp of PS_GPROF_WARP lanes to each profile at least). */
-static int cpu_share(const ps_profiles_t *ps, const pair_t *pair, uint64_t n_pair, int threads, uint64_t *k_out)
+/* Where the CPU threads' share of the search ends (*k_out): pairs [0, k)
+ * (the costliest, sorted so) stay on the `threads` CPU threads and the rest
+ * go to the GPUs, which search them all at once, a warp each: their time is
+ * about that of their costliest pair, PS_PRF_SEARCH_GPU_NS a node; the
+ * CPU's the sum of its pairs over its threads, but at least its costliest
+ * pair's, PS_PRF_SEARCH_CPU_NS a node. k is where the later of the two ends
+ * first, leaving the GPUs at most PS_PRF_SEARCH_GPU_PAIRS pairs. */
+static void cpu_share(const pair_t *pair, uint64_t n_pair, int threads, uint64_t *k_out)
 {
-    double sum = 0;
-    uint64_t k = 0;
-    for (; k < n_pair; k++) {
-        const double cpu = sum * PS_PRF_SEARCH_CPU_NS / threads, gpu = (double)pair[k].cost * PS_PRF_SEARCH_GPU_NS;
-        if (cpu >= gpu) break;
+    double sum = 0, least = 0;
+    uint64_t best = 0;
+    for (uint64_t k = 0; k <= n_pair; k++) {
+        const double cpu = k ? fmax((double)pair[0].cost, sum / threads) * PS_PRF_SEARCH_CPU_NS : 0;
+        const double gpu = k < n_pair ? (double)pair[k].cost * PS_PRF_SEARCH_GPU_NS : 0;
+        const double t = fmax(cpu, gpu);
+        if (k == 0 || t < least) {
+            least = t;
+            best = k;
+        }
+        if (cpu >= least || k == n_pair) break; /* the CPU's time only grows */
         sum += (double)pair[k].cost;
     }
-    /* The bound, from the cheapest pair up: each profile met brings its
-     * last warp's empty lanes. */
-    uint8_t *seen = calloc(ps->n, 1);
-    if (!seen) return -1;
-    uint64_t bytes = 0;
-    *k_out = k;
-    for (uint64_t i = n_pair; i > k; i--) {
-        const uint32_t p = pair[i - 1].prof;
-        const uint64_t row = (uint64_t)PS_GPROF_ROW_BYTES * (ps->p[p].len + 1u);
-        bytes += row + (seen[p] ? 0 : (PS_GPROF_WARP - 1) * row);
-        seen[p] = 1;
-        if (bytes > PS_PRF_SEARCH_GPU_BYTES || n_pair - i >= PS_PRF_SEARCH_GPU_PAIRS) {
-            *k_out = i;
-            break;
-        }
-    }
-    free(seen);
-    return 0;
+    if (n_pair - best > PS_PRF_SEARCH_GPU_PAIRS) best = n_pair - PS_PRF_SEARCH_GPU_PAIRS;
+    *k_out = best;
 }
 
 /* The GPU that holds profile p. */
@@ -864,9 +853,7 @@ static int search_batch(const ps_profiles_t *ps, batch_t *b, const int32_t *best
         /* With GPUs, the cheaper pairs are searched there; a thread a GPU
          * waits for it before it takes CPU pairs. */
         j.n_cpu = n_pair;
-        if (best && ps->n_gpu &&
-            cpu_share(ps, pair, n_pair, most > ps->n_gpu ? most - ps->n_gpu : 1, &j.n_cpu) < 0)
-            rc = ps_fail(err, PS_E_NOMEM, "out of memory");
+        if (best && ps->n_gpu) cpu_share(pair, n_pair, most > ps->n_gpu ? most - ps->n_gpu : 1, &j.n_cpu);
         if (rc == 0 && j.n_cpu < n_pair && gpu_pairs(&j, j.n_cpu) < 0) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
         if (rc == 0 && make_groups(&j, pair) < 0) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
         int parts = n_pair < (uint64_t)most ? (int)n_pair : most;

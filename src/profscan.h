@@ -101,21 +101,23 @@ int ps_profiles_inputs_fit(const ps_profiles_t *ps, const char *const *inputs, i
  * H200 host; CPU_NS is a thread's figure with all 16 busy there). */
 #define PS_PRF_GPU_FROM_S 0.5
 /* With GPUs, the pairs that reach their cut-off are searched there too, a
- * lane a pair, but for the costliest (residues x positions), which CPU
- * threads take while the GPUs search the rest: as many as the threads,
- * PS_PRF_SEARCH_CPU_NS a node each, finish in the time a GPU lane takes
- * over the costliest pair left to it, PS_PRF_SEARCH_GPU_NS a node (an
- * H200 host, 16 Xeon cores, the batch's best scores running beside the
- * search; a thread's figure is tuned there by whole runs, as the GPU's
- * search also slows its best scores: 10 to 28 ns ran alike, 55 slower, as
- * BENCHMARKS.md says). A build may set it (-DPS_PRF_SEARCH_CPU_NS=). */
+ * warp a pair, but for the costliest (residues x positions) where CPU
+ * threads would finish them first: as many as the threads,
+ * PS_PRF_SEARCH_CPU_NS a node each (its costliest pair alone on one),
+ * finish before the GPU is done with the costliest pair left to it,
+ * PS_PRF_SEARCH_GPU_NS a node of that pair. On an H200 host (16 Xeon
+ * cores) a thread's figure was tuned by whole runs; a batch's search alone
+ * on the GPU took 0.038 s, its costliest pair 2.1 M nodes: 18 ns a node at
+ * most, so the GPU takes every pair there. A build may set either
+ * (-DPS_PRF_SEARCH_CPU_NS=). */
 #ifndef PS_PRF_SEARCH_CPU_NS
 #define PS_PRF_SEARCH_CPU_NS 20.0
 #endif
-#define PS_PRF_SEARCH_GPU_NS 2000.0
-/* The memory bound of the GPUs' search: rows on the GPU, and a pair's
- * matches (PS_GPROF_MATCHES, about 1.3 KB a pair) on both sides. */
-#define PS_PRF_SEARCH_GPU_BYTES (512ull << 20)
+#ifndef PS_PRF_SEARCH_GPU_NS
+#define PS_PRF_SEARCH_GPU_NS 18.0
+#endif
+/* The GPUs' search at most (their matches: PS_GPROF_MATCHES, about 640
+ * bytes a pair, on both sides). */
 #define PS_PRF_SEARCH_GPU_PAIRS 65536u
 int ps_profiles_engine(ps_profiles_t *ps, ps_engine_req_t req, const ps_gpus_t *gpus, double bytes, int threads,
                        int verbose, ps_err_t *err);

@@ -34,7 +34,7 @@
 #include "engine_gpu.h"
 #include "testutil.h"
 
-enum { NEED_DATA = 1, NEED_GPU = 2, NEED_GPU2 = 4 };
+enum { NEED_DATA = 1, NEED_GPU = 2, NEED_GPU2 = 4, NEED_CUDA = 8 };
 enum { WHY_LEN = 1024 }; /* a skip reason, as tu_data_plan_t holds it */
 
 /* Suites that run everywhere. */
@@ -43,7 +43,9 @@ enum { WHY_LEN = 1024 }; /* a skip reason, as tu_data_plan_t holds it */
 /* Suites that need a usable GPU. */
 /* Suites that need two usable GPUs (gpu2: where fewer are visible it is
  * reported skipped, and check_probescan --gpu still passes on one GPU). */
-#define NEEDY_SUITES(X) X(gpu, NEED_GPU) X(gpu2, NEED_GPU | NEED_GPU2)
+/* Suites that need a build with CUDA (its device code run on the host),
+ * not a GPU. */
+#define NEEDY_SUITES(X) X(gpu, NEED_GPU) X(gpu2, NEED_GPU | NEED_GPU2) X(gpu_host, NEED_CUDA)
 /* Suites over real data ($PS_DATA), and whether they need a GPU too. */
 #define DATA_SUITES(X) X(data, NEED_DATA) X(gpu_data, NEED_GPU | NEED_DATA)
 
@@ -158,6 +160,9 @@ int main(int argc, char **argv)
         int checks = 0; \
         Suite *s = suite_##n(&checks); \
         if (((needs) & NEED_GPU) && !have_gpu) skip_suite(unrun, s, #n, checks, "gpu", gpu_why, &n_skipped, first_why); \
+        else if (((needs) & NEED_CUDA) && !PS_CUDA_ARCHS[0]) \
+            skip_suite(unrun, s, #n, checks, "cuda", "this build has no CUDA (make NO_CUDA=1, or no nvcc)", &n_skipped, \
+                       first_why); \
         else if (((needs) & NEED_GPU2) && !have_gpu2) \
             skip_suite(unrun, s, #n, checks, "gpu", "two GPUs needed, and GPU 1 is not usable here", &n_skipped_gpu2, \
                        gpu2_why); \

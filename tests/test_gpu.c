@@ -1622,8 +1622,9 @@ START_TEST(test_gpu_prosite_commands)
 END_TEST
 
 /* PROSITE profiles: the GPU's best score of every (profile, sequence) pair
- * equals ps_profile_best, profiles of 1 to 40 positions and one of 400;
- * on one device, or with the profiles split between devices 0 and 1 as
+ * equals ps_profile_best, profiles of 1 to 40 positions and one of 400,
+ * sequences of up to 300 residues and nine longer ones (the long
+ * sequences' kernel, from PS_GPROF_WAVE_FROM); on one device, or with the profiles split between devices 0 and 1 as
  * profscan.c splits them (split 1). And the GPU's search of every pair, at
  * the profile's cut-off, at its best score or at a random one under it
  * (sequences of repeated consensus: several matches, locks and restarts),
@@ -1632,7 +1633,7 @@ static void profiles_case(int split)
 {
     tu_rng_t r;
     tu_rng_seed(&r, tu_seed() ^ 0x9e0f11eull);
-    enum { NP = 24, NS = 500 };
+    enum { NP = 24, NS = 500, MAXN = PS_GPROF_WAVE_FROM + 600 };
     static ps_profile_t prs[NP];
     char *text = malloc(1 << 20);
     ck_assert_ptr_nonnull(text);
@@ -1643,13 +1644,15 @@ static void profiles_case(int split)
     }
     uint64_t *off = malloc(sizeof *off * NS);
     uint32_t *len = malloc(sizeof *len * NS);
-    uint8_t *letters = malloc(NS * 320);
-    char *seq = malloc(NS * 320);
+    uint8_t *letters = malloc(NS * 320 + 8 * MAXN);
+    char *seq = malloc(NS * 320 + 8 * MAXN);
     int32_t *best = malloc(sizeof *best * NP * NS);
     uint64_t at = 0;
     for (int s = 0; s < NS; s++) {
         off[s] = at;
-        len[s] = s == 7 ? 0 : (uint32_t)tu_rng_range(&r, 1, 300);
+        /* Nine long ones, for the long sequences' kernel (PS_GPROF_WAVE_FROM). */
+        len[s] = s == 7 ? 0 : s % 61 == 3 ? (uint32_t)tu_rng_range(&r, PS_GPROF_WAVE_FROM, MAXN)
+                                          : (uint32_t)tu_rng_range(&r, 1, 300);
         const ps_profile_t *pr = &prs[tu_rng_below(&r, NP)];
         for (uint32_t i = 0; i < len[s]; i++) {
             seq[at + i] = tu_rng_chance(&r, 60) ? pr->consensus[i % pr->len] : (char)('A' + tu_rng_below(&r, 26));
@@ -1668,7 +1671,7 @@ static void profiles_case(int split)
                       err.msg);
     }
     ps_prf_work_t w = {0};
-    uint8_t idx[320];
+    static uint8_t idx[MAXN];
     for (int p = 0; p < NP; p++)
         for (int s = 0; s < NS; s++) {
             ps_profile_index(&prs[p], letters + off[s], len[s], idx);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "profile_gpu.h"
 #include "testutil.h"
 
 static const char *const ALPHA = "ACDEFGHIKLMNPQRSTVWY";
@@ -607,6 +608,125 @@ START_TEST(test_random_bundles)
 }
 END_TEST
 
+/* The GPU search's own code (profile_gpu.cu's wavefront: a warp a pair,
+ * lane t on a strip of positions one row behind lane t - 1, lane 31's
+ * decisions), run on the host lane after lane: each pair's matches, in
+ * order, with their residues and scores, those of ps_profile_matches, or
+ * -1 where it has more than PS_GPROF_MATCHES. Profiles of 1 to 30
+ * positions (strips of one position, lanes left empty) and up to 400
+ * (strips of 13), protected ranges anywhere; sequences of 1 to 1,200
+ * residues, the consensus in stretches or scattered, cut-offs at the
+ * profile's own, at the pair's best and under it, so that passes restart,
+ * lock residues and run past check points. Needs a build with CUDA. */
+START_TEST(test_gpu_search_host)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x3a7e51ull);
+    char *text = malloc(1 << 17);
+    ps_prf_work_t w = {0};
+    enum { MAXN = 1200 };
+    uint8_t *letters = malloc(MAXN), *idx = malloc(MAXN);
+    ps_prf_match_t gm[PS_GPROF_MATCHES], *m = NULL;
+    size_t mcap = 0;
+    int pairs = 0, found = 0, several = 0, over = 0;
+    ck_assert(text && letters && idx);
+    for (int g = 0; g < 160; g++) {
+        ps_profile_t pr;
+        const size_t len = tu_random_profile(&r, text, 1 << 17, g % 8 == 0 ? 400 : 30);
+        char why[256];
+        ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "%s", why);
+        for (int q = 0; q < 4; q++) {
+            const uint32_t n = (uint32_t)tu_rng_range(&r, 1, tu_rng_chance(&r, 30) ? MAXN : 260);
+            const int stretch = tu_rng_chance(&r, 50);
+            for (uint32_t j = 0; j < n; j++) {
+                const int near = stretch ? (j / (2 * pr.len + 7)) % 2 == 0 : tu_rng_chance(&r, 60);
+                letters[j] = near && tu_rng_chance(&r, 85) ? (uint8_t)(pr.consensus[j % pr.len] - 'A')
+                                                           : (uint8_t)tu_rng_below(&r, 26);
+            }
+            ps_profile_index(&pr, letters, n, idx);
+            const int32_t best = ps_profile_best(&pr, idx, n, &w);
+            const int how = (int)tu_rng_below(&r, 3);
+            const int32_t cut = how == 0 ? pr.cut : how == 1 ? best : best - (int32_t)tu_rng_below(&r, 120);
+            int32_t nm = 0;
+            ps_err_t err = {0};
+            ck_assert_msg(ps_gprof_matches_host(&pr, letters, n, cut, &nm, gm, &err) == 0, "%s", err.msg);
+            const int want = ps_profile_matches(&pr, idx, n, cut, &w, &m, &mcap);
+            ck_assert_int_ge(want, 0);
+            pairs++;
+            if (want > PS_GPROF_MATCHES) {
+                ck_assert_msg(nm == -1, "profile %d (length %u), sequence of %u, seed %llu: %d matches, the kernel says %d",
+                              g, pr.len, n, (unsigned long long)tu_seed(), want, nm);
+                over++;
+                continue;
+            }
+            ck_assert_msg(nm == want, "profile %d (length %u, N1 %u, N2 %u), sequence of %u, cut %d, seed %llu: the kernel %d matches, ps_profile_matches %d",
+                          g, pr.len, pr.n1, pr.n2, n, cut, (unsigned long long)tu_seed(), nm, want);
+            for (int h = 0; h < want; h++)
+                ck_assert_msg(gm[h].from == m[h].from && gm[h].to == m[h].to && gm[h].score == m[h].score,
+                              "profile %d, match %d (seed %llu): the kernel %u-%u %d, ps_profile_matches %u-%u %d", g, h,
+                              (unsigned long long)tu_seed(), gm[h].from, gm[h].to, gm[h].score, m[h].from, m[h].to,
+                              m[h].score);
+            found += want > 0;
+            several += want > 1;
+        }
+        ps_profile_free(&pr);
+    }
+    ck_assert_msg(found * 4 > pairs && several * 20 > pairs, "%d pairs, %d with matches, %d with several (seed %llu)",
+                  pairs, found, several, (unsigned long long)tu_seed());
+    (void)over;
+    free(m);
+    free(letters);
+    free(idx);
+    free(text);
+    ps_prf_work_free(&w);
+}
+END_TEST
+
+/* The GPU's best-score kernel for long sequences (profile_gpu.cu's
+ * wave_best_kernel: a warp a pair, lanes on strips of positions), run on
+ * the host lane after lane: ps_profile_best of each pair, profiles of 1
+ * to 400 positions, sequences of 1 to 3,000 residues (the kernel takes
+ * those of PS_GPROF_WAVE_FROM or more; its code takes any). Needs a build
+ * with CUDA. */
+START_TEST(test_gpu_wave_best_host)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0xbe57ull);
+    char *text = malloc(1 << 17);
+    ps_prf_work_t w = {0};
+    enum { MAXN = 3000 };
+    uint8_t *letters = malloc(MAXN), *idx = malloc(MAXN);
+    ck_assert(text && letters && idx);
+    int pairs = 0;
+    for (int g = 0; g < 80; g++) {
+        ps_profile_t pr;
+        const size_t len = tu_random_profile(&r, text, 1 << 17, g % 8 == 0 ? 400 : 40);
+        char why[256];
+        ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "%s", why);
+        for (int q = 0; q < 3; q++) {
+            const uint32_t n = (uint32_t)tu_rng_range(&r, 1, tu_rng_chance(&r, 30) ? MAXN : 300);
+            for (uint32_t j = 0; j < n; j++)
+                letters[j] = tu_rng_chance(&r, 60) ? (uint8_t)(pr.consensus[j % pr.len] - 'A')
+                                                   : (uint8_t)tu_rng_below(&r, 26);
+            ps_profile_index(&pr, letters, n, idx);
+            int32_t got = 0;
+            ps_err_t err = {0};
+            ck_assert_msg(ps_gprof_best_host(&pr, letters, n, &got, &err) == 0, "%s", err.msg);
+            const int32_t want = ps_profile_best(&pr, idx, n, &w);
+            ck_assert_msg(got == want, "profile %d (length %u), sequence of %u, seed %llu: the kernel %d, ps_profile_best %d",
+                          g, pr.len, n, (unsigned long long)tu_seed(), got, want);
+            pairs++;
+        }
+        ps_profile_free(&pr);
+    }
+    ck_assert_int_eq(pairs, 240);
+    free(letters);
+    free(idx);
+    free(text);
+    ps_prf_work_free(&w);
+}
+END_TEST
+
 Suite *suite_profile(void)
 {
     Suite *s = suite_create("profile");
@@ -620,6 +740,18 @@ Suite *suite_profile(void)
     tcase_add_test(tc, test_bundle_exit_floor);
     tcase_add_test(tc, test_random_high_bundles);
     tcase_add_test(tc, test_random_search_lanes);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+/* The GPU search's code on the host: needs a build with CUDA, not a GPU. */
+Suite *suite_gpu_host(int *n_checks)
+{
+    Suite *s = suite_create("gpu_host");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    TU_ADD_TEST(tc, test_gpu_search_host, n_checks);
+    TU_ADD_TEST(tc, test_gpu_wave_best_host, n_checks);
     suite_add_tcase(s, tc);
     return s;
 }
