@@ -13,9 +13,11 @@
  * scores; a position's transitions are read once for the 16 rows) and
  * about 20 integer operations (max(a + b, c) is one on Hopper). A batch's
  * sequences are taken longest first, so that a warp's lanes score
- * sequences of about one length. Device memory: the tables, one batch's
- * residues and scores, and per thread 8 bytes a position of the longest
- * profile.
+ * sequences of about one length; sequences of PS_GPROF_WAVE_FROM residues
+ * or more are scored as the search walks a pair (below), a warp a pair,
+ * beside them. Device memory: the tables (and the search's copy of them,
+ * laid out for its strips), one batch's residues and scores, and per
+ * thread 8 bytes a position of the longest profile.
  *
  * The search gives each pair a warp: lane t holds positions t * S .. of
  * the profile (S = ceil((L + 1) / 32)), their row in shared memory (32
