@@ -411,6 +411,25 @@ __host__ __device__ __forceinline__ bool is_locked(const int32_t *lk, int found,
     return l;
 }
 
+/* Lane 31 after row v of the pass from `base` (o: the row whole): its
+ * decision; a match accepted goes to mo and its locked range to lk (the
+ * found-th), unless `found` is already PS_GPROF_MATCHES (*over, kStop). */
+__host__ __device__ __forceinline__ int judge(Judge &j, const Wave &w, int32_t v, int32_t base, const Link &o,
+                                              int found, bool *over, int32_t *mo, int32_t *lk)
+{
+    const int32_t jlcp = w.L / 2;
+    int32_t m[kMo];
+    int ctl = v == 0 ? judge_init(j, base, w.n, jlcp) : judge_row(j, o, base + v, w.n, w.cut, jlcp, m);
+    if (ctl == kRestart && found == PS_GPROF_MATCHES) {
+        *over = true;
+        ctl = kStop;
+    } else if (ctl == kRestart) {
+        for (int f = 0; f < kMo; f++) mo[found * kMo + f] = m[f];
+        lk[2 * found] = m[3], lk[2 * found + 1] = m[4];
+    }
+    return ctl;
+}
+
 /* A pair as the kernel takes it. */
 struct WPair {
     uint64_t off;  /* residues */
@@ -444,7 +463,6 @@ __global__ void wave_kernel(const int16_t *__restrict__ wtabs, const uint64_t *w
                     (int32_t)wp.len, wp.cut};
     int32_t *st = wsm + warp_ints(s_max) * wi, *lk = st + (size_t)s_max * kFields * kWarp;
     int32_t *mo = match + (size_t)wp.out * PS_GPROF_MATCHES * kMo;
-    const int32_t jlcp = w.L / 2;
     Judge j = {};
     int found = 0;
     bool over = false;
@@ -456,17 +474,7 @@ __global__ void wave_kernel(const int16_t *__restrict__ wtabs, const uint64_t *w
         Link out = in;
         if (have) out = strip_row(w, st, t, v, base, v > 0 && is_locked(lk, found, base + v), in);
         int ctl = kGo;
-        if (t == kWarp - 1 && have) {
-            int32_t m[kMo];
-            ctl = v == 0 ? judge_init(j, base, w.n, jlcp) : judge_row(j, out, base + v, w.n, w.cut, jlcp, m);
-            if (ctl == kRestart && found == PS_GPROF_MATCHES) {
-                over = true;
-                ctl = kStop;
-            } else if (ctl == kRestart) {
-                for (int f = 0; f < kMo; f++) mo[found * kMo + f] = m[f];
-                lk[2 * found] = m[3], lk[2 * found + 1] = m[4];
-            }
-        }
+        if (t == kWarp - 1 && have) ctl = judge(j, w, v, base, out, found, &over, mo, lk);
         ctl = __shfl_sync(0xffffffffu, ctl, kWarp - 1);
         if (ctl == kStop) break;
         if (ctl == kRestart) {
@@ -996,25 +1004,36 @@ extern "C" int ps_gprof_matches(ps_gprof_t *g, const uint8_t *letters, uint64_t 
     return rc;
 }
 
+/* A warp on the host: profile pr's table for the strips (*wt) and the
+ * warp's shared memory (*st, st_ints); -1 out of memory. */
+static int host_warp(const ps_profile_t *pr, size_t st_ints, int16_t **wt, int32_t **st)
+{
+    const uint32_t S = strip_len(pr->len);
+    int16_t *tab = (int16_t *)calloc((size_t)(pr->len + 1) * kStride, sizeof *tab);
+    *wt = (int16_t *)calloc((size_t)S * kWarp * kStride, sizeof **wt);
+    *st = (int32_t *)calloc(st_ints, sizeof **st);
+    if (tab && *wt && *st) {
+        fill_table(pr, tab);
+        fill_wave(tab, pr->len, *wt);
+        free(tab);
+        return 0;
+    }
+    free(tab);
+    free(*wt);
+    free(*st);
+    return -1;
+}
+
 extern "C" int ps_gprof_matches_host(const ps_profile_t *pr, const uint8_t *letters, uint32_t n_res, int32_t cut,
                                      int32_t *n_match, ps_prf_match_t *match, ps_err_t *err)
 {
     const uint32_t S = strip_len(pr->len);
-    int16_t *tab = (int16_t *)calloc((size_t)(pr->len + 1) * kStride, sizeof *tab);
-    int16_t *wt = (int16_t *)calloc((size_t)S * kWarp * kStride, sizeof *wt);
-    int32_t *st = (int32_t *)calloc(warp_ints(S), sizeof *st);
-    if (!tab || !wt || !st) {
-        free(tab);
-        free(wt);
-        free(st);
-        return ps_fail(err, PS_E_NOMEM, "out of memory");
-    }
-    fill_table(pr, tab);
-    fill_wave(tab, pr->len, wt);
+    int16_t *wt;
+    int32_t *st;
+    if (host_warp(pr, warp_ints(S), &wt, &st) < 0) return ps_fail(err, PS_E_NOMEM, "out of memory");
     const Wave w = {wt, pr->map, letters, (int32_t)pr->len, (int32_t)pr->n1, (int32_t)pr->n2, (int32_t)S,
                     (int32_t)n_res, cut};
     int32_t *lk = st + (size_t)S * kFields * kWarp, mo[PS_GPROF_MATCHES * kMo];
-    const int32_t jlcp = w.L / 2;
     Judge j = {};
     int found = 0;
     bool over = false;
@@ -1027,17 +1046,7 @@ extern "C" int ps_gprof_matches_host(const ps_profile_t *pr, const uint8_t *lett
             const int32_t v = u - t;
             const bool have = v >= 0 && base + v <= w.n;
             out[t] = have ? strip_row(w, st, t, v, base, v > 0 && is_locked(lk, found, base + v), in[t]) : in[t];
-            if (t == kWarp - 1 && have) {
-                int32_t m[kMo];
-                ctl = v == 0 ? judge_init(j, base, w.n, jlcp) : judge_row(j, out[t], base + v, w.n, w.cut, jlcp, m);
-                if (ctl == kRestart && found == PS_GPROF_MATCHES) {
-                    over = true;
-                    ctl = kStop;
-                } else if (ctl == kRestart) {
-                    for (int f = 0; f < kMo; f++) mo[found * kMo + f] = m[f];
-                    lk[2 * found] = m[3], lk[2 * found + 1] = m[4];
-                }
-            }
+            if (t == kWarp - 1 && have) ctl = judge(j, w, v, base, out[t], found, &over, mo, lk);
         }
         if (ctl == kStop) break;
         if (ctl == kRestart) {
@@ -1052,7 +1061,6 @@ extern "C" int ps_gprof_matches_host(const ps_profile_t *pr, const uint8_t *lett
     *n_match = over ? -1 : found;
     for (int m = 0; !over && m < found; m++)
         match[m] = ps_prf_match_t{(uint32_t)mo[m * kMo], (uint32_t)mo[m * kMo + 1], 0, 0, mo[m * kMo + 2]};
-    free(tab);
     free(wt);
     free(st);
     return 0;
@@ -1062,17 +1070,9 @@ extern "C" int ps_gprof_best_host(const ps_profile_t *pr, const uint8_t *letters
                                   ps_err_t *err)
 {
     const uint32_t S = strip_len(pr->len);
-    int16_t *tab = (int16_t *)calloc((size_t)(pr->len + 1) * kStride, sizeof *tab);
-    int16_t *wt = (int16_t *)calloc((size_t)S * kWarp * kStride, sizeof *wt);
-    int32_t *st = (int32_t *)calloc(best_warp_ints(S), sizeof *st);
-    if (!tab || !wt || !st) {
-        free(tab);
-        free(wt);
-        free(st);
-        return ps_fail(err, PS_E_NOMEM, "out of memory");
-    }
-    fill_table(pr, tab);
-    fill_wave(tab, pr->len, wt);
+    int16_t *wt;
+    int32_t *st;
+    if (host_warp(pr, best_warp_ints(S), &wt, &st) < 0) return ps_fail(err, PS_E_NOMEM, "out of memory");
     const Wave w = {wt, pr->map, letters, (int32_t)pr->len, 0, 0, (int32_t)S, (int32_t)n_res, 0};
     int32_t kopm[kWarp] = {0}, kopd[kWarp] = {0}, ex[kWarp];
     for (int t = 0; t < kWarp; t++) ex[t] = kLow;
@@ -1087,7 +1087,6 @@ extern "C" int ps_gprof_best_host(const ps_profile_t *pr, const uint8_t *letters
     int32_t b = kLow;
     for (int t = 0; t < kWarp; t++) b = hmx(b, ex[t]);
     *best = w.n ? b : kLow;
-    free(tab);
     free(wt);
     free(st);
     return 0;

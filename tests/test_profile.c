@@ -320,6 +320,19 @@ static void check_bundle(const ps_prf_bundle_t *b, const ps_profile_t *pr, int n
     }
 }
 
+/* n residues (letter numbers) near profile pr's consensus: in stretches
+ * (the consensus repeated, then random residues, by turns) or scattered,
+ * 85% of the near ones the consensus's. */
+static void near_consensus(tu_rng_t *r, const ps_profile_t *pr, uint8_t *letters, uint32_t n)
+{
+    const int stretch = tu_rng_chance(r, 50);
+    for (uint32_t j = 0; j < n; j++) {
+        const int near = stretch ? (j / (2 * pr->len + 7)) % 2 == 0 : tu_rng_chance(r, 60);
+        letters[j] = near && tu_rng_chance(r, 85) ? (uint8_t)(pr->consensus[j % pr->len] - 'A')
+                                                  : (uint8_t)tu_rng_below(r, 26);
+    }
+}
+
 /* Pairs of one random profile searched side by side
  * (ps_profile_matches_lanes): each pair's matches, in order, with their
  * ranges and scores, those of ps_profile_matches. Groups of 1 to
@@ -351,12 +364,7 @@ START_TEST(test_random_search_lanes)
             /* Long ones too, the consensus in stretches: passes that run
              * past check points before a match is accepted. */
             n[i] = tu_rng_chance(&r, 5) ? 0 : (uint32_t)tu_rng_range(&r, 1, tu_rng_chance(&r, 30) ? MAXN : 260);
-            const int stretch = tu_rng_chance(&r, 50);
-            for (uint32_t j = 0; j < n[i]; j++) {
-                const int near = stretch ? (j / (2 * pr.len + 7)) % 2 == 0 : tu_rng_chance(&r, 60);
-                letters[i * MAXN + j] = near && tu_rng_chance(&r, 85) ? (uint8_t)(pr.consensus[j % pr.len] - 'A')
-                                                                      : (uint8_t)tu_rng_below(&r, 26);
-            }
+            near_consensus(&r, &pr, letters + i * MAXN, n[i]);
             ps_profile_index(&pr, letters + i * MAXN, n[i], idx + i * MAXN);
             ix[i] = idx + i * MAXN;
             const int32_t best = n[i] ? ps_profile_best(&pr, ix[i], n[i], &w) : PS_PRF_NLOW;
@@ -637,12 +645,7 @@ START_TEST(test_gpu_search_host)
         ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "%s", why);
         for (int q = 0; q < 4; q++) {
             const uint32_t n = (uint32_t)tu_rng_range(&r, 1, tu_rng_chance(&r, 30) ? MAXN : 260);
-            const int stretch = tu_rng_chance(&r, 50);
-            for (uint32_t j = 0; j < n; j++) {
-                const int near = stretch ? (j / (2 * pr.len + 7)) % 2 == 0 : tu_rng_chance(&r, 60);
-                letters[j] = near && tu_rng_chance(&r, 85) ? (uint8_t)(pr.consensus[j % pr.len] - 'A')
-                                                           : (uint8_t)tu_rng_below(&r, 26);
-            }
+            near_consensus(&r, &pr, letters, n);
             ps_profile_index(&pr, letters, n, idx);
             const int32_t best = ps_profile_best(&pr, idx, n, &w);
             const int how = (int)tu_rng_below(&r, 3);
