@@ -891,7 +891,10 @@ extern "C" int ps_gprof_best(ps_gprof_t *g, const uint8_t *letters, uint64_t n_l
      * beside the short ones (launched apart by length, the few long ones left
      * the GPU idle: 7.0 s against 4.6 s over 18 M residues). */
     /* The long sequences a warp a pair, on their own stream, launched
-     * first; then the rest. */
+     * first; then the rest. That stream does not wait for the default
+     * one, whose copies from pageable memory may still be under way when
+     * cudaMemcpy returns: they are waited for first. */
+    if (n_long && (ce = cudaStreamSynchronize(0)) != cudaSuccess) return fail(err, ce, "cudaMemcpy (sequences)");
     if (n_long) {
         const uint32_t s_max = strip_len(g->max_len);
         const uint64_t warps = (uint64_t)n_long * g->n_prof;
