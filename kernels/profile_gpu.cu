@@ -20,7 +20,7 @@ constexpr int kMs = 16, kIs = 43, kFirst = 70, kLast = 73, kDel = 15, kXX = 76;
 constexpr int M = PS_PRF_M, I = PS_PRF_I, D = PS_PRF_D, X = PS_PRF_X;
 constexpr int32_t kLow = PS_PRF_NLOW;
 
-__device__ __forceinline__ int32_t mx(int32_t a, int32_t b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ int32_t mx(int32_t a, int32_t b) { return a > b ? a : b; }
 
 #define S(p, t) scr[((size_t)(p) * 2 + (t)) * stride] /* t: M or I; a row's deletions start anew in each strip */
 #define TT(P, a, b) ((int32_t)(P)[(a) * 4 + (b)])
@@ -205,10 +205,12 @@ struct Link {
  * f of position p = t * S + k at ((k * kStride + f) * 32 + t), so that a
  * warp's lanes, each at strip position k, read one line (a residue's
  * scores, each lane at its own residue, excepted). */
-__host__ __device__ __forceinline__ size_t wave_at(uint32_t S, uint32_t p, int f)
+__host__ __device__ __forceinline__ size_t strip_at(uint32_t t, uint32_t k, int f)
 {
-    return ((size_t)(p % S) * kStride + (size_t)f) * kWarp + p / S;
+    return ((size_t)k * kStride + (size_t)f) * kWarp + t;
 }
+
+__host__ __device__ __forceinline__ size_t wave_at(uint32_t S, uint32_t p, int f) { return strip_at(p / S, p % S, f); }
 
 /* Lane t's values of its strip position k. */
 struct Col {
@@ -230,14 +232,21 @@ struct Wave {
     int32_t L, n1, n2, S, n, cut;
 };
 
+/* Lane t's values at its strip position k, and where its strip (from q0
+ * = t * S) ends. */
+__host__ __device__ __forceinline__ Col col(const Wave &w, int t, int32_t k) { return Col{w.tab + strip_at(t, k, 0)}; }
+__host__ __device__ __forceinline__ int32_t strip_end(const Wave &w, int32_t q0)
+{
+    return q0 + w.S < w.L + 1 ? q0 + w.S : w.L + 1;
+}
+
 /* Lane t's strip of row v of the pass that began at residue `base` (v 0:
  * its first row; else residue base + v, `locked` where that residue is). */
 __host__ __device__ __forceinline__ Link strip_row(const Wave &w, int32_t *st, int t, int32_t v, int32_t base,
                                                    bool locked, const Link &in)
 {
-    const int32_t q0 = t * w.S, q1 = q0 + w.S < w.L + 1 ? q0 + w.S : w.L + 1;
+    const int32_t q0 = t * w.S, q1 = strip_end(w, q0);
     if (q0 >= q1) return in; /* an empty strip */
-    const int16_t *tab = w.tab;
     const int32_t n = w.n, n1 = w.n1, n2 = w.n2;
 #define SV(k, f) st[((size_t)(k) * kFields + (f)) * kWarp + (size_t)t]
     const auto get = [&](int32_t k, int f) { return Pos{SV(k, f), SV(k, f + 1), SV(k, f + 2)}; };
@@ -249,7 +258,7 @@ __host__ __device__ __forceinline__ Link strip_row(const Wave &w, int32_t *st, i
         int32_t kopd = in.kd;
         for (int32_t p = q0; p < q1; p++) {
             const int32_t k = p - q0;
-            const Col P{tab + (size_t)k * kStride * kWarp + (size_t)t};
+            const Col P = col(w, t, k);
             if (p == 0) {
                 SV(k, M) = at_start ? P[kFirst + M] : P[X * 4 + M];
                 SV(k, I) = at_start ? P[kFirst + I] : P[X * 4 + I];
@@ -279,7 +288,7 @@ __host__ __device__ __forceinline__ Link strip_row(const Wave &w, int32_t *st, i
     Pos kpos = in.mp, kiod = in.dp, rp = in.rp;
     for (int32_t p = q0; p < q1; p++) {
         const int32_t k = p - q0;
-        const Col P{tab + (size_t)k * kStride * kWarp + (size_t)t};
+        const Col P = col(w, t, k);
         const bool inside = p >= n1 && p < n2, mprot = inside || p + 1 == n1;
         /* the row before as this row reads it: a locked residue's protected range held at the floor */
         const int32_t oldM = locked && mprot ? kLow : SV(k, M), oldI = locked && inside ? kLow : SV(k, I);
@@ -430,6 +439,15 @@ __host__ __device__ __forceinline__ int judge(Judge &j, const Wave &w, int32_t v
     return ctl;
 }
 
+/* Warps of `per_warp` bytes of shared memory a block: up to four, as
+ * `most` allows (0: not one). */
+__host__ __device__ __forceinline__ uint32_t warps_a_block(size_t per_warp, size_t most)
+{
+    uint32_t w = 4;
+    while (w > 0 && w * per_warp > most) w--;
+    return w;
+}
+
 /* A pair as the kernel takes it. */
 struct WPair {
     uint64_t off;  /* residues */
@@ -506,28 +524,26 @@ __global__ void wave_kernel(const int16_t *__restrict__ wtabs, const uint64_t *w
  * lane. */
 constexpr uint32_t kWaveFrom = PS_GPROF_WAVE_FROM;
 
-__host__ __device__ __forceinline__ int32_t hmx(int32_t a, int32_t b) { return a > b ? a : b; }
-
 /* Lane t's strip of row v (v 0: the row before the first residue; else
  * residue v - 1, the last where v == n); the lane's largest exit in *ex. */
 __host__ __device__ __forceinline__ void best_row(const Wave &w, int32_t *st, int t, int32_t v, int32_t &kopm,
                                                   int32_t &kopd, int32_t *ex)
 {
-    const int32_t q0 = t * w.S, q1 = q0 + w.S < w.L + 1 ? q0 + w.S : w.L + 1;
+    const int32_t q0 = t * w.S, q1 = strip_end(w, q0);
     if (q0 >= q1) return;
 #define SV(k, f) st[((size_t)(k) * 2 + (f)) * kWarp + (size_t)t]
     if (v == 0) {
         for (int32_t p = q0; p < q1; p++) {
             const int32_t k = p - q0;
-            const Col P{w.tab + (size_t)k * kStride * kWarp + (size_t)t};
+            const Col P = col(w, t, k);
             if (p == 0) {
                 SV(k, M) = P[kFirst + M], SV(k, I) = P[kFirst + I];
                 kopd = P[kFirst + D];
             } else {
                 const int32_t kd = kopd + P[kDel];
-                SV(k, M) = hmx(kd + P[D * 4 + M], P[kFirst + M]);
-                SV(k, I) = hmx(kd + P[D * 4 + I], P[kFirst + I]);
-                kopd = hmx(kd + P[D * 4 + D], P[kFirst + D]);
+                SV(k, M) = mx(kd + P[D * 4 + M], P[kFirst + M]);
+                SV(k, I) = mx(kd + P[D * 4 + I], P[kFirst + I]);
+                kopd = mx(kd + P[D * 4 + D], P[kFirst + D]);
             }
         }
         return;
@@ -537,21 +553,21 @@ __host__ __device__ __forceinline__ void best_row(const Wave &w, int32_t *st, in
     int32_t e = *ex;
     for (int32_t p = q0; p < q1; p++) {
         const int32_t k = p - q0;
-        const Col P{w.tab + (size_t)k * kStride * kWarp + (size_t)t};
+        const Col P = col(w, t, k);
         const int32_t oldM = SV(k, M), oldI = SV(k, I);
         if (p == 0) {
             const int32_t ki = oldI + P[kIs + c];
-            SV(k, M) = hmx(ki + P[I * 4 + M], P[X * 4 + M]);
-            SV(k, I) = hmx(ki + P[I * 4 + I], P[X * 4 + I]);
-            kopd = hmx(ki + P[I * 4 + D], P[X * 4 + D]);
-            e = hmx(e, ki + (last ? P[kLast + I] : P[I * 4 + X]));
+            SV(k, M) = mx(ki + P[I * 4 + M], P[X * 4 + M]);
+            SV(k, I) = mx(ki + P[I * 4 + I], P[X * 4 + I]);
+            kopd = mx(ki + P[I * 4 + D], P[X * 4 + D]);
+            e = mx(e, ki + (last ? P[kLast + I] : P[I * 4 + X]));
         } else {
             const int32_t km = kopm + P[kMs + c], ki = oldI + P[kIs + c], kd = kopd + P[kDel];
-            SV(k, M) = hmx(hmx(km + P[M * 4 + M], ki + P[I * 4 + M]), hmx(kd + P[D * 4 + M], P[X * 4 + M]));
-            SV(k, I) = hmx(hmx(km + P[M * 4 + I], ki + P[I * 4 + I]), hmx(kd + P[D * 4 + I], P[X * 4 + I]));
-            kopd = hmx(hmx(km + P[M * 4 + D], ki + P[I * 4 + D]), hmx(kd + P[D * 4 + D], P[X * 4 + D]));
-            e = last ? hmx(e, hmx(hmx(km + P[kLast + M], ki + P[kLast + I]), kd + P[kLast + D]))
-                     : hmx(e, hmx(hmx(km + P[M * 4 + X], ki + P[I * 4 + X]), kd + P[D * 4 + X]));
+            SV(k, M) = mx(mx(km + P[M * 4 + M], ki + P[I * 4 + M]), mx(kd + P[D * 4 + M], P[X * 4 + M]));
+            SV(k, I) = mx(mx(km + P[M * 4 + I], ki + P[I * 4 + I]), mx(kd + P[D * 4 + I], P[X * 4 + I]));
+            kopd = mx(mx(km + P[M * 4 + D], ki + P[I * 4 + D]), mx(kd + P[D * 4 + D], P[X * 4 + D]));
+            e = last ? mx(e, mx(mx(km + P[kLast + M], ki + P[kLast + I]), kd + P[kLast + D]))
+                     : mx(e, mx(mx(km + P[M * 4 + X], ki + P[I * 4 + X]), kd + P[D * 4 + X]));
         }
         kopm = oldM;
     }
@@ -775,17 +791,15 @@ extern "C" int ps_gprof_new(ps_gprof_t **out, const ps_profile_t *prs, uint32_t 
                     (ce = cudaStreamCreateWithPriority(&g->stream, cudaStreamNonBlocking, greatest)) != cudaSuccess ||
                     (ce = cudaStreamCreateWithPriority(&g->lstream, cudaStreamNonBlocking, greatest)) != cudaSuccess))
         rc = fail(err, ce, "cudaStreamCreate");
-    /* The long sequences' warps: up to four a block, as the longest
-     * profile's strips allow. */
-    if (rc == 0) {
-        const size_t per_warp = best_warp_ints(strip_len(g->max_len)) * sizeof(int32_t);
-        g->best_wpb = 4;
-        while (g->best_wpb > 0 && g->best_wpb * per_warp > g->smem_optin) g->best_wpb--;
-        if (g->best_wpb && g->best_wpb * per_warp > 48u * 1024 &&
-            (ce = cudaFuncSetAttribute(wave_best_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)(g->best_wpb * per_warp))) != cudaSuccess)
-            rc = fail(err, ce, "the long sequences' shared memory");
-    }
+    /* The warps' kernels may take a block's whole shared memory (each
+     * launch asks for what its strips need); the long sequences' warps a
+     * block, as the longest profile's strips allow. */
+    if (rc == 0 && ((ce = cudaFuncSetAttribute(wave_best_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin)) !=
+                        cudaSuccess ||
+                    (ce = cudaFuncSetAttribute(wave_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin)) !=
+                        cudaSuccess))
+        rc = fail(err, ce, "the warps' shared memory");
+    g->best_wpb = warps_a_block(best_warp_ints(strip_len(g->max_len)) * sizeof(int32_t), g->smem_optin);
     if (rc == 0 && ((ce = cudaMemcpy(g->d_tabs, tabs, total * sizeof *tabs, cudaMemcpyHostToDevice)) != cudaSuccess ||
                     (ce = cudaMemcpy(g->d_tab_off, off, sizeof *off * n_prof, cudaMemcpyHostToDevice)) != cudaSuccess ||
                     (ce = cudaMemcpy(g->d_wtabs, wtabs, wtotal * sizeof *wtabs, cudaMemcpyHostToDevice)) != cudaSuccess ||
@@ -887,15 +901,12 @@ extern "C" int ps_gprof_best(ps_gprof_t *g, const uint8_t *letters, uint64_t n_l
     free(idx);
     free(slen);
     free(soff);
-    /* One launch for every profile, the long ones first: they then run
-     * beside the short ones (launched apart by length, the few long ones left
-     * the GPU idle: 7.0 s against 4.6 s over 18 M residues). */
     /* The long sequences a warp a pair, on their own stream, launched
      * first; then the rest. That stream does not wait for the default
      * one, whose copies from pageable memory may still be under way when
      * cudaMemcpy returns: they are waited for first. */
-    if (n_long && (ce = cudaStreamSynchronize(0)) != cudaSuccess) return fail(err, ce, "cudaMemcpy (sequences)");
     if (n_long) {
+        if ((ce = cudaStreamSynchronize(0)) != cudaSuccess) return fail(err, ce, "cudaMemcpy (sequences)");
         const uint32_t s_max = strip_len(g->max_len);
         const uint64_t warps = (uint64_t)n_long * g->n_prof;
         wave_best_kernel<<<(uint32_t)((warps + g->best_wpb - 1) / g->best_wpb), g->best_wpb * kWarp,
@@ -904,6 +915,9 @@ extern "C" int ps_gprof_best(ps_gprof_t *g, const uint8_t *letters, uint64_t n_l
             n_long, g->n_prof, n_seq, s_max, g->d_best);
         if ((ce = cudaGetLastError()) != cudaSuccess) return fail(err, ce, "profile kernel launch (long sequences)");
     }
+    /* One launch for every profile, the long ones first: they then run
+     * beside the short ones (launched apart by length, the few long ones left
+     * the GPU idle: 7.0 s against 4.6 s over 18 M residues). */
     const dim3 grid(g->grid_x, g->n_prof);
     best_kernel<kRows><<<grid, kThreads, g->smem>>>(g->d_tabs, g->d_tab_off, g->d_plen, g->d_maps, g->d_row,
                                                      g->d_letters, g->d_off, g->d_len, g->d_idx, n_long, n_seq,
@@ -958,14 +972,11 @@ extern "C" int ps_gprof_matches(ps_gprof_t *g, const uint8_t *letters, uint64_t 
             s_max = S > s_max ? S : s_max;
         }
     }
-    /* Up to four warps a block, as the longest profile's strips allow. */
+    /* As many warps a block as the longest profile's strips allow (one at
+     * least: every pair taken fits). */
     const size_t per_warp = warp_ints(s_max) * sizeof(int32_t);
-    int wpb = 4;
-    while (wpb > 1 && (size_t)wpb * per_warp > g->smem_optin) wpb--;
+    const uint32_t wpb = warps_a_block(per_warp, g->smem_optin);
     const size_t smem = (size_t)wpb * per_warp;
-    if (rc == 0 && n_w && smem > 48u * 1024 &&
-        (ce = cudaFuncSetAttribute(wave_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)) != cudaSuccess)
-        rc = fail(err, ce, "the search's shared memory");
     if (rc == 0 && (ce = grow(&g->d_sletters, &g->cap_sletters, n_letters + 1)) != cudaSuccess)
         rc = fail(err, ce, "cudaMalloc (search)");
     if (rc == 0 && n_pair > g->cap_pairs) {
@@ -981,7 +992,7 @@ extern "C" int ps_gprof_matches(ps_gprof_t *g, const uint8_t *letters, uint64_t 
          (ce = cudaMemcpyAsync(g->d_pairs, wp, sizeof *wp * n_w, cudaMemcpyHostToDevice, g->stream)) != cudaSuccess))
         rc = fail(err, ce, "cudaMemcpy (search)");
     if (rc == 0 && n_w) {
-        wave_kernel<<<(n_w + (uint32_t)wpb - 1) / (uint32_t)wpb, (uint32_t)wpb * kWarp, smem, g->stream>>>(
+        wave_kernel<<<(n_w + wpb - 1) / wpb, wpb * kWarp, smem, g->stream>>>(
             g->d_wtabs, g->d_wtab_off, g->d_plen, g->d_pn12, g->d_maps, g->d_sletters, g->d_pairs, n_w, s_max,
             g->d_nmatch, g->d_match);
         if ((ce = cudaGetLastError()) != cudaSuccess) rc = fail(err, ce, "search kernel launch");
@@ -1088,7 +1099,7 @@ extern "C" int ps_gprof_best_host(const ps_profile_t *pr, const uint8_t *letters
         for (int t = kWarp - 1; t > 0; t--) kopm[t] = kopm[t - 1], kopd[t] = kopd[t - 1];
     }
     int32_t b = kLow;
-    for (int t = 0; t < kWarp; t++) b = hmx(b, ex[t]);
+    for (int t = 0; t < kWarp; t++) b = mx(b, ex[t]);
     *best = w.n ? b : kLow;
     free(wt);
     free(st);

@@ -114,8 +114,6 @@ __attribute__((target("avx2"))) static inline void pstore(int32_t *R, uint32_t p
     STV(p, f + 2, v.sb);
 }
 
-/* One step: the next row of every lane (next_row), residues c, rows iseq
- * (last: a lane's last residue), lanes in `locked` at a locked residue. */
 /* The step's residue scores, lanes side by side: SM[p - 1] the match
  * scores at position p (1..L), SI[p] the insertion scores (0..L), from the
  * profile's tables by residue (MT, IT: a row of `stride` a residue index),
@@ -153,6 +151,9 @@ __attribute__((target("avx2"))) static void columns(const int32_t *MT, const int
     }
 }
 
+/* One step: the next row of every lane (next_row), the lanes' residue
+ * scores in SM and SI (columns), rows iseq (last: a lane's last residue),
+ * lanes in `locked` at a locked residue. */
 __attribute__((target("avx2"))) static void step(const ps_profile_t *pr, int32_t *R, const __m256i *SM,
                                                   const __m256i *SI, const int32_t *iseq32, const int32_t *n32,
                                                   const int32_t *last32, const int32_t *lock32, run_t *run)
