@@ -134,6 +134,10 @@ typedef struct ps_prf_bundle ps_prf_bundle_t;
 int ps_prf_bundle_new(ps_prf_bundle_t **out, const ps_profile_t *const *prs, int n);
 void ps_prf_bundle_free(ps_prf_bundle_t *b);
 uint32_t ps_prf_bundle_positions(const ps_prf_bundle_t *b);
+/* 1 where no profile of the bundle allows a transition I to D or D to I
+ * (pftools' NLOW, as in every PROSITE profile): its rows leave those terms
+ * out, and run in full only for a sequence where they might count. */
+int ps_prf_bundle_lean(const ps_prf_bundle_t *b);
 /* How bundles and their lanes are filled: profiles prs[0..n) (len + 1
  * positions each) into `bins` bins, the longest first (ties in order),
  * each to the emptiest bin (the first of equals): bin[i], and where it

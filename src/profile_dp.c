@@ -454,6 +454,8 @@ struct ps_prf_bundle {
     vls *tr;                      /* Q * 16: transitions from * 4 + to, [DELV] the deletion */
     vls *ms, *is;                 /* LETTERS * Q: scores of a letter at each position */
     vls *first, *last;            /* Q * 3 */
+    vls *real;                    /* Q: -1 in a lane where q is a profile's position, 0 in padding */
+    int lean;                     /* no transition I to D or D to I over NLOW (rows_avx2's lean rows) */
 };
 
 static int longer_first(const void *a, const void *b, void *ctx)
@@ -499,6 +501,7 @@ void ps_prf_bundle_free(ps_prf_bundle_t *b)
     free(b->is);
     free(b->first);
     free(b->last);
+    free(b->real);
     free(b);
 }
 
@@ -515,6 +518,7 @@ static void fill_position(ps_prf_bundle_t *b, const ps_profile_t *pr, uint32_t q
     }
     for (int k = 0; k < 16; k++) tr[k][l] = (int16_t)pr->trans[(size_t)p * 16 + k];
     tr[DELV][l] = (int16_t)(p ? MS(p, DEL) : PAD);
+    b->real[q][l] = -1;
     for (int t = 0; t < 3; t++) {
         f[t][l] = (int16_t)pr->first[p * 4 + t];
         la[t][l] = (int16_t)pr->last[p * 4 + t];
@@ -554,7 +558,9 @@ int ps_prf_bundle_new(ps_prf_bundle_t **out, const ps_profile_t *const *prs, int
     b->is = aligned_alloc(32, sizeof(vls) * Q * LETTERS);
     b->first = aligned_alloc(32, sizeof(vls) * Q * 3);
     b->last = aligned_alloc(32, sizeof(vls) * Q * 3);
-    if (!b->tr || !b->ms || !b->is || !b->first || !b->last) goto fail;
+    b->real = aligned_alloc(32, sizeof(vls) * Q);
+    if (!b->tr || !b->ms || !b->is || !b->first || !b->last || !b->real) goto fail;
+    memset(b->real, 0, sizeof(vls) * Q);
     /* Padding first; then each profile over its positions. */
     memset(b->ms, 0, sizeof(vls) * Q * LETTERS);
     memset(b->is, 0, sizeof(vls) * Q * LETTERS);
@@ -566,6 +572,11 @@ int ps_prf_bundle_new(ps_prf_bundle_t **out, const ps_profile_t *const *prs, int
         }
     for (int i = 0; i < n; i++)
         for (uint32_t p = 0; p <= prs[i]->len; p++) fill_position(b, prs[i], b->at[i] + p, p, (int)b->lane[i]);
+    b->lean = 1;
+    for (size_t q = 1; q < Q; q++)
+        for (int l = 0; l < PS_PRF_LANES; l++)
+            if (b->tr[q * 16 + PS_PRF_I * 4 + PS_PRF_D][l] > NLOW || b->tr[q * 16 + PS_PRF_D * 4 + PS_PRF_I][l] > NLOW)
+                b->lean = 0;
     *out = b;
     return 0;
 fail:
@@ -575,12 +586,15 @@ fail:
 
 uint32_t ps_prf_bundle_positions(const ps_prf_bundle_t *b) { return b->Q; }
 
+int ps_prf_bundle_lean(const ps_prf_bundle_t *b) { return b->lean; }
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define LD(x) _mm256_load_si256((const __m256i *)(const void *)(x))
 #define ST(x, v) _mm256_store_si256((__m256i *)(void *)(x), (v))
 #define MX(a, b) _mm256_max_epi16((a), (b))
 #define AD(a, b) _mm256_adds_epi16((a), (b))
+#define GT16(a, b) _mm256_cmpgt_epi16((a), (b))
 
 /* Position 0's state `to` of a row whose insertion there sums ki: the
  * insertion or a begin. */
@@ -593,15 +607,22 @@ uint32_t ps_prf_bundle_positions(const ps_prf_bundle_t *b) { return b->Q; }
  * (j, q) only, so one sweep gives them all, and a position's transitions
  * (L2-resident for long bundles) come from L2 once for the rows, from L1
  * for the rows after the first. Four rows a sweep ran 1.2x two on machine
- * A's cores (six alike, eight slower). Inlined for each constant `rows`. */
+ * A's cores (six alike, eight slower). Inlined for each constant `rows`.
+ * A node's sums km, kip and kd only join their position's maxima (XM,
+ * XI, XD): the exits' terms and the largest value are taken from those
+ * once the sweeps are done (rows_avx2), as a saturating sum is monotone
+ * in each term. That is 3 operations a node where they took 9.
+ * Lean rows (`lean`, constant where inlined) leave out the sums through a
+ * transition I to D or D to I; rows_avx2 then checks that none of them
+ * could have been a node's largest. */
 __attribute__((target("avx2"), always_inline)) static inline void sweep(const ps_prf_bundle_t *b,
                                                                          const uint8_t *letters, int rows,
-                                                                         __m256i *VM, __m256i *VI, __m256i *VX,
-                                                                         __m256i *vhigh)
+                                                                         __m256i *VM, __m256i *VI, __m256i *XM,
+                                                                         __m256i *XI, __m256i *XD, __m256i *vhigh,
+                                                                         int lean)
 {
     const size_t Q = b->Q;
     const vls *tr = b->tr;
-    const __m256i low = _mm256_set1_epi16(NLOW);
     const vls *ms[ROWS], *is[ROWS];
     __m256i pm[ROWS], pd[ROWS]; /* each row's M and D at the position before */
     __m256i high = *vhigh;
@@ -609,61 +630,75 @@ __attribute__((target("avx2"), always_inline)) static inline void sweep(const ps
         ms[r] = b->ms + (size_t)letters[r] * Q;
         is[r] = b->is + (size_t)letters[r] * Q;
     }
-    __m256i kopm = LD(&VM[0]), ip = LD(&VI[0]), ex = low;
+    __m256i kopm = LD(&VM[0]), ip = LD(&VI[0]), xi = LD(&XI[0]);
     for (int r = 0; r < rows; r++) {
         const __m256i ki = AD(ip, LD(&is[r][0]));
         pm[r] = START(ki, PS_PRF_M);
         ip = START(ki, PS_PRF_I);
         pd[r] = START(ki, PS_PRF_D);
-        high = MX(high, MX(ki, pd[r]));
-        ex = r ? MX(ex, ki) : ki; /* not floored at low: a term is added after */
+        high = MX(high, pd[r]);
+        xi = MX(xi, ki);
     }
     ST(&VM[0], pm[rows - 1]);
     ST(&VI[0], ip);
-    EXIT(0, AD(ex, LD(&tr[PS_PRF_I * 4 + PS_PRF_X])));
+    ST(&XI[0], xi);
     for (size_t q = 1; q < Q; q++) {
         const vls *t = tr + q * 16;
         const __m256i dl = LD(&t[DELV]);
         __m256i up = kopm; /* the row before's M at q - 1 */
         kopm = LD(&VM[q]);
         ip = LD(&VI[q]); /* the row before's I at q */
-        ex = low;
+        __m256i xm = LD(&XM[q]), xd = LD(&XD[q]);
+        xi = LD(&XI[q]);
         for (int r = 0; r < rows; r++) {
             const __m256i km = AD(up, LD(&ms[r][q])), kip = AD(ip, LD(&is[r][q])), kd = AD(pd[r], dl);
             up = pm[r];
+            const __m256i bi = LD(&t[PS_PRF_X * 4 + PS_PRF_I]), bd = LD(&t[PS_PRF_X * 4 + PS_PRF_D]);
             ip = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_I])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_I]))),
-                    MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_I])), LD(&t[PS_PRF_X * 4 + PS_PRF_I])));
+                    lean ? bi : MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_I])), bi));
             pm[r] = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_M])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_M]))),
                        MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_M])), LD(&t[PS_PRF_X * 4 + PS_PRF_M])));
-            pd[r] = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_D])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_D]))),
-                       MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&t[PS_PRF_X * 4 + PS_PRF_D])));
+            pd[r] = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_D])), AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D]))),
+                       lean ? bd : MX(AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_D])), bd));
             /* km, kip and kd hold every sum a node takes. */
-            high = MX(high, MX(MX(km, kip), kd));
-            ex = MX(ex, MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_X])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_X]))),
-                           AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_X]))));
+            xm = MX(xm, km);
+            xi = MX(xi, kip);
+            xd = MX(xd, kd);
         }
         ST(&VM[q], pm[rows - 1]);
         ST(&VI[q], ip);
-        EXIT(q, ex);
+        ST(&XM[q], xm);
+        ST(&XI[q], xi);
+        ST(&XD[q], xd);
     }
     *vhigh = high;
 }
 
 /* The rows in 16-bit lanes: VX[q], the best exit at each position, and
- * *high, the largest value met, per lane. */
-__attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n,
-                                                      ps_prf_work_t *w, int16_t *high)
+ * *high, the largest value met, per lane. Lean rows (`lean`) leave out
+ * the sums through I to D and D to I, which PROSITE's profiles never
+ * allow (NLOW, -16383, against a begin there of -12285 at least): where
+ * no node's sum through them came over the begin into the same state,
+ * every node equals the full rows' (each node in turn takes the same
+ * terms), and 0 is returned; else 1, and the caller runs the full rows.
+ * A node's kd and kip are under their position's XD and XI; positions of
+ * a lane's padding (b->real) feed no profile and are not checked. */
+__attribute__((target("avx2"))) static int rows_avx2(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n,
+                                                     ps_prf_work_t *w, int16_t *high, int lean)
 {
     const size_t Q = b->Q;
     /* VD holds the deletions of the row before the first residue only: a
-     * row's deletions run along it in kopd, so rows never store them. */
+     * row's deletions run along it in kopd, so rows never store them.
+     * XM, XI and XD: the largest km, kip and kd at each position over the
+     * rows before the last, from -32768 (so that they are those sums). */
     __m256i *VM = (__m256i *)(void *)w->v8, *VI = VM + Q, *VD = VI + Q, *VX = VD + Q;
+    __m256i *XM = VX + Q, *XI = XM + Q, *XD = XI + Q;
     const vls *tr = b->tr, *fi = b->first, *la = b->last;
-    const __m256i low = _mm256_set1_epi16(NLOW);
+    const __m256i low = _mm256_set1_epi16(NLOW), bottom = _mm256_set1_epi16(PAD);
     ST(&VM[0], LD(&fi[PS_PRF_M]));
     ST(&VI[0], LD(&fi[PS_PRF_I]));
     ST(&VD[0], LD(&fi[PS_PRF_D]));
-    ST(&VX[0], low);
+    ST(&XI[0], bottom);
     __m256i vhigh = low;
     for (size_t q = 1; q < Q; q++) {
         const vls *t = tr + q * 16, *f = fi + q * 3;
@@ -672,11 +707,39 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
         ST(&VM[q], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_M])), LD(&f[PS_PRF_M])));
         ST(&VI[q], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_I])), LD(&f[PS_PRF_I])));
         ST(&VD[q], MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_D])), LD(&f[PS_PRF_D])));
-        ST(&VX[q], low);
+        ST(&XM[q], bottom);
+        ST(&XI[q], bottom);
+        ST(&XD[q], bottom);
     }
     uint32_t j = 0;
-    for (; j + ROWS < n; j += ROWS) sweep(b, letters + j, ROWS, VM, VI, VX, &vhigh);
-    for (; j + 1 < n; j++) sweep(b, letters + j, 1, VM, VI, VX, &vhigh);
+    if (lean) {
+        for (; j + ROWS < n; j += ROWS) sweep(b, letters + j, ROWS, VM, VI, XM, XI, XD, &vhigh, 1);
+        for (; j + 1 < n; j++) sweep(b, letters + j, 1, VM, VI, XM, XI, XD, &vhigh, 1);
+    } else {
+        for (; j + ROWS < n; j += ROWS) sweep(b, letters + j, ROWS, VM, VI, XM, XI, XD, &vhigh, 0);
+        for (; j + 1 < n; j++) sweep(b, letters + j, 1, VM, VI, XM, XI, XD, &vhigh, 0);
+    }
+    __m256i over = _mm256_setzero_si256(); /* lean rows: lanes where a sum left out may have counted */
+    /* The exits of the rows before the last, from their positions' maxima
+     * (none where the sequence is one residue long). */
+    if (n > 1) {
+        vhigh = MX(vhigh, LD(&XI[0]));
+        ST(&VX[0], MX(low, AD(LD(&XI[0]), LD(&tr[PS_PRF_I * 4 + PS_PRF_X]))));
+        for (size_t q = 1; q < Q; q++) {
+            const vls *t = tr + q * 16;
+            const __m256i xm = LD(&XM[q]), xi = LD(&XI[q]), xd = LD(&XD[q]);
+            vhigh = MX(vhigh, MX(MX(xm, xi), xd));
+            if (lean)
+                over = _mm256_or_si256(
+                    over, _mm256_and_si256(LD(&b->real[q]), _mm256_or_si256(GT16(AD(xd, LD(&t[PS_PRF_D * 4 + PS_PRF_I])),
+                                                                                  LD(&t[PS_PRF_X * 4 + PS_PRF_I])),
+                                                                             GT16(AD(xi, LD(&t[PS_PRF_I * 4 + PS_PRF_D])),
+                                                                                  LD(&t[PS_PRF_X * 4 + PS_PRF_D])))));
+            ST(&VX[q], MX(MX(low, AD(xm, LD(&t[PS_PRF_M * 4 + PS_PRF_X]))),
+                          MX(AD(xi, LD(&t[PS_PRF_I * 4 + PS_PRF_X])), AD(xd, LD(&t[PS_PRF_D * 4 + PS_PRF_X])))));
+        }
+    } else
+        for (size_t q = 0; q < Q; q++) ST(&VX[q], low);
     /* The last residue: ends at the sequence's end (E0) only. */
     const vls *ms = b->ms + (size_t)letters[j] * Q, *is = b->is + (size_t)letters[j] * Q;
     __m256i kopm = LD(&VM[0]);
@@ -696,6 +759,7 @@ __attribute__((target("avx2"))) static void rows_avx2(const ps_prf_bundle_t *b, 
         EXIT(q, MX(MX(AD(km, LD(&e[PS_PRF_M])), AD(kip, LD(&e[PS_PRF_I]))), AD(kd, LD(&e[PS_PRF_D]))));
     }
     _mm256_storeu_si256((__m256i *)(void *)high, vhigh);
+    return !_mm256_testz_si256(over, over);
 }
 #undef START
 #undef EXIT
@@ -709,14 +773,14 @@ void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32
     int fast = 0;
 #if defined(__x86_64__)
     if (__builtin_cpu_supports("avx2")) {
-        const size_t need = (size_t)b->Q * 4 * PS_PRF_LANES / 2; /* int32 units */
+        const size_t need = (size_t)b->Q * 7 * PS_PRF_LANES / 2; /* int32 units */
         if (need > w->cap_v8) {
             free(w->v8);
             w->v8 = aligned_alloc(32, need * sizeof(int32_t));
             w->cap_v8 = w->v8 ? need : 0;
         }
         if (w->v8) {
-            rows_avx2(b, letters, n, w, high);
+            if (rows_avx2(b, letters, n, w, high, b->lean)) rows_avx2(b, letters, n, w, high, 0);
             fast = 1;
         }
     }

@@ -121,8 +121,10 @@ START_TEST(test_parse)
 END_TEST
 
 /* A random profile's text (testutil.h): random scores, '*' now and then,
- * begin and end terms on some insertion positions, a protected range. */
-size_t tu_random_profile(tu_rng_t *r, char *t, size_t cap, int max_len)
+ * begin and end terms on some insertion positions, a protected range;
+ * transitions I to D and D to I (which PROSITE never allows) only where
+ * id_di. */
+size_t tu_random_profile(tu_rng_t *r, char *t, size_t cap, int max_len, int id_di)
 {
     const int L = (int)tu_rng_range(r, 1, (uint64_t)max_len);
     const int n1 = (int)tu_rng_range(r, 1, (uint64_t)L), n2 = (int)tu_rng_range(r, (uint64_t)n1, (uint64_t)L);
@@ -137,11 +139,12 @@ size_t tu_random_profile(tu_rng_t *r, char *t, size_t cap, int max_len)
                                 -(int)tu_rng_range(r, 10, 150), -(int)tu_rng_range(r, 0, 150),
                                 -(int)tu_rng_range(r, 0, 150), -(int)tu_rng_range(r, 0, 10));
     static const char *const keys[] = {"MI", "MD", "IM", "DM", "II", "MM", "DD", "B1", "E1", "BI", "BD",
-                                       "ME", "IE", "DE", "B0", "E0", "I"};
+                                       "ME", "IE", "DE", "B0", "E0", "I", "ID", "DI"};
+    const uint64_t n_keys = sizeof keys / sizeof *keys - (id_di ? 0 : 2);
     for (int p = 0; p <= L; p++) {
         o += (size_t)snprintf(t + o, cap - o, "MA   /I:");
         for (int k = (int)tu_rng_below(r, 4); k > 0; k--) {
-            const char *key = keys[tu_rng_below(r, sizeof keys / sizeof *keys)];
+            const char *key = keys[tu_rng_below(r, n_keys)];
             if (tu_rng_chance(r, 5)) o += (size_t)snprintf(t + o, cap - o, " %s=*;", key);
             else o += (size_t)snprintf(t + o, cap - o, " %s=%d;", key, -(int)tu_rng_range(r, 0, 160));
         }
@@ -213,7 +216,7 @@ START_TEST(test_random_best)
     size_t cap = 0;
     static const char letters[] = "ACDEFGHIKLMNPQRSTVWYBZX";
     for (int k = 0; k < 300; k++) {
-        size_t len = tu_random_profile(&r, text, 1 << 16, 14);
+        size_t len = tu_random_profile(&r, text, 1 << 16, 14, k % 2);
         ps_profile_t pr;
         char why[256];
         ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "case %d (seed %llu): %s", k,
@@ -352,7 +355,7 @@ START_TEST(test_random_search_lanes)
     int pairs = 0, found = 0, several = 0;
     for (int g = 0; g < 300; g++) {
         ps_profile_t pr;
-        const size_t len = tu_random_profile(&r, text, 1 << 16, g % 10 == 0 ? 120 : 30);
+        const size_t len = tu_random_profile(&r, text, 1 << 16, g % 10 == 0 ? 120 : 30, g % 2);
         char why[256];
         ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "%s", why);
         const int k = (int)tu_rng_range(&r, 1, K);
@@ -402,8 +405,9 @@ START_TEST(test_random_search_lanes)
 END_TEST
 
 /* A random profile of large values: scores and transitions of thousands,
- * either sign, so that a lane's sums pass +32767 and -32768. */
-static size_t random_high_profile(tu_rng_t *r, char *t, size_t cap)
+ * either sign, so that a lane's sums pass +32767 and -32768; transitions
+ * I to D and D to I only where id_di. */
+static size_t random_high_profile(tu_rng_t *r, char *t, size_t cap, int id_di)
 {
     const int L = (int)tu_rng_range(r, 1, 24);
 #define V(lo, hi) ((int)tu_rng_range(r, 0, (uint64_t)((hi) - (lo))) + (lo))
@@ -413,12 +417,12 @@ static size_t random_high_profile(tu_rng_t *r, char *t, size_t cap)
                                 "MA   /DEFAULT: D=%d; I=%d; B1=%d; E1=%d; MI=%d; MD=%d; IM=%d; DM=%d; MM=%d; M0=%d;\n",
                                 ALPHA, L, V(-600, 600), V(-900, 300), V(-3000, 0), V(-3000, 0), V(-3000, 3000),
                                 V(-3000, 3000), V(-3000, 3000), V(-3000, 3000), V(-1000, 4000), V(-500, 0));
-    static const char *const keys[] = {"MI", "MD", "IM", "DM", "II", "MM", "DD", "ME", "IE", "DE", "E0", "I"};
+    static const char *const keys[] = {"MI", "MD", "IM", "DM", "II", "MM", "DD", "ME", "IE", "DE", "E0", "I", "ID", "DI"};
+    const uint64_t n_keys = sizeof keys / sizeof *keys - (id_di ? 0 : 2);
     for (int p = 0; p <= L; p++) {
         o += (size_t)snprintf(t + o, cap - o, "MA   /I:");
         for (int k = (int)tu_rng_below(r, 4); k > 0; k--)
-            o += (size_t)snprintf(t + o, cap - o, " %s=%d;", keys[tu_rng_below(r, sizeof keys / sizeof *keys)],
-                                  V(-4000, 4000));
+            o += (size_t)snprintf(t + o, cap - o, " %s=%d;", keys[tu_rng_below(r, n_keys)], V(-4000, 4000));
         o += (size_t)snprintf(t + o, cap - o, "\n");
         if (p == L) break;
         o += (size_t)snprintf(t + o, cap - o, "MA   /M: SY='%c'; M=", ALPHA[tu_rng_below(r, 20)]);
@@ -442,17 +446,18 @@ START_TEST(test_random_high_bundles)
     ps_profile_t pr[2 * PS_PRF_LANES];
     const ps_profile_t *lane[2 * PS_PRF_LANES];
     int32_t best[2 * PS_PRF_LANES], one[2 * PS_PRF_LANES];
-    int compared = 0, over = 0, near = 0;
+    int compared = 0, over = 0, near = 0, lean = 0;
     for (int k = 0; k < 150; k++) {
         const int np = (int)tu_rng_range(&r, 1, 2 * PS_PRF_LANES);
         for (int i = 0; i < np; i++) {
-            const size_t len = random_high_profile(&r, text, 1 << 16);
+            const size_t len = random_high_profile(&r, text, 1 << 16, k % 2);
             char why[256];
             ck_assert_msg(ps_profile_parse(&pr[i], text, len, 0, why, sizeof why) == 0, "%s", why);
             lane[i] = &pr[i];
         }
         ps_prf_bundle_t *b;
         ck_assert_int_eq(ps_prf_bundle_new(&b, lane, np), 0);
+        lean += ps_prf_bundle_lean(b);
         for (int s = 0; s < 20; s++) {
             uint8_t letters[64];
             const uint32_t n = (uint32_t)tu_rng_range(&r, 1, 60);
@@ -469,9 +474,12 @@ START_TEST(test_random_high_bundles)
         ps_prf_bundle_free(b);
         for (int i = 0; i < np; i++) ps_profile_free(&pr[i]);
     }
-    /* The inputs reach the top of 16 bits, and pass it. */
+    /* The inputs reach the top of 16 bits, and pass it; bundles of both
+     * kinds (lean: the even ones and odd ones that drew no I to D or D to
+     * I; their sums through those come over the begins now and then). */
     ck_assert_msg(over > 0 && near > 0, "%d of %d scores over 32767, %d over 16000 (seed %llu)", over, compared, near,
                   (unsigned long long)tu_seed());
+    ck_assert_msg(lean >= 75 && lean < 150, "%d of 150 bundles lean (seed %llu)", lean, (unsigned long long)tu_seed());
     free(text);
     ps_prf_work_free(&w);
 }
@@ -528,6 +536,51 @@ START_TEST(test_bundle_high)
 }
 END_TEST
 
+/* A lean bundle's rows leave out the sums through I to D and D to I, and
+ * must run in full where one of those could count. Two profiles whose
+ * best path takes one (-16383, '*'; ends and begins left out are -12285,
+ * pftools' floor): DTOI, a match of 12,000, a deletion, D to I and an
+ * insertion of 12,000: 7,617 over "ACD..."; ITOD, a match and an insertion
+ * of 12,000 each, I to D, then a match of 12,000: 19,617. Without those
+ * terms their best would be -285 and 12,000. */
+START_TEST(test_bundle_lean)
+{
+    static const char *const text[2] = {
+        "ID   DTOI; MATRIX.\nMA   /GENERAL_SPEC: ALPHABET='ACD'; LENGTH=2;\nMA   /CUT_OFF: LEVEL=0; SCORE=1;\n"
+        "MA   /DEFAULT: B0=0; B1=0; E0=0; E1=0; BI=*; BD=*; MI=*; MD=0; IM=*; ID=*; DM=*; DI=*; II=*; DD=*; ME=*; "
+        "DE=*; IE=0; I=*; D=0;\n"
+        "MA   /I:\nMA   /M: M=12000,*,*;\nMA   /I:\nMA   /M: M=*;\nMA   /I: I=12000;\n//\n",
+        "ID   ITOD; MATRIX.\nMA   /GENERAL_SPEC: ALPHABET='ACD'; LENGTH=3;\nMA   /CUT_OFF: LEVEL=0; SCORE=1;\n"
+        "MA   /DEFAULT: B0=0; B1=0; E0=0; E1=0; BI=*; BD=*; MI=0; MD=*; IM=*; ID=*; DM=0; DI=*; II=*; DD=*; ME=0; "
+        "DE=*; IE=*; I=*; D=0;\n"
+        "MA   /I:\nMA   /M: M=12000,*,*;\nMA   /I: I=12000;\nMA   /M: M=*;\nMA   /I:\nMA   /M: M=*,*,12000;\n"
+        "MA   /I:\n//\n"};
+    static const int32_t want[2] = {7617, 19617};
+    ps_prf_work_t w = {0};
+    for (int i = 0; i < 2; i++) { /* a bundle each: its rows run in full or not as a whole */
+        ps_profile_t pr;
+        char why[256];
+        ck_assert_msg(ps_profile_parse(&pr, text[i], strlen(text[i]), 0, why, sizeof why) == 0, "%s", why);
+        const ps_profile_t *one = &pr;
+        ps_prf_bundle_t *b;
+        ck_assert_int_eq(ps_prf_bundle_new(&b, &one, 1), 0);
+        ck_assert_int_eq(ps_prf_bundle_lean(b), 1);
+        for (uint32_t n = 3; n <= 12; n++) { /* the path in sweeps of four rows and of one, and in the last row */
+            uint8_t letters[12], idx[12];
+            for (uint32_t k = 0; k < n; k++) letters[k] = (uint8_t)((k == 0 ? 'A' : k == 1 ? 'C' : 'D') - 'A');
+            int32_t best;
+            ps_prf_bundle_best(b, letters, n, &best, &w);
+            ps_profile_index(&pr, letters, n, idx);
+            ck_assert_int_eq(ps_profile_best(&pr, idx, n, &w), want[i]);
+            ck_assert_msg(best == want[i], "%s, %u residues: %d in the bundle, %d alone", pr.id, n, best, want[i]);
+        }
+        ps_prf_bundle_free(b);
+        ps_profile_free(&pr);
+    }
+    ps_prf_work_free(&w);
+}
+END_TEST
+
 /* An exit at position 0 adds its term to the best of the rows' insertion
  * sums there; sums under the lanes' floor (-16383) must not be floored
  * before the term is added. Insertions at position 0 sum -18000 on every
@@ -559,7 +612,7 @@ END_TEST
 #define BUNDLE_MAX (4 * PS_PRF_LANES)
 START_TEST(test_random_bundles)
 {
-    int compared = 0, saturated = 0, shared = 0;
+    int compared = 0, saturated = 0, shared = 0, lean = 0;
     tu_rng_t r;
     tu_rng_seed(&r, tu_seed() ^ 0xb0d1e5ull);
     char *text = malloc(1 << 16);
@@ -571,7 +624,7 @@ START_TEST(test_random_bundles)
         const int np = (int)tu_rng_range(&r, 1, k < 20 ? PS_PRF_LANES : BUNDLE_MAX);
         uint32_t positions = 0, longest = 0;
         for (int i = 0; i < np; i++) {
-            size_t len = tu_random_profile(&r, text, 1 << 16, tu_rng_chance(&r, 20) ? 40 : 14);
+            size_t len = tu_random_profile(&r, text, 1 << 16, tu_rng_chance(&r, 20) ? 40 : 14, k % 2);
             char why[256];
             ck_assert_int_eq(ps_profile_parse(&pr[i], text, len, 0, why, sizeof why), 0);
             lane[i] = &pr[i];
@@ -587,6 +640,7 @@ START_TEST(test_random_bundles)
                           q <= positions / PS_PRF_LANES + longest,
                       "%d profiles of %u positions, the longest %u: the bundle runs %u", np, positions, longest, q);
         if (np > PS_PRF_LANES) shared++;
+        lean += ps_prf_bundle_lean(b);
         for (int s = 0; s < 10; s++) {
             char seq[120];
             uint8_t letters[120];
@@ -607,6 +661,9 @@ START_TEST(test_random_bundles)
     ck_assert_msg(saturated * 10 < compared, "%d of %d profiles above their best (seed %llu)", saturated, compared,
                   (unsigned long long)tu_seed());
     ck_assert_int_gt(shared, 20);
+    /* The even bundles, and the odd ones whose I to D and D to I are all
+     * '*', are lean. */
+    ck_assert_msg(lean >= 30 && lean < 60, "%d of 60 bundles lean (seed %llu)", lean, (unsigned long long)tu_seed());
     free(pr);
     free(lane);
     free(best);
@@ -640,7 +697,7 @@ START_TEST(test_gpu_search_host)
     ck_assert(text && letters && idx);
     for (int g = 0; g < 160; g++) {
         ps_profile_t pr;
-        const size_t len = tu_random_profile(&r, text, 1 << 17, g % 8 == 0 ? 400 : 30);
+        const size_t len = tu_random_profile(&r, text, 1 << 17, g % 8 == 0 ? 400 : 30, g % 2);
         char why[256];
         ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "%s", why);
         for (int q = 0; q < 4; q++) {
@@ -703,7 +760,7 @@ START_TEST(test_gpu_wave_best_host)
     int pairs = 0;
     for (int g = 0; g < 80; g++) {
         ps_profile_t pr;
-        const size_t len = tu_random_profile(&r, text, 1 << 17, g % 8 == 0 ? 400 : 40);
+        const size_t len = tu_random_profile(&r, text, 1 << 17, g % 8 == 0 ? 400 : 40, g % 2);
         char why[256];
         ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "%s", why);
         for (int q = 0; q < 3; q++) {
@@ -741,6 +798,7 @@ Suite *suite_profile(void)
     tcase_add_test(tc, test_bundle_barrier);
     tcase_add_test(tc, test_bundle_high);
     tcase_add_test(tc, test_bundle_exit_floor);
+    tcase_add_test(tc, test_bundle_lean);
     tcase_add_test(tc, test_random_high_bundles);
     tcase_add_test(tc, test_random_search_lanes);
     suite_add_tcase(s, tc);

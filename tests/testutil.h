@@ -89,7 +89,7 @@ int tu_data_wanted(tu_data_plan_t *plan, const char *name);
 
 /* A random PROSITE MATRIX entry of 1 to max_len positions into t (cap
  * bytes); its length (test_profile.c). */
-size_t tu_random_profile(tu_rng_t *r, char *t, size_t cap, int max_len);
+size_t tu_random_profile(tu_rng_t *r, char *t, size_t cap, int max_len, int id_di);
 
 /* Number of entries in a directory, "." and ".." not counted. */
 int tu_dir_entries(const char *dir);
