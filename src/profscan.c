@@ -371,6 +371,7 @@ typedef struct {
     const int32_t *best;    /* n profiles x n_rec: the GPUs', or NULL: best_part on CPU threads */
     const pair_t *pair;     /* search_part: the pairs to search */
     uint64_t n_pair, next;  /* next: the first group not taken (atomic) */
+    uint64_t chunks, next_chunk; /* best_part: the batch's shares of residues, the first not taken (atomic) */
     group_t *group;         /* the CPU's pairs in groups searched side by side */
     uint64_t n_group;
     uint64_t n_cpu;         /* pairs 0 .. n_cpu - 1 are the CPU threads'; the rest the GPUs' */
@@ -413,22 +414,14 @@ static int add_pair(part_out_t *o, const job_t *j, uint32_t r, uint32_t p)
     return 0;
 }
 
-/* The best score of every pair of the part's records (split by residues;
- * the last part to the last record, empty ones included), the profiles in
- * bundles; the pairs that reach their cut-off go to the part's list. */
-static void best_part(void *ctx, int part, int parts)
+/* The best scores of records [r0, r1) into o's pairs (best: n profiles'
+ * room). */
+static void best_records(const job_t *j, part_out_t *o, uint32_t r0, uint32_t r1, int32_t *best, ps_prf_work_t *w)
 {
-    job_t *j = ctx;
-    part_out_t *o = &j->out[part];
-    const uint32_t r0 = rec_at(j, ps_parallel_share(j->residues, part, parts));
-    const uint32_t r1 = part + 1 == parts ? j->n_rec : rec_at(j, ps_parallel_share(j->residues, part + 1, parts));
-    ps_prf_work_t w = {0};
-    int32_t *best = malloc(sizeof *best * j->ps->n);
-    if (!best) o->failed = 1;
     for (uint32_t r = r0; r < r1 && !o->failed; r++) {
         const rec_t *rc = &j->rec[r];
         for (uint32_t b = 0; b < j->ps->n_bundle && !o->failed; b++) {
-            ps_prf_bundle_best(j->ps->bundle[b], j->letters + rc->seq, rc->len, best, &w);
+            ps_prf_bundle_best(j->ps->bundle[b], j->letters + rc->seq, rc->len, best, w);
             if (rc->len && best[0] == INT32_MIN) {
                 o->failed = 1;
                 break;
@@ -441,6 +434,26 @@ static void best_part(void *ctx, int part, int parts)
                 }
             }
         }
+    }
+}
+
+/* The best score of every pair of the batch's records, the profiles in
+ * bundles; the pairs that reach their cut-off go to the part's list. A
+ * part takes the batch's chunks (even shares of its residues, the last to
+ * the last record, empty ones included) one after another as it frees
+ * up: with a share a thread, a batch waited for the slowest thread. */
+static void best_part(void *ctx, int part, int parts)
+{
+    (void)parts;
+    job_t *j = ctx;
+    part_out_t *o = &j->out[part];
+    ps_prf_work_t w = {0};
+    int32_t *best = malloc(sizeof *best * j->ps->n);
+    if (!best) o->failed = 1;
+    for (uint64_t c; !o->failed && (c = __atomic_fetch_add(&j->next_chunk, 1, __ATOMIC_RELAXED)) < j->chunks;) {
+        const uint32_t r0 = rec_at(j, ps_parallel_share(j->residues, (int)c, (int)j->chunks));
+        const uint32_t r1 = c + 1 == j->chunks ? j->n_rec : rec_at(j, ps_parallel_share(j->residues, (int)c + 1, (int)j->chunks));
+        best_records(j, o, r0, r1, best, &w);
     }
     free(best);
     ps_prf_work_free(&w);
@@ -813,9 +826,12 @@ static int search_batch(const ps_profiles_t *ps, batch_t *b, const int32_t *best
     if (!(j.out = calloc((size_t)n_out, sizeof *j.out))) return ps_fail(err, PS_E_NOMEM, "out of memory");
     if (!best) {
         /* Best scores on the threads, a part about 16 Ki residues at least
-         * and a record; each part lists its pairs that reach the cut-off. */
+         * and a record, in chunks of as much, eight a part; each part lists
+         * its pairs that reach the cut-off. */
         int parts = ps_parallel_parts(threads, b->seq_len, 1u << 14);
         if ((uint32_t)parts > b->n_rec) parts = (int)b->n_rec;
+        j.chunks = (uint64_t)ps_parallel_parts(parts * PS_PRF_CHUNKS, b->seq_len, 1u << 14);
+        if (j.chunks > b->n_rec) j.chunks = b->n_rec;
         ps_parallel_run(parts, best_part, &j);
         for (int p = 0; p < parts && rc == 0; p++) {
             if (j.out[p].failed) rc = ps_fail(err, PS_E_NOMEM, "out of memory scoring profiles");

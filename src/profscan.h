@@ -45,6 +45,9 @@ extern "C" {
  * records against many profiles. */
 #define PS_PRF_BATCH (16u << 20)
 #define PS_PRF_PAIRS (32u << 20)
+/* A batch's best scores on CPU threads run in chunks, this many a thread,
+ * taken as threads free up. */
+#define PS_PRF_CHUNKS 8
 /* Positions a bundle's lanes run over at most, but for a longer profile:
  * the rows' tables of a bundle (about 2.4 KB a position) stay in L2. */
 #define PS_PRF_BUNDLE_POSITIONS 512u
@@ -94,11 +97,12 @@ int ps_profiles_inputs_fit(const ps_profiles_t *ps, const char *const *inputs, i
  * one per second of that estimate (plan.h, ps_plan_gpus); each takes a run
  * of the profiles of about equal positions, all the batch's records. -v
  * says which and why. */
-#define PS_PRF_CPU_NS 0.55
+#define PS_PRF_CPU_NS 0.38
 /* A GPU's start, its tables and its first batch cost about half a second
- * end to end: 2,000 proteins took 0.51-0.54 s on the GPU, 0.36-0.38 s on
- * 16 CPU threads, 4,000 proteins 0.49-0.50 s against 0.57-0.60 s (an
- * H200 host; CPU_NS is a thread's figure with all 16 busy there). */
+ * end to end: on an H200 host, 3,000 proteins took 0.41-0.51 s on the GPU,
+ * 0.30-0.33 s on 16 CPU threads, 5,000 proteins 0.46-0.49 s against
+ * 0.43-0.47 s (estimated 0.45 s; CPU_NS is a thread's figure with all 16
+ * busy there). */
 #define PS_PRF_GPU_FROM_S 0.5
 /* With GPUs, the pairs that reach their cut-off are searched there too, a
  * warp a pair, but for the costliest (residues x positions) where CPU
