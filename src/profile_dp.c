@@ -644,7 +644,7 @@ __attribute__((target("avx2"), always_inline)) static inline void sweep(const ps
     ST(&XI[0], xi);
     for (size_t q = 1; q < Q; q++) {
         const vls *t = tr + q * 16;
-        const __m256i dl = LD(&t[DELV]);
+        const __m256i dl = LD(&t[DELV]), bi = LD(&t[PS_PRF_X * 4 + PS_PRF_I]), bd = LD(&t[PS_PRF_X * 4 + PS_PRF_D]);
         __m256i up = kopm; /* the row before's M at q - 1 */
         kopm = LD(&VM[q]);
         ip = LD(&VI[q]); /* the row before's I at q */
@@ -653,7 +653,6 @@ __attribute__((target("avx2"), always_inline)) static inline void sweep(const ps
         for (int r = 0; r < rows; r++) {
             const __m256i km = AD(up, LD(&ms[r][q])), kip = AD(ip, LD(&is[r][q])), kd = AD(pd[r], dl);
             up = pm[r];
-            const __m256i bi = LD(&t[PS_PRF_X * 4 + PS_PRF_I]), bd = LD(&t[PS_PRF_X * 4 + PS_PRF_D]);
             ip = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_I])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_I]))),
                     lean ? bi : MX(AD(kd, LD(&t[PS_PRF_D * 4 + PS_PRF_I])), bi));
             pm[r] = MX(MX(AD(km, LD(&t[PS_PRF_M * 4 + PS_PRF_M])), AD(kip, LD(&t[PS_PRF_I * 4 + PS_PRF_M]))),

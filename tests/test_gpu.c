@@ -1638,9 +1638,7 @@ static void profiles_case(int split)
     char *text = malloc(1 << 20);
     ck_assert_ptr_nonnull(text);
     for (int i = 0; i < NP; i++) {
-        const size_t len = tu_random_profile(&r, text, 1 << 20, i == 0 ? 400 : 40, i % 2);
-        char why[256];
-        ck_assert_msg(ps_profile_parse(&prs[i], text, len, 0, why, sizeof why) == 0, "%s", why);
+        tu_random_profile_read(&r, text, 1 << 20, i == 0 ? 400 : 40, i % 2, &prs[i]);
     }
     uint64_t *off = malloc(sizeof *off * NS);
     uint32_t *len = malloc(sizeof *len * NS);
@@ -1771,10 +1769,8 @@ START_TEST(test_gpu_profile_commands)
         /* 12 positions at least: shorter ones match nearly everywhere */
         size_t len;
         ps_profile_t pr;
-        char why[256];
         do {
-            len = tu_random_profile(&r, text, 1 << 20, i == 0 ? 150 : 40, i % 2);
-            ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "%s", why);
+            len = tu_random_profile_read(&r, text, 1 << 20, i == 0 ? 150 : 40, i % 2, &pr);
             if (pr.len < 12) ps_profile_free(&pr);
         } while (pr.len < 12);
         cons[i] = strdup(pr.consensus);

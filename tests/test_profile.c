@@ -160,6 +160,14 @@ size_t tu_random_profile(tu_rng_t *r, char *t, size_t cap, int max_len, int id_d
     return o;
 }
 
+size_t tu_random_profile_read(tu_rng_t *r, char *t, size_t cap, int max_len, int id_di, ps_profile_t *pr)
+{
+    const size_t len = tu_random_profile(r, t, cap, max_len, id_di);
+    char why[256];
+    ck_assert_msg(ps_profile_parse(pr, t, len, 0, why, sizeof why) == 0, "%s", why);
+    return len;
+}
+
 static int32_t mx(int32_t a, int32_t b) { return a > b ? a : b; }
 
 /* The best score from the model: node[j][p][t] the best path that has used
@@ -355,9 +363,7 @@ START_TEST(test_random_search_lanes)
     int pairs = 0, found = 0, several = 0;
     for (int g = 0; g < 300; g++) {
         ps_profile_t pr;
-        const size_t len = tu_random_profile(&r, text, 1 << 16, g % 10 == 0 ? 120 : 30, g % 2);
-        char why[256];
-        ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "%s", why);
+        tu_random_profile_read(&r, text, 1 << 16, g % 10 == 0 ? 120 : 30, g % 2, &pr);
         const int k = (int)tu_rng_range(&r, 1, K);
         const uint8_t *ix[K];
         uint32_t n[K];
@@ -486,8 +492,10 @@ START_TEST(test_random_high_bundles)
 END_TEST
 
 /* The profile of `text` scored over letters[0..n) alone (ps_profile_best)
- * and in a bundle of its own. */
-static void alone_and_bundled(const char *text, const uint8_t *letters, uint32_t n, int32_t *alone, int32_t *bundled)
+ * and in a bundle of its own, whose ps_prf_bundle_lean goes to *lean
+ * (unless NULL). */
+static void alone_and_bundled(const char *text, const uint8_t *letters, uint32_t n, int32_t *alone, int32_t *bundled,
+                              int *lean)
 {
     ps_profile_t pr;
     char why[256];
@@ -495,6 +503,7 @@ static void alone_and_bundled(const char *text, const uint8_t *letters, uint32_t
     const ps_profile_t *one = &pr;
     ps_prf_bundle_t *b;
     ck_assert_int_eq(ps_prf_bundle_new(&b, &one, 1), 0);
+    if (lean) *lean = ps_prf_bundle_lean(b);
     uint8_t *idx = malloc(n);
     ck_assert_ptr_nonnull(idx);
     ps_prf_work_t w = {0};
@@ -530,7 +539,7 @@ START_TEST(test_bundle_high)
     uint8_t letters[12];
     for (int i = 0; i < 12; i++) letters[i] = 'W' - 'A';
     int32_t alone, best;
-    alone_and_bundled(text, letters, 12, &alone, &best);
+    alone_and_bundled(text, letters, 12, &alone, &best, NULL);
     ck_assert_int_eq(alone, 31600);
     ck_assert_int_eq(best, 31600);
 }
@@ -556,28 +565,18 @@ START_TEST(test_bundle_lean)
         "MA   /I:\nMA   /M: M=12000,*,*;\nMA   /I: I=12000;\nMA   /M: M=*;\nMA   /I:\nMA   /M: M=*,*,12000;\n"
         "MA   /I:\n//\n"};
     static const int32_t want[2] = {7617, 19617};
-    ps_prf_work_t w = {0};
-    for (int i = 0; i < 2; i++) { /* a bundle each: its rows run in full or not as a whole */
-        ps_profile_t pr;
-        char why[256];
-        ck_assert_msg(ps_profile_parse(&pr, text[i], strlen(text[i]), 0, why, sizeof why) == 0, "%s", why);
-        const ps_profile_t *one = &pr;
-        ps_prf_bundle_t *b;
-        ck_assert_int_eq(ps_prf_bundle_new(&b, &one, 1), 0);
-        ck_assert_int_eq(ps_prf_bundle_lean(b), 1);
+    for (int i = 0; i < 2; i++) /* a bundle each: its rows run in full or not as a whole */
         for (uint32_t n = 3; n <= 12; n++) { /* the path in sweeps of four rows and of one, and in the last row */
-            uint8_t letters[12], idx[12];
+            uint8_t letters[12];
             for (uint32_t k = 0; k < n; k++) letters[k] = (uint8_t)((k == 0 ? 'A' : k == 1 ? 'C' : 'D') - 'A');
-            int32_t best;
-            ps_prf_bundle_best(b, letters, n, &best, &w);
-            ps_profile_index(&pr, letters, n, idx);
-            ck_assert_int_eq(ps_profile_best(&pr, idx, n, &w), want[i]);
-            ck_assert_msg(best == want[i], "%s, %u residues: %d in the bundle, %d alone", pr.id, n, best, want[i]);
+            int32_t alone, best;
+            int lean;
+            alone_and_bundled(text[i], letters, n, &alone, &best, &lean);
+            ck_assert_int_eq(lean, 1);
+            ck_assert_int_eq(alone, want[i]);
+            ck_assert_msg(best == want[i], "%s, %u residues: %d in the bundle, %d alone", i ? "ITOD" : "DTOI", n, best,
+                          want[i]);
         }
-        ps_prf_bundle_free(b);
-        ps_profile_free(&pr);
-    }
-    ps_prf_work_free(&w);
 }
 END_TEST
 
@@ -598,7 +597,7 @@ START_TEST(test_bundle_exit_floor)
         uint8_t letters[12];
         for (uint32_t i = 0; i < n; i++) letters[i] = (uint8_t)(ALPHA[i % 20] - 'A');
         int32_t alone, best;
-        alone_and_bundled(text, letters, n, &alone, &best);
+        alone_and_bundled(text, letters, n, &alone, &best, NULL);
         ck_assert_int_eq(alone, -4383);
         ck_assert_msg(best == -4383, "%u residues: %d in the bundle, -4383 alone", n, best);
     }
@@ -697,9 +696,7 @@ START_TEST(test_gpu_search_host)
     ck_assert(text && letters && idx);
     for (int g = 0; g < 160; g++) {
         ps_profile_t pr;
-        const size_t len = tu_random_profile(&r, text, 1 << 17, g % 8 == 0 ? 400 : 30, g % 2);
-        char why[256];
-        ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "%s", why);
+        tu_random_profile_read(&r, text, 1 << 17, g % 8 == 0 ? 400 : 30, g % 2, &pr);
         for (int q = 0; q < 4; q++) {
             const uint32_t n = (uint32_t)tu_rng_range(&r, 1, tu_rng_chance(&r, 30) ? MAXN : 260);
             near_consensus(&r, &pr, letters, n);
@@ -760,9 +757,7 @@ START_TEST(test_gpu_wave_best_host)
     int pairs = 0;
     for (int g = 0; g < 80; g++) {
         ps_profile_t pr;
-        const size_t len = tu_random_profile(&r, text, 1 << 17, g % 8 == 0 ? 400 : 40, g % 2);
-        char why[256];
-        ck_assert_msg(ps_profile_parse(&pr, text, len, 0, why, sizeof why) == 0, "%s", why);
+        tu_random_profile_read(&r, text, 1 << 17, g % 8 == 0 ? 400 : 40, g % 2, &pr);
         for (int q = 0; q < 3; q++) {
             const uint32_t n = (uint32_t)tu_rng_range(&r, 1, tu_rng_chance(&r, 30) ? MAXN : 300);
             for (uint32_t j = 0; j < n; j++)

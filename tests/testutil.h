@@ -10,6 +10,7 @@
 
 #include "automaton.h"
 #include "probes.h"
+#include "profile.h"
 
 /* splitmix64: small, fast and good enough to pick test cases. */
 typedef struct {
@@ -90,6 +91,8 @@ int tu_data_wanted(tu_data_plan_t *plan, const char *name);
 /* A random PROSITE MATRIX entry of 1 to max_len positions into t (cap
  * bytes); its length (test_profile.c). */
 size_t tu_random_profile(tu_rng_t *r, char *t, size_t cap, int max_len, int id_di);
+/* The same, read into *pr (the read must succeed); its length in t. */
+size_t tu_random_profile_read(tu_rng_t *r, char *t, size_t cap, int max_len, int id_di, ps_profile_t *pr);
 
 /* Number of entries in a directory, "." and ".." not counted. */
 int tu_dir_entries(const char *dir);
