@@ -16,6 +16,8 @@
 #   make check-bioconda  the Bioconda recipe's build script and tests
 #   make bench      CPU throughput on the real genomes, beside jellyfish if installed
 #   make bench-gpu  GPU kernel, ablation and end-to-end benchmarks (needs a GPU)
+#   make fuzz       the profile parser and search under libFuzzer (clang), ASan and UBSan,
+#                   FUZZ_SECONDS long (default 600)
 #   make install    PREFIX=/usr/local
 
 .DEFAULT_GOAL := all
@@ -106,7 +108,7 @@ TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRC))
 
 .PHONY: all deps need-build need-test demo test check-gpu check-asan check-valgrind check-deb check-bioconda workflow-test \
-        bench bench-gpu install clean cuda-note FORCE
+        bench bench-gpu fuzz install clean cuda-note FORCE
 
 # Rebuild when the compiler set-up changes (CUDA on or off, architectures, sanitizer
 # flags, ISA-L found): the C code on config.stamp, the kernels on cuda.stamp alone, so
@@ -261,6 +263,10 @@ build/bench/pattern_gpu_bench: bench/pattern_gpu_bench.cu $(CORE_OBJ)
 
 bench-gpu: all $(if $(NVCC),build/bench/gpu_bench)
 	@bash bench/bench_gpu.sh ./probescan
+
+FUZZ_SECONDS ?= 600
+fuzz:
+	bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(CURDIR)/build/fuzz
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

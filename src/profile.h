@@ -148,16 +148,25 @@ int ps_prf_pack(const ps_profile_t *const *prs, int n, uint32_t bins, uint32_t *
  * out of memory). */
 void ps_prf_bundle_best(const ps_prf_bundle_t *b, const uint8_t *letters, uint32_t n, int32_t *best, ps_prf_work_t *w);
 
+/* A (sequence, profile) pair's matches at most, as pfscanV3 keeps them
+ * ("Too many alignments found - list may be incomplete"): the search
+ * stops at the PS_PRF_MAX_MATCHES-th. A legal profile can make the search
+ * accept the same stretch again and again (a match whose acceptance locks
+ * no new residue), so this bound is what ends it. */
+#define PS_PRF_MAX_MATCHES 1023
+
 /* The matches of idx[0..n) at or above cut-off `cut`, in the order found,
- * into *out (grown; *cap its room). Returns their number, or -1 out of
+ * into *out (grown; *cap its room), PS_PRF_MAX_MATCHES at most (a pair
+ * that reached it may have had more). Returns their number, or -1 out of
  * memory. */
 int ps_profile_matches(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, int32_t cut, ps_prf_work_t *w,
                        ps_prf_match_t **out, size_t *cap);
 /* Up to PS_PRF_SEARCH_LANES pairs of one profile searched side by side, a
  * 32-bit vector lane a pair (AVX2; else one after another): pair i's
  * residues idx[i][0..n[i]), its cut-off cut[i]; its matches, as
- * ps_profile_matches gives them, into out[i] (grown; cap[i] its room),
- * their number into nm[i]. Returns 0, or -1 out of memory. */
+ * ps_profile_matches gives them (PS_PRF_MAX_MATCHES at most), into
+ * out[i] (grown; cap[i] its room), their number into nm[i]. Returns 0, or
+ * -1 out of memory. */
 #define PS_PRF_SEARCH_LANES 8
 int ps_profile_matches_lanes(const ps_profile_t *pr, int k, const uint8_t *const *idx, const uint32_t *n,
                              const int32_t *cut, ps_prf_work_t *w, ps_prf_match_t **out, size_t *cap, int *nm);

@@ -393,7 +393,7 @@ int ps_profile_matches(const ps_profile_t *pr, const uint8_t *idx, uint32_t n, i
                     }
                     (*out)[found++] = (ps_prf_match_t){.from = (uint32_t)s.sb, .to = (uint32_t)s.se, .score = s.score};
                     for (int32_t j = s.pb; j <= s.pe && j <= (int32_t)n + 1; j++) w->lock[j] = 1;
-                    accepted = 1;
+                    accepted = found < PS_PRF_MAX_MATCHES;
                     break;
                 }
             } else if (iseq >= next_cp) {

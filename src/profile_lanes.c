@@ -352,7 +352,7 @@ static int search_lanes(const ps_profile_t *pr, int k, const uint8_t *const *idx
                     }
                     if (add_match(&out[i], &cap[i], &nm[i], run.sb[i], run.se[i], run.score[i]) < 0) rc = -1;
                     for (int32_t j = run.pb[i]; j <= run.pe[i] && j <= ln->n + 1; j++) ln->lock[j] = 1;
-                    ln->state = ST_INIT;
+                    ln->state = nm[i] < PS_PRF_MAX_MATCHES ? ST_INIT : ST_DONE;
                     continue;
                 }
             } else if (iseq >= ln->next_cp) {

@@ -340,6 +340,8 @@ typedef struct {
     size_t n, cap;
     pair_t *pair;          /* best_part: the part's pairs that reach their cut-off */
     size_t n_pair, cap_pair;
+    uint64_t full;         /* pairs whose search stopped at PS_PRF_MAX_MATCHES */
+    pair_t first_full;     /* the first of them in the batch's order */
     int failed;
 } part_out_t;
 
@@ -520,8 +522,15 @@ static int search_pairs(const job_t *j, const pair_t *pp, int k, part_out_t *o, 
         cut[i] = ps_profile_cutoff(pr, n[i]);
     }
     if (ps_profile_matches_lanes(pr, k, idx, n, cut, &sw->w, sw->m, sw->mcap, nm) < 0) return -1;
-    for (int i = 0; i < k; i++)
+    for (int i = 0; i < k; i++) {
         if (add_hits(o, &pp[i], sw->m[i], nm[i]) < 0) return -1;
+        if (nm[i] >= PS_PRF_MAX_MATCHES) {
+            if (!o->full || pp[i].rec < o->first_full.rec ||
+                (pp[i].rec == o->first_full.rec && pp[i].prof < o->first_full.prof))
+                o->first_full = pp[i];
+            o->full++;
+        }
+    }
     return 0;
 }
 
@@ -810,8 +819,28 @@ static int best_batch(const ps_profiles_t *ps, const batch_t *b, int32_t **best,
 /* Searches the batch's records for matches (best: the GPUs' best scores,
  * or NULL: bundles on the CPU threads first), counts and writes them in
  * record order, and empties the batch. */
+/* The first pair of a run whose search stopped at PS_PRF_MAX_MATCHES (by
+ * record, then profile, over the parts), into st once a batch. */
+static void note_full(const ps_profiles_t *ps, const batch_t *b, const part_out_t *out, int parts,
+                      ps_prf_scan_stats_t *st)
+{
+    const part_out_t *first = NULL;
+    for (int p = 0; p < parts; p++) {
+        const part_out_t *o = &out[p];
+        if (!o->full) continue;
+        if (!first || o->first_full.rec < first->first_full.rec ||
+            (o->first_full.rec == first->first_full.rec && o->first_full.prof < first->first_full.prof))
+            first = o;
+        st->pairs_full += o->full;
+    }
+    if (!first || st->full_record[0]) return;
+    snprintf(st->full_record, sizeof st->full_record, "%s", b->names + b->rec[first->first_full.rec].name);
+    snprintf(st->full_profile, sizeof st->full_profile, "%s", ps->p[first->first_full.prof].ac);
+}
+
 static int search_batch(const ps_profiles_t *ps, batch_t *b, const int32_t *best, FILE *f, ps_sites_format_t format,
-                        const char *label, ps_prf_rows_t *cap, uint64_t *counts, int threads, ps_err_t *err)
+                        const char *label, ps_prf_rows_t *cap, uint64_t *counts, int threads, ps_prf_scan_stats_t *st,
+                        ps_err_t *err)
 {
     if (b->n_rec == 0) return 0;
     job_t j = {.ps = ps, .rec = b->rec, .n_rec = b->n_rec, .letters = (const uint8_t *)b->seq,
@@ -886,6 +915,7 @@ static int search_batch(const ps_profiles_t *ps, batch_t *b, const int32_t *best
         for (int p = 0; p < parts && rc == 0; p++)
             if (j.out[p].failed) rc = ps_fail(err, PS_E_NOMEM, "out of memory scoring profiles");
         for (int p = 0; p < parts; p++) n_hit += j.out[p].n;
+        if (rc == 0) note_full(ps, b, j.out, parts, st);
         if (rc == 0 && n_hit && !(hit = malloc(n_hit * sizeof *hit))) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
         n_hit = 0;
         for (int p = 0; p < parts && rc == 0; p++) {
@@ -921,6 +951,7 @@ typedef struct {
     ps_prf_rows_t *cap;
     uint64_t *counts;
     int threads;
+    ps_prf_scan_stats_t *st; /* the search stage's notes (pairs_full) */
     batch_t b[SLOTS];
     int32_t *best[SLOTS];
     int state[SLOTS];
@@ -954,7 +985,7 @@ static void *stage_main(void *arg)
         const double t0 = ps_now();
         int rc = s->stage == 0 ? best_batch(P->ps, &P->b[slot], &P->best[slot], &err)
                                : search_batch(P->ps, &P->b[slot], P->best[slot], P->f, P->format, P->label, P->cap,
-                                              P->counts, P->threads, &err);
+                                              P->counts, P->threads, P->st, &err);
         P->busy[s->stage] += ps_now() - t0;
         if (s->stage == 1) { /* the batch's scores are done with */
             free(P->best[slot]);
@@ -1006,7 +1037,7 @@ int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *labe
     int n_th = 0, sync_ok = 0;
     if (rc >= 0) {
         *P = (pipe_t){.ps = ps, .f = f, .format = format, .label = label, .cap = rows, .counts = counts,
-                      .threads = threads};
+                      .threads = threads, .st = st};
         if (pthread_mutex_init(&P->m, NULL) != 0) {
             rc = ps_fail(err, PS_E_INTERNAL, "cannot make the profiles' pipeline");
         } else if (pthread_cond_init(&P->c, NULL) != 0) {
@@ -1150,6 +1181,12 @@ int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *labe
     }
     st->read_s = t_read;
     st->seconds = ps_now() - t_start;
+    if (rc >= 0 && st->pairs_full)
+        fprintf(stderr,
+                "probescan: warning: %s: %llu (record, profile) pair%s reached %d matches, where the search stops (as "
+                "pfscanV3 does): their matches may be incomplete (the first: record '%s', profile %s)\n",
+                path, (unsigned long long)st->pairs_full, st->pairs_full > 1 ? "s" : "", PS_PRF_MAX_MATCHES,
+                st->full_record, st->full_profile);
     free(P);
     free(buf);
     ps_reader_close(r);

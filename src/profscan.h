@@ -146,6 +146,10 @@ void ps_prf_rows_free(ps_prf_rows_t *r);
 typedef struct {
     uint64_t records, residues;
     double read_s, best_s, search_s, seconds;
+    /* Pairs whose search stopped at PS_PRF_MAX_MATCHES (a warning on
+     * stderr names the count and the first, by record then profile). */
+    uint64_t pairs_full;
+    char full_record[64], full_profile[32];
 } ps_prf_scan_stats_t;
 
 /* Scores one input (label: its name in tsv rows). f NULL: counts only
@@ -154,7 +158,8 @@ typedef struct {
  * (ps_profiles_engine) and searched on threads at once: memory is three
  * batches of about PS_PRF_BATCH residues with their names, and with GPUs
  * the best scores of two (at most PS_PRF_PAIRS each), and the pairs that
- * reach their cut-off. */
+ * reach their cut-off. A (record, profile) pair's search stops at
+ * PS_PRF_MAX_MATCHES matches; where any did, a warning on stderr says so. */
 int ps_profiles_scan(const ps_profiles_t *ps, const char *path, const char *label, FILE *f, ps_sites_format_t format,
                      ps_prf_rows_t *rows, uint64_t *counts, int threads, ps_prf_scan_stats_t *st, ps_err_t *err);
 

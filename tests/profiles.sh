@@ -19,6 +19,8 @@
 #      rows compared. RAS_GTPASE_ACTIV_2 has SCORE=0 with N_SCORE=6.5
 #      (pfscanV3 reports every alignment of score 0 or more there):
 #      pfscanV3 is given SCORE=361, the raw cut-off probescan derives.
+#   3. a profile whose search never ended (tests/fuzz/endless.dat): the
+#      1,023 matches a pair that pfscanV3 keeps, in bounded time and memory.
 #
 # A sequence on which pfscanV3 stops with an internal error (an illegal
 # alignment of its own) is set aside and said.
@@ -151,5 +153,21 @@ else
     else
         bad "CUB read and LIM_DOMAIN_2 refused with a line: $(grep 'CUB\|LIM_DOMAIN_2' warn.txt | head -2)"
     fi
+fi
+
+# 3. A profile whose search accepts the same match again and again (its
+#    acceptance locks no new residue): pfscanV3 stops at 1,023 matches of
+#    a (sequence, profile) pair with a warning; so must probescan, with
+#    the same rows, in bounded time and memory (4 GB of address space).
+printf '>g\nG\n>h\nAG\n>i\nGAAAG\n' > endless.fa
+if (ulimit -v 4000000; timeout 60 "$bin" locate --format pff -p "$here/fuzz/endless.dat" endless.fa > /dev/null \
+    2> endless.err); then
+    ok
+    if grep -q "warning: endless.fa: 3 (record, profile) pairs reached 1023 matches" endless.err; then ok; else
+        bad "endless profile: no warning that the search stopped at 1023 matches: $(head -2 endless.err)"
+    fi
+    compare "$here/fuzz/endless.dat" "$here/fuzz/endless.dat" endless.fa "a profile that matches at one residue without end"
+else
+    bad "endless profile: locate did not end within 60 s and 4 GB"
 fi
 finish

@@ -1841,6 +1841,36 @@ START_TEST(test_gpu_profile_commands)
 }
 END_TEST
 
+/* A profile whose search accepts the same match again and again
+ * (tests/fuzz/endless.dat): on the GPU too the run ends, each pair's
+ * matches stopping at PS_PRF_MAX_MATCHES (the GPU keeps fewer and hands
+ * the pair to CPU threads), with the CPU engine's rows byte for byte. */
+START_TEST(test_gpu_profile_endless)
+{
+    char *dir = tu_mkdtemp(), *in = tu_path(dir, "in.fa");
+    char *out[2] = {tu_path(dir, "cpu.out"), tu_path(dir, "gpu.out")};
+    const char *fa = ">g\nG\n>h\nAG\n>i\nGAAAG\n>j\nMKVLAAGIVGG\n";
+    tu_write_file(in, fa, strlen(fa));
+    for (int g = 0; g < 2; g++) {
+        const char *args[16];
+        int n = engine_args(args, 1, g, TU_SRCDIR "/tests/fuzz/endless.dat", out[g]);
+        args[n++] = in;
+        run_cmd(1, args, n);
+    }
+    size_t la = 0, lb = 0;
+    char *a = tu_read_gz(out[0], &la), *b = tu_read_gz(out[1], &lb);
+    size_t rows = 0;
+    for (size_t i = 0; i < la; i++) rows += a[i] == '\n';
+    ck_assert_msg(rows >= 3 * PS_PRF_MAX_MATCHES && la == lb && !memcmp(a, b, la),
+                  "the GPU's rows differ from the CPU's (%zu and %zu bytes, %zu rows)", la, lb, rows);
+    free(a);
+    free(b);
+    for (int g = 0; g < 2; g++) free(out[g]);
+    free(in);
+    tu_rmtree(dir);
+}
+END_TEST
+
 Suite *suite_gpu(int *n_checks)
 {
     Suite *s = suite_create("gpu");
@@ -1879,6 +1909,7 @@ Suite *suite_gpu(int *n_checks)
     TU_ADD_TEST(gpu_case(s, "bulges"), test_gpu_bulges, n_checks);
     TU_ADD_TEST(gpu_case(s, "profiles"), test_gpu_profiles, n_checks);
     TU_ADD_TEST(gpu_case(s, "profile_commands"), test_gpu_profile_commands, n_checks);
+    TU_ADD_TEST(gpu_case(s, "profile_endless"), test_gpu_profile_endless, n_checks);
     return s;
 }
 

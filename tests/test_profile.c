@@ -782,6 +782,50 @@ START_TEST(test_gpu_wave_best_host)
 }
 END_TEST
 
+/* A profile whose search accepts the same match again and again: two
+ * positions, one residue scoring 21500 over a cut-off of 3450, against
+ * the one-residue protein G (its acceptance locks no new residue). The
+ * search must end at PS_PRF_MAX_MATCHES, as pfscanV3 ends (1,023 rows:
+ * 21500 once, then 5117), one pair at a time and side by side. */
+START_TEST(test_endless_search)
+{
+    FILE *f = fopen(TU_SRCDIR "/tests/fuzz/endless.dat", "rb");
+    ck_assert_ptr_nonnull(f);
+    char text[4096];
+    const size_t len = fread(text, 1, sizeof text, f);
+    fclose(f);
+    ps_profile_t pr;
+    char why[256];
+    ck_assert_int_eq(ps_profile_parse(&pr, text, len, 0, why, sizeof why), 0);
+    const uint8_t letters[2] = {'G' - 'A', 'G' - 'A'};
+    uint8_t idx[2];
+    ps_profile_index(&pr, letters, 1, idx);
+    idx[1] = idx[0];
+    ps_prf_work_t w = {0};
+    ps_prf_match_t *m = NULL;
+    size_t cap = 0;
+    const int nm = ps_profile_matches(&pr, idx, 1, pr.cut, &w, &m, &cap);
+    ck_assert_int_eq(nm, PS_PRF_MAX_MATCHES);
+    ck_assert_int_eq(m[0].score, 21500);
+    for (int i = 1; i < nm; i++) ck_assert(m[i].score == 5117 && m[i].from == 1 && m[i].to == 1);
+    const uint8_t *li[2] = {idx, idx};
+    const uint32_t ln[2] = {1, 1};
+    const int32_t lc[2] = {pr.cut, pr.cut};
+    ps_prf_match_t *lm[2] = {NULL, NULL};
+    size_t lcap[2] = {0, 0};
+    int lnm[2];
+    ck_assert_int_eq(ps_profile_matches_lanes(&pr, 2, li, ln, lc, &w, lm, lcap, lnm), 0);
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(lnm[k], nm);
+        for (int i = 0; i < nm; i++) ck_assert(lm[k][i].score == m[i].score && lm[k][i].to == m[i].to);
+        free(lm[k]);
+    }
+    free(m);
+    ps_prf_work_free(&w);
+    ps_profile_free(&pr);
+}
+END_TEST
+
 Suite *suite_profile(void)
 {
     Suite *s = suite_create("profile");
@@ -796,6 +840,7 @@ Suite *suite_profile(void)
     tcase_add_test(tc, test_bundle_lean);
     tcase_add_test(tc, test_random_high_bundles);
     tcase_add_test(tc, test_random_search_lanes);
+    tcase_add_test(tc, test_endless_search);
     suite_add_tcase(s, tc);
     return s;
 }
