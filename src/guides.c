@@ -275,15 +275,18 @@ int ps_casoff_detect(const char *path, char **genome)
         int n2 = words(l2, w2, 4), n3 = words(l3, w3, 4);
         /* A pattern, maybe with bulge sizes; then guide lines. A line of
          * several words is no probe of a plain list, so a third line of
-         * them makes the file Cas-OFFinder's, whatever is wrong in it
-         * (loading says what, naming its line); a third line of one word
-         * only where the pattern has an N (a guide's) and the first line is
-         * no probe of the pattern's length beside it. */
-        const int pattern = (n2 == 1 || n2 == 3) && all_iupac(w2[0]);
+         * them, the first a guide's letters, makes the file Cas-OFFinder's
+         * whatever else is wrong in it (loading says what, naming its
+         * line); a third line of one word only where it is as long as the
+         * pattern, the pattern has an N (a guide's place) and the first line
+         * is no probe of the pattern's length beside them. */
+        const int pattern = (n2 == 1 || (n2 == 3 && all_digits(w2[1]) && all_digits(w2[2]))) && all_iupac(w2[0]);
         const size_t L = pattern ? strlen(w2[0]) : 0;
-        if (g && pattern && n2 == 3) yes = 2;
-        else if (g && pattern && (n3 >= 2 || (n3 == 1 && all_iupac(w3[0]) && strlen(w3[0]) == L &&
-                                              strpbrk(w2[0], "Nn") && !(l1_probe && n1 == L))))
+        /* A PROSITE file's first lines (probes.h) are no genome line. */
+        const int prosite = !strncmp(l1, "ID   ", 5) || !strncmp(l1, "CC", 2);
+        if (g && pattern && !prosite && n2 == 3) yes = 2;
+        else if (g && pattern && !prosite && n3 >= 1 && all_iupac(w3[0]) &&
+                 (n3 >= 2 || (strlen(w3[0]) == L && strpbrk(w2[0], "Nn") && !(l1_probe && n1 == L))))
             yes = 1;
         if (yes) *genome = g;
         else free(g);

@@ -681,6 +681,8 @@ START_TEST(test_casoff_file)
     ck_assert_int_eq(ps_casoff_detect(f, &genome), 0);
     tu_write_file(f, "ACGTACGN\nACGTAAAN\nACGTCCCC\n", 27);
     ck_assert_int_eq(ps_casoff_detect(f, &genome), 0);
+    tu_write_file(f, "CC\nCC\nCC   ACGT 2\n", 18); /* a PROSITE file's head */
+    ck_assert_int_eq(ps_casoff_detect(f, &genome), 0);
     tu_write_file(f, ">a\nACGT\n>b\nACGT\n", 16);
     ck_assert_int_eq(ps_casoff_detect(f, &genome), 0);
     free(f);
