@@ -224,6 +224,8 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
         o->inputs = o->samples->file;
         o->n_inputs = (int)o->samples->n_files;
     }
+    int rc_s = ps_opt_spool_stdin(o->probes, (const char *const *)o->inputs, o->n_inputs, err);
+    if (rc_s < 0) return rc_s;
     if (o->n_inputs < 1) {
         int rc_c = ps_opt_casoff_inputs(o->probes, &o->casoff_inputs, &o->n_casoff, err);
         if (rc_c < 0) return rc_c;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bulges.h"
 #include "patset.h"
@@ -229,14 +230,38 @@ static int all_digits(const char *s)
     return 1;
 }
 
+/* The probe file path for reading from its start: standard input for "-"
+ * where it is a regular file (count and locate make a pipe one first:
+ * options.h, ps_opt_spool_stdin), *at its offset then; NULL where it cannot
+ * be read from its start again. */
+static FILE *open_again(const char *path, off_t *at)
+{
+    struct stat sb;
+    *at = -1;
+    if (strcmp(path, "-")) return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? fopen(path, "r") : NULL;
+    if (fstat(STDIN_FILENO, &sb) != 0 || !S_ISREG(sb.st_mode) || (*at = lseek(STDIN_FILENO, 0, SEEK_CUR)) < 0)
+        return NULL;
+    const int fd = dup(STDIN_FILENO);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+    if (!f && fd >= 0) close(fd);
+    return f;
+}
+
+/* Closes what open_again opened, standard input back at its offset (the
+ * descriptors share it) for the next reader. */
+static void close_again(FILE *f, off_t at)
+{
+    fclose(f);
+    if (at >= 0) (void)lseek(STDIN_FILENO, at, SEEK_SET);
+}
+
 int ps_casoff_detect(const char *path, char **genome)
 {
     *genome = NULL;
-    /* Only a regular file can be looked at and read again: a pipe
-     * (-p <(...)) would lose what the look took. */
-    struct stat sb;
-    if (!strcmp(path, "-") || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
-    FILE *f = fopen(path, "r");
+    /* Only a file that can be read again from its start can be looked at:
+     * a pipe (-p <(...)) would lose what the look took. */
+    off_t at;
+    FILE *f = open_again(path, &at);
     if (!f) return 0;
     char *l1 = NULL, *l2 = NULL, *l3 = NULL;
     size_t c1 = 0, c2 = 0, c3 = 0;
@@ -245,16 +270,31 @@ int ps_casoff_detect(const char *path, char **genome)
         l1[0] != '#' && !strchr(l1, '\t')) {
         char *w2[4], *w3[4];
         char *g = strdup(l1);
+        const size_t n1 = strlen(l1);
+        const int l1_probe = all_iupac(l1);
         int n2 = words(l2, w2, 4), n3 = words(l3, w3, 4);
-        yes = g && (n2 == 1 || n2 == 3) && all_iupac(w2[0]) && (n2 == 1 || (all_digits(w2[1]) && all_digits(w2[2]))) &&
-              (n3 == 2 || n3 == 3) && all_iupac(w3[0]) && all_digits(w3[1]) && strlen(w3[0]) == strlen(w2[0]);
+        /* A pattern, maybe with bulge sizes; then guide lines. A line of
+         * several words is no probe of a plain list, so a third line of
+         * them, the first a guide's letters, makes the file Cas-OFFinder's
+         * whatever else is wrong in it (loading says what, naming its
+         * line); a third line of one word only where it is as long as the
+         * pattern, the pattern has an N (a guide's place) and the first line
+         * is no probe of the pattern's length beside them. */
+        const int pattern = (n2 == 1 || (n2 == 3 && all_digits(w2[1]) && all_digits(w2[2]))) && all_iupac(w2[0]);
+        const size_t L = pattern ? strlen(w2[0]) : 0;
+        /* A PROSITE file's first lines (probes.h) are no genome line. */
+        const int prosite = !strncmp(l1, "ID   ", 5) || !strncmp(l1, "CC", 2);
+        if (g && pattern && !prosite && n2 == 3) yes = 2;
+        else if (g && pattern && !prosite && n3 >= 1 && all_iupac(w3[0]) &&
+                 (n3 >= 2 || (strlen(w3[0]) == L && strpbrk(w2[0], "Nn") && !(l1_probe && n1 == L))))
+            yes = 1;
         if (yes) *genome = g;
         else free(g);
     }
     free(l1);
     free(l2);
     free(l3);
-    fclose(f);
+    close_again(f, at);
     return yes;
 }
 
@@ -340,8 +380,10 @@ int ps_casoff_inputs(const char *genome, char ***inputs, int *n, ps_err_t *err)
 int ps_casoff_load(ps_probes_t **out, const char *path, ps_err_t *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f) return ps_fail(err, PS_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    off_t at;
+    FILE *f = open_again(path, &at);
+    if (!f && strcmp(path, "-")) f = fopen(path, "r");
+    if (!f) return ps_fail(err, PS_E_IO, "%s: cannot open: %s", path, strerror(errno ? errno : EINVAL));
     char *line = NULL, *pattern = NULL;
     size_t cap = 0;
     uint32_t n = 0, ncap = 0;
@@ -405,11 +447,16 @@ int ps_casoff_load(ps_probes_t **out, const char *path, ps_err_t *err)
                          strlen(w[0]), L);
             goto done;
         }
-        if (!all_digits(w[1])) {
-            rc = ps_fail(err, PS_E_FORMAT, "%s: line %lu: '%s' is no number of mismatches", path, lineno, w[1]);
+        /* Cas-OFFinder reads the limit with atoi: a sign and digits, the
+         * rest of the word passed over; -1 is then 65535, every site. Taken
+         * here: digits after an optional '+'; anything else is refused. */
+        const char *lw = w[1] + (w[1][0] == '+');
+        if (!all_digits(lw)) {
+            rc = ps_fail(err, PS_E_FORMAT, "%s: line %lu: '%s' is no number of mismatches (0 to %d)", path, lineno,
+                         w[1], PS_MAX_MM);
             goto done;
         }
-        unsigned long t = strtoul(w[1], NULL, 10);
+        unsigned long t = strtoul(lw, NULL, 10);
         if (t > PS_MAX_MM) {
             rc = ps_fail(err, PS_E_USAGE, "%s: line %lu: %lu mismatches; probescan takes 0 to %d", path, lineno, t,
                          PS_MAX_MM);
@@ -492,6 +539,6 @@ done:
     free(fx);
     free(pattern);
     free(line);
-    fclose(f);
+    close_again(f, at);
     return rc;
 }

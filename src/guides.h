@@ -39,6 +39,7 @@ typedef struct {
     const char *pam; /* --pam or --pam5: the PAM, or NULL */
     int pam5;        /* the PAM is 5' of the probe (--pam5) */
     int dna_bulge, rna_bulge; /* --dna-bulge, --rna-bulge (bulges.h) */
+    int bulge_given;          /* either was given, 0 included (a Cas-OFFinder file refuses them) */
     int exact_pieces; /* --exact-pieces: r of the guide index (guideset.h); 0 chooses */
 } ps_guide_opts_t;
 
@@ -62,8 +63,13 @@ int ps_guides_add_pam(ps_probes_t **p, const char *pam, int five_prime, const ch
 int ps_guides_limits(ps_probes_t *p, int mismatches, int *max_mm, const char *path, ps_err_t *err);
 
 /* 1 when path reads as a Cas-OFFinder input file (its first three lines'
- * shape); then *genome (malloc'd) is its first line. 0 otherwise, also
- * for a file that cannot be read (loading it will say why). */
+ * shape: a pattern line, then a line of several words, or a guide where
+ * the first line is no probe beside it), 2 when its pattern line also
+ * gives two bulge sizes; then *genome (malloc'd) is its first line. 0
+ * otherwise, also for a file that cannot be read from its start again (a
+ * pipe; "-" where standard input is a regular file is read and put back
+ * at its offset). A file so recognised is loaded by ps_casoff_load, which
+ * says what is wrong in it, naming its line. */
 int ps_casoff_detect(const char *path, char **genome);
 
 /* The inputs a Cas-OFFinder genome line names: the file itself, or the
@@ -71,9 +77,11 @@ int ps_casoff_detect(const char *path, char **genome);
 int ps_casoff_inputs(const char *genome, char ***inputs, int *n, ps_err_t *err);
 void ps_casoff_inputs_free(char **inputs, int n);
 
-/* Loads a Cas-OFFinder input file into *out: probe i the guide's pattern,
- * named by its ID (else the guide as written), its query the guide as
- * written, its limit the guide's. */
+/* Loads a Cas-OFFinder input file ("-": standard input, a regular file)
+ * into *out: probe i the guide's pattern, named by its ID (else the guide
+ * as written), its query the guide as written, its limit the guide's
+ * (digits, maybe after '+': 0 to PS_MAX_MM; Cas-OFFinder's atoi would also
+ * take a '-' or text after the digits, refused here naming the line). */
 int ps_casoff_load(ps_probes_t **out, const char *path, ps_err_t *err);
 
 #ifdef __cplusplus

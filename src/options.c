@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bulges.h"
 #include "guideset.h"
@@ -190,6 +191,7 @@ int ps_opt_guide(int key, const char *arg, ps_guide_opts_t *o, ps_err_t *err)
                            key == PS_OPT_DNA_BULGE ? "--dna-bulge" : "--rna-bulge", PS_BULGE_MAX, arg);
         if (key == PS_OPT_DNA_BULGE) o->dna_bulge = (int)v;
         else o->rna_bulge = (int)v;
+        o->bulge_given = 1;
         return 1;
     }
     if (key == PS_OPT_EXACT_PIECES) {
@@ -207,6 +209,38 @@ int ps_opt_guide(int key, const char *arg, ps_guide_opts_t *o, ps_err_t *err)
     o->pam = arg;
     o->pam5 = key == PS_OPT_PAM5;
     return 1;
+}
+
+int ps_opt_spool_stdin(const char *probes, const char *const *inputs, int n_inputs, ps_err_t *err)
+{
+    struct stat st;
+    if (!probes || strcmp(probes, "-")) return PS_OK;
+    for (int i = 0; i < n_inputs; i++)
+        if (!strcmp(inputs[i], "-")) return PS_OK;
+    if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) return PS_OK;
+    FILE *t = tmpfile();
+    if (!t) return ps_fail(err, PS_E_IO, "-: cannot make a temporary file for the probes on standard input: %s",
+                           strerror(errno));
+    char buf[65536];
+    ssize_t got;
+    int rc = PS_OK;
+    while ((got = read(STDIN_FILENO, buf, sizeof buf)) != 0) {
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            rc = ps_fail(err, PS_E_IO, "-: cannot read the probes on standard input: %s", strerror(errno));
+            break;
+        }
+        if (fwrite(buf, 1, (size_t)got, t) != (size_t)got) {
+            rc = ps_fail(err, PS_E_IO, "-: cannot keep the probes on standard input in a temporary file: %s",
+                         strerror(errno));
+            break;
+        }
+    }
+    if (rc == PS_OK && (fflush(t) != 0 || dup2(fileno(t), STDIN_FILENO) < 0 || lseek(STDIN_FILENO, 0, SEEK_SET) != 0))
+        rc = ps_fail(err, PS_E_IO, "-: cannot read the probes on standard input again: %s", strerror(errno));
+    /* Standard input holds the file now; the stream's descriptor goes. */
+    fclose(t);
+    return rc;
 }
 
 int ps_opt_casoff_inputs(const char *probes, char ***inputs, int *n, ps_err_t *err)
@@ -234,9 +268,14 @@ int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int t
         if (go->pam)
             return ps_fail(err, PS_E_USAGE, "%s is a Cas-OFFinder input file, whose pattern line holds the PAM; "
                                             "leave out %s", path, go->pam5 ? "--pam5" : "--pam");
-        if (go->dna_bulge || go->rna_bulge)
+        /* An explicit 0 too: the file's sizes are not overridden. */
+        if (go->bulge_given && casoff == 2)
             return ps_fail(err, PS_E_USAGE, "%s is a Cas-OFFinder input file, whose pattern line holds the bulge "
                                             "sizes; leave out --dna-bulge and --rna-bulge", path);
+        if (go->bulge_given)
+            return ps_fail(err, PS_E_USAGE, "%s is a Cas-OFFinder input file, whose pattern line sets the bulge "
+                                            "sizes (none on it now); write them there as `PATTERN DNA RNA` "
+                                            "(Cas-OFFinder 3) and leave out --dna-bulge and --rna-bulge", path);
         rc = ps_casoff_load(p, path, err);
         if (rc == PS_OK) (*p)->exact_pieces = (uint8_t)go->exact_pieces;
     } else {

@@ -70,6 +70,13 @@ enum { PS_OPT_PAM = 420, PS_OPT_PAM5, PS_OPT_DNA_BULGE, PS_OPT_RNA_BULGE, PS_OPT
     "                         D + N (1 to 4; by default the least work); sites are the same\n"
 int ps_opt_guide(int key, const char *arg, ps_guide_opts_t *o, ps_err_t *err);
 
+/* -p -: where standard input is no regular file (a pipe), copies it into
+ * an unnamed temporary file that becomes standard input, at its start, so
+ * that the probe file can be looked at (a Cas-OFFinder file?) and then
+ * read, as a file named on the command line can. Nothing for another path,
+ * or where an input reads standard input too (refused later). */
+int ps_opt_spool_stdin(const char *probes, const char *const *inputs, int n_inputs, ps_err_t *err);
+
 /* Where no input is given and the probe file is a Cas-OFFinder input
  * file: the inputs its first line names (*inputs malloc'd, freed with
  * ps_casoff_inputs_free); else *n = 0. */

@@ -14,6 +14,7 @@
 #include <htslib/bgzf.h>
 
 #include "parallel.h"
+#include "patset.h"
 #include "seqio.h"
 
 /* encode() turns arrays of offsets into arrays of pointers in place. */
@@ -505,10 +506,27 @@ static void parse_part(void *ctx, int part, int parts)
                     const char *f = end + 1, *fe = memchr(f, '\t', len - (size_t)(f - s));
                     size_t fl = fe ? (size_t)(fe - f) : len - (size_t)(f - s);
                     while (fl && (f[fl - 1] == ' ' || f[fl - 1] == '\r')) fl--;
-                    size_t q = 0;
+                    while (fl && f[0] == ' ') f++, fl--;
+                    /* A number, as Cas-OFFinder's limit column reads one
+                     * (blanks around it, a '+'), is the limit; a '-' before
+                     * digits is refused (Cas-OFFinder would take -1 as
+                     * 65535: every site); other text is a note, passed over. */
+                    const int sign = fl > 1 && (f[0] == '+' || f[0] == '-');
+                    size_t q = (size_t)sign;
                     unsigned v = 0;
                     for (; q < fl && f[q] >= '0' && f[q] <= '9'; q++)
                         if (v < 1000) v = v * 10 + (unsigned)(f[q] - '0');
+                    if (fl && q == fl && f[0] == '-') {
+                        pt->rc = ps_fail(err, PS_E_FORMAT, "%s: line %llu: a mismatch limit of '%.*s'; limits are 0 "
+                                                           "and up", path, (unsigned long long)line, (int)fl, f);
+                        return;
+                    }
+                    if (fl && q == fl && v > PS_MAX_MM) {
+                        pt->rc = ps_fail(err, PS_E_USAGE, "%s: line %llu: probe '%.*s' asks for %u%s mismatches; the "
+                                                          "limit is %d", path, (unsigned long long)line,
+                                         (int)(tab - s), s, v, v >= 1000 ? " or more" : "", PS_MAX_MM);
+                        return;
+                    }
                     if (fl && q == fl) {
                         r->limit[r->n - 1] = (uint8_t)(v < PS_NO_LIMIT ? v : PS_NO_LIMIT - 1);
                         r->limits = 1;

@@ -8,8 +8,11 @@
  *                    kept in id; MATRIX and RULE entries are counted, not
  *                    read; the alphabet is protein unless asked otherwise
  *   name<TAB>seq     one probe a line; a third column that is a whole number
- *                    is the probe's own mismatch limit (limit[]), one that
- *                    is not is ignored
+ *                    (blanks around it and a '+' allowed, as Cas-OFFinder
+ *                    reads its limits) is the probe's own mismatch limit
+ *                    (limit[]; a '-' before digits, or over PS_MAX_MM, is
+ *                    refused naming the line), one that is other text is
+ *                    ignored
  *   seq              one probe a line; the name is the sequence itself
  * Blank lines and lines starting with '#' are skipped in the line formats,
  * and so is a header row: a first probe line whose sequence column reads

@@ -438,7 +438,7 @@ expect_fail "PAM letter that is no IUPAC code" "'X'" count --pam NGX -p guides.t
 expect_fail "--pam and --pam5 together" "--pam5" count --pam NGG --pam5 TTTV -p guides.tsv pam.fa
 expect_fail "PAM beside protein probes" "protein" count --pam NGG -a protein -p guides.tsv pam.fa
 printf 'g\tACGT\t9\n' >limit9.tsv
-expect_fail "a probe's limit over 8" "'g'" count -p limit9.tsv pam.fa
+expect_fail "a probe's limit over 8" "limit9.tsv: line 1: probe 'g'" count -p limit9.tsv pam.fa
 # Bulges: a Cas-OFFinder file with bulge sizes, and --dna-bulge/--rna-bulge;
 # count's sites are locate's rows, and the refusals.
 printf 'pam.fa\nNNNNNNNNGG 1 1\nACGTACGTNN 2 b1\n' >bulge.txt
@@ -479,6 +479,9 @@ else
     bad "--max-hits 1 with bulges: $(cat out.txt err.txt | tr '\n' '|')"
 fi
 expect_fail "--dna-bulge beside a Cas-OFFinder file" "bulge sizes" count --dna-bulge 1 -p bulge.txt
+expect_fail "--dna-bulge 0 --rna-bulge 0 beside a Cas-OFFinder file" "bulge sizes" locate --dna-bulge 0 --rna-bulge 0 -p bulge.txt
+printf 'pam.fa\nNNNNNNNNGG\nACGTACGTNN 2 b1\n' >nobulge.txt
+expect_fail "--dna-bulge beside a Cas-OFFinder file without sizes" "PATTERN DNA RNA" count --dna-bulge 1 -p nobulge.txt
 expect_fail "a bulge of 9" "--rna-bulge" count --rna-bulge 9 --pam NGG -p guides.tsv pam.fa
 # A library looked up by N exact pieces of D + N: the same table at every
 # N, with and without a PAM, and -v says which N ran.
@@ -514,6 +517,35 @@ printf 'pam.fa\nNNNNNNNNNGG\nACGTACGTNNN 2\n' >cof.txt
 run locate --format cas-offinder -p cof.txt
 if [ "$rc" -eq 0 ] && [ "$(tr '\n' '|' <out.txt)" = $'ACGTACGTNNN\tc\t0\tACGTACGTAGG\t+\t0|' ]; then ok; else bad "Cas-OFFinder file, its genome the input: $(cat out.txt err.txt | tr '\n' '|')"; fi
 expect_fail "Cas-OFFinder file with --pam" "--pam" count --pam NGG -p cof.txt
+# A Cas-OFFinder file is read as one whatever is wrong in its guide lines,
+# the first included: a line without its mismatch column, or too short, is
+# named (not the file read as a probe list, its genome line a probe).
+printf 'pam.fa\nNNNNNNNNNGG\nACGTACGTNNN\nACGTACGTNNN\n' >cof_nolimit.txt
+expect_fail "Cas-OFFinder guide lines without mismatches" "cof_nolimit.txt: line 3: a guide line" locate -p cof_nolimit.txt pam.fa
+printf 'pam.fa\nNNNNNNNNNGG\nACGTACGTNN 2\nACGTACGTNNN 2\n' >cof_short.txt
+expect_fail "a Cas-OFFinder file's first guide too short" "cof_short.txt: line 3: the guide is 10 long, the pattern 11" locate -p cof_short.txt
+# Its limit column: digits, maybe after '+' (Cas-OFFinder's atoi takes
+# them); a '-' or text after the digits is refused, naming the line.
+printf 'pam.fa\nNNNNNNNNNGG\nACGTACGTNNN +2\n' >cof_plus.txt
+run locate --format cas-offinder -p cof_plus.txt
+if [ "$rc" -eq 0 ] && [ "$(tr '\n' '|' <out.txt)" = $'ACGTACGTNNN\tc\t0\tACGTACGTAGG\t+\t0|' ]; then ok; else bad "Cas-OFFinder limit '+2': $(cat out.txt err.txt | tr '\n' '|')"; fi
+printf 'pam.fa\nNNNNNNNNNGG\nACGTACGTNNN -1\n' >cof_neg.txt
+expect_fail "a Cas-OFFinder limit of -1" "cof_neg.txt: line 3: '-1'" locate -p cof_neg.txt pam.fa
+printf 'pam.fa\nNNNNNNNNNGG\nACGTACGTNNN 2x\n' >cof_2x.txt
+expect_fail "a Cas-OFFinder limit of 2x" "cof_2x.txt: line 3: '2x'" locate -p cof_2x.txt pam.fa
+# -p - reads a Cas-OFFinder file through a pipe, as Cas-OFFinder reads '-'.
+"$PROBESCAN" locate --format cas-offinder -p - <<<"$(cat cof.txt)" >out.txt 2>err.txt && cat cof.txt | "$PROBESCAN" locate --format cas-offinder -p - >out2.txt 2>>err.txt
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(tr '\n' '|' <out2.txt)" = $'ACGTACGTNNN\tc\t0\tACGTACGTAGG\t+\t0|' ] && cmp -s out.txt out2.txt; then ok; else bad "-p - of a Cas-OFFinder file: $(cat out2.txt err.txt | tr '\n' '|')"; fi
+printf 'ACGTACGT\n' | "$PROBESCAN" locate -p - pam.fa >out.txt 2>err.txt
+if [ "$?" -eq 0 ] && [ "$(wc -l <out.txt)" = 2 ]; then ok; else bad "-p - of a probe list: $(cat out.txt err.txt | tr '\n' '|')"; fi
+# The limit column of name<TAB>sequence lines reads as Cas-OFFinder's:
+# blanks around it and a '+' taken, a '-' refused naming the line.
+printf 'g\tACGTACGT\t 2\nh\tACGTACGT\t+1\n' >limit_blank.tsv
+run count -p limit_blank.tsv pam.fa
+if [ "$rc" -eq 0 ] && [ "$(head -1 out.txt | cut -f6-)" = $'mm0\tmm1\tmm2' ] && grep -q "2 probes take their own" err.txt; then ok; else bad "limits ' 2' and '+1': $(cat out.txt err.txt | tr '\n' '|')"; fi
+printf 'g\tACGTACGT\t-1\n' >limit_neg.tsv
+expect_fail "a probe's limit of -1" "limit_neg.tsv: line 1" count -p limit_neg.tsv pam.fa
 printf 'acgtacgt\nacgtrcgt\n' >lower.txt
 expect_fail "--format cas-offinder for protein" "protein" locate --format cas-offinder -a protein -p lower.txt pam.fa
 # Lower-case IUPAC probes: the query and the site's case as Cas-OFFinder

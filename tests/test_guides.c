@@ -526,12 +526,22 @@ START_TEST(test_limit_column)
     ck_assert(ps_guides_limits(p, 3, &mm, pf, &err) == PS_OK);
     ck_assert_int_eq(mm, 3);
     ps_probes_free(p);
-    /* Over PS_MAX_MM: refused, naming the probe. */
-    tu_write_file(pf, "x\tACGT\t9\n", 9);
+    /* Over PS_MAX_MM: refused as the file is read, naming line and probe. */
+    tu_write_file(pf, "w\tACGT\nx\tACGT\t9\n", 16);
+    ck_assert(ps_probes_load(&p, pf, PS_ALPHA_AUTO, 1, &err) == PS_E_USAGE);
+    ck_assert_msg(strstr(err.msg, "line 2: probe 'x'") && strstr(err.msg, "9"), "%s", err.msg);
+    /* As Cas-OFFinder reads its limits: blanks around, a '+'; a '-' is
+     * refused naming the line. */
+    text = "a\tACGTACGT\t 2\nb\tACGTACGA\t+1\n";
+    tu_write_file(pf, text, strlen(text));
     ck_assert(ps_probes_load(&p, pf, PS_ALPHA_AUTO, 1, &err) == PS_OK);
-    ck_assert(ps_guides_limits(p, 0, &mm, pf, &err) == PS_E_USAGE);
-    ck_assert_msg(strstr(err.msg, "'x'") && strstr(err.msg, "9"), "%s", err.msg);
+    ck_assert_int_eq(p->limit[0], 2);
+    ck_assert_int_eq(p->limit[1], 1);
     ps_probes_free(p);
+    text = "a\tACGTACGT\t1\nb\tACGTACGA\t-1\n";
+    tu_write_file(pf, text, strlen(text));
+    ck_assert(ps_probes_load(&p, pf, PS_ALPHA_AUTO, 1, &err) == PS_E_FORMAT);
+    ck_assert_msg(strstr(err.msg, "line 2") && strstr(err.msg, "'-1'"), "%s", err.msg);
     free(pf);
     tu_rmtree(dir);
 }
@@ -626,6 +636,34 @@ START_TEST(test_casoff_file)
         ck_assert_int_eq(ps_casoff_load(&p, f, &err) < 0, 1);
         ck_assert_msg(strstr(err.msg, bad[i][1]), "case %zu: '%s' lacks '%s'", i, err.msg, bad[i][1]);
     }
+    /* Malformed guide lines, the first included, still make the file
+     * Cas-OFFinder's (loading names the line); a limit is digits, maybe
+     * after '+'. */
+    static const char *const shaped[][3] = {
+        {"NNNNNNGG\nACGTACNN\nACGTACNN\n", "line 3: a guide line", ""},
+        {"NNNNNNGG\nACGTACN 2\nACGTACNN 2\n", "line 3: the guide is 7 long", ""},
+        {"NNNNNNGG\nACGTACNN -1\n", "line 3: '-1'", ""},
+        {"NNNNNNGG\nACGTACNN 2x\n", "line 3: '2x'", ""},
+        {"NNNNNNGG\nACGTACNN +2\n", NULL, ""},
+        {"NNNNNNGG 1 1\nACGTACNN 2\n", NULL, "bulges"},
+    };
+    for (size_t i = 0; i < sizeof shaped / sizeof *shaped; i++) {
+        tu_buf_t t = {0};
+        tu_buf_printf(&t, "%s\n%s", g, shaped[i][0]);
+        tu_write_file(f, t.p, t.n);
+        tu_buf_free(&t);
+        ck_assert_int_eq(ps_casoff_detect(f, &genome), shaped[i][2][0] ? 2 : 1);
+        free(genome);
+        if (shaped[i][1]) {
+            ck_assert_int_eq(ps_casoff_load(&p, f, &err) < 0, 1);
+            ck_assert_msg(strstr(err.msg, shaped[i][1]), "case %zu: '%s' lacks '%s'", i, err.msg, shaped[i][1]);
+        } else {
+            ck_assert_msg(ps_casoff_load(&p, f, &err) == PS_OK, "%s", err.msg);
+            ck_assert_int_eq(p->limit[0], 2);
+            ps_probes_free(p);
+            p = NULL;
+        }
+    }
     /* Bulge sizes on the pattern line are the probes' (bulges.h). */
     {
         tu_buf_t t = {0};
@@ -640,6 +678,10 @@ START_TEST(test_casoff_file)
     }
     /* Not its shape: a plain probe list, a FASTA file. */
     tu_write_file(f, "ACGTACGT\nACGTAAAA\nACGTCCCC\n", 27);
+    ck_assert_int_eq(ps_casoff_detect(f, &genome), 0);
+    tu_write_file(f, "ACGTACGN\nACGTAAAN\nACGTCCCC\n", 27);
+    ck_assert_int_eq(ps_casoff_detect(f, &genome), 0);
+    tu_write_file(f, "CC\nCC\nCC   ACGT 2\n", 18); /* a PROSITE file's head */
     ck_assert_int_eq(ps_casoff_detect(f, &genome), 0);
     tu_write_file(f, ">a\nACGT\n>b\nACGT\n", 16);
     ck_assert_int_eq(ps_casoff_detect(f, &genome), 0);
