@@ -451,7 +451,8 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     ps_scanner_t *sc = NULL;
     ps_output_t *out = NULL;
     ps_record_writer_t *rw = NULL;
-    ps_site_writer_t *sw = NULL; /* ps_scan's rules: sites counted as locate lists them */
+    ps_site_writer_t *sw = NULL; /* ps_scan's rules or N (nsites.h): sites counted as locate lists them */
+    ps_nsites_t ns = {0};
     uint64_t *counts = NULL;
     uint64_t *pcounts = prf->n ? calloc(prf->n, sizeof *pcounts) : NULL;
     ps_scan_stats_t *st = calloc((size_t)o->n_inputs, sizeof *st);
@@ -532,7 +533,13 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
      * record: sites are placed and pass the rules in input order, as
      * locate's rows do, on one reading thread. */
     const int rules = ps_opt_psscan_rules(p, o->mismatches);
-    readers = rules ? 1 : parallel_readers(o, &info, lv);
+    /* Cas-OFFinder's rule for N (nsites.h): its sites are listed before
+     * each input is scanned and counted among the engines' sites, as
+     * locate writes them, on one reading thread. */
+    const int nrule = !pl.bs && ps_opt_nsites_rule(o->probes, p, 0);
+    for (int i = 0; nrule && i < o->n_inputs; i++)
+        if ((rc = ps_opt_nsites_input(o->inputs[i], err)) < 0) goto done;
+    readers = rules || nrule ? 1 : parallel_readers(o, &info, lv);
     if (readers > 1) {
         if (!(more = calloc((size_t)readers, sizeof *more))) {
             rc = ps_fail(err, PS_E_NOMEM, "out of memory");
@@ -569,15 +576,15 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
         if (rc < 0) goto done;
         sink = (ps_record_sink_t){ps_record_writer_emit, rw, NULL, NULL, NULL, NULL, 0};
     }
-    if (rules) {
+    if (rules || nrule) {
         uint32_t n_rules = 0;
         if ((rc = ps_site_writer_new(&sw, NULL, p, lv, PS_SITES_BED, 0, err)) < 0 ||
-            (rc = ps_site_writer_rules(sw, &o->pso, &n_rules, err)) < 0 ||
+            (rules && (rc = ps_site_writer_rules(sw, &o->pso, &n_rules, err)) < 0) ||
             (rc = ps_site_writer_counting(sw, rw, err)) < 0)
             goto done;
         sink = (ps_record_sink_t){NULL, sw, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
                                   ps_site_writer_free_rows, 1};
-        if (o->verbose)
+        if (o->verbose && rules)
             fprintf(stderr, "probescan: %u PROSITE patterns counted by ps_scan's rules (their sites placed in order)\n",
                     n_rules);
     }
@@ -601,6 +608,9 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
             ps_progress_begin(&pg, o->inputs[i], i + 1);
             if (rw) ps_record_writer_input(rw, o->names[i]);
             if (sw) rc = ps_site_writer_input(sw, o->inputs[i], err);
+            if (rc == PS_OK && nrule &&
+                (rc = ps_nsites_find(&ns, o->inputs[i], p, both, o->mismatches, err)) == PS_OK)
+                ps_site_writer_nsites(sw, &ns);
             if (rc == PS_OK)
                 rc = ps_scanner_run(sc, o->inputs[i], counts + cols[i] * lv->n_leaves, rw || sw ? &sink : NULL, &st[i],
                                     pg.enabled ? ps_progress_show : NULL, &pg, err);
@@ -671,6 +681,7 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
 done:
     free(pcounts);
     ps_site_writer_free(sw);
+    ps_nsites_free(&ns);
     ps_record_writer_free(rw);
     ps_output_abort(out);
     free(counts);

@@ -31,6 +31,7 @@
 #include "samples.h"
 #include "scan.h"
 #include "seqio.h"
+#include "nsites.h"
 #include "sites.h"
 
 #ifndef PS_VERSION
@@ -344,6 +345,7 @@ static int run_locate(opts_t *o, ps_err_t *err)
     ps_scanner_t *sc = NULL;
     ps_output_t *out = NULL;
     ps_site_writer_t *w = NULL;
+    ps_nsites_t ns = {0};
     ps_scan_stats_t *st = calloc((size_t)o->n_inputs, sizeof *st);
     if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
 
@@ -384,6 +386,11 @@ static int run_locate(opts_t *o, ps_err_t *err)
         fprintf(stderr, "probescan: locate: %u PROSITE patterns reported by ps_scan's rules\n", n_rules);
     ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
                              ps_site_writer_free_rows, 0};
+    /* Cas-OFFinder's rule for N: its sites are listed before each input is
+     * scanned, and written among the engines' rows. */
+    const int nrule = !pl.bs && ps_opt_nsites_rule(o->probes, p, o->format == PS_SITES_CASOFF);
+    for (int i = 0; nrule && rc == PS_OK && i < o->n_inputs; i++) rc = ps_opt_nsites_input(o->inputs[i], err);
+    if (rc < 0) goto done;
     /* The progress line as count draws it; not where the rows themselves
      * go to the terminal, which it would break into. */
     int out_fd = fileno(ps_output_stream(out));
@@ -394,6 +401,8 @@ static int run_locate(opts_t *o, ps_err_t *err)
     for (int i = 0; i < o->n_inputs; i++) {
         ps_sample_name(o->inputs[i], name, sizeof name); /* as count --by-record names it */
         rc = ps_site_writer_input(w, name, err);
+        if (rc == PS_OK && nrule && (rc = ps_nsites_find(&ns, o->inputs[i], p, both, o->mismatches, err)) == PS_OK)
+            ps_site_writer_nsites(w, &ns);
         ps_progress_begin(&pg, o->inputs[i], i + 1);
         if (rc == PS_OK)
             rc = ps_scanner_run(sc, o->inputs[i], NULL, &sink, &st[i], pg.enabled ? ps_progress_show : NULL, &pg, err);
@@ -435,6 +444,7 @@ done:
     ps_profiles_free(&prf);
     free(pcounts);
     ps_site_writer_free(w);
+    ps_nsites_free(&ns);
     ps_scanner_free(sc);
     ps_engine_destroy(e);
     ps_plan_free(&pl);

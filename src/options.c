@@ -243,6 +243,26 @@ int ps_opt_spool_stdin(const char *probes, const char *const *inputs, int n_inpu
     return rc;
 }
 
+int ps_opt_nsites_rule(const char *probes, const ps_probes_t *p, int casoff_rows)
+{
+    if (p->alpha != PS_DNA || p->bulge_dna || p->bulge_rna) return 0;
+    if (casoff_rows) return 1;
+    char *genome = NULL;
+    const int casoff = ps_casoff_detect(probes, &genome);
+    free(genome);
+    return casoff;
+}
+
+int ps_opt_nsites_input(const char *input, ps_err_t *err)
+{
+    struct stat st;
+    if (strcmp(input, "-") != 0 && stat(input, &st) == 0 && S_ISREG(st.st_mode)) return PS_OK;
+    return ps_fail(err, PS_E_USAGE,
+                   "%s: Cas-OFFinder's rule for N (sites that hold a letter that is no base) reads each input "
+                   "twice: give a file, not standard input or a pipe",
+                   input);
+}
+
 int ps_opt_casoff_inputs(const char *probes, char ***inputs, int *n, ps_err_t *err)
 {
     char *genome = NULL;

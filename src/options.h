@@ -77,6 +77,15 @@ int ps_opt_guide(int key, const char *arg, ps_guide_opts_t *o, ps_err_t *err);
  * or where an input reads standard input too (refused later). */
 int ps_opt_spool_stdin(const char *probes, const char *const *inputs, int n_inputs, ps_err_t *err);
 
+/* Whether sites that hold letters that are no base are found under
+ * Cas-OFFinder's rule (nsites.h): for a Cas-OFFinder input file (count
+ * and locate) and for Cas-OFFinder's rows (casoff_rows), with DNA guides
+ * and no bulges. */
+int ps_opt_nsites_rule(const char *probes, const ps_probes_t *p, int casoff_rows);
+/* Under that rule each input is read twice: one that cannot be (standard
+ * input, a pipe) is refused, naming it. */
+int ps_opt_nsites_input(const char *input, ps_err_t *err);
+
 /* Where no input is given and the probe file is a Cas-OFFinder input
  * file: the inputs its first line names (*inputs malloc'd, freed with
  * ps_casoff_inputs_free); else *n = 0. */

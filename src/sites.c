@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "guides.h"
+#include "nsites.h"
 #include "output.h"
 #include "parse.h"
 #include "prosite.h"
@@ -79,6 +80,8 @@ struct ps_site_writer {
     ps_site_stats_t st;
     ps_site_rows_t held;  /* rows near the last chunk's end, waiting for the next */
     ps_site_rows_t spare; /* where the next held rows are copied */
+    const ps_nsites_t *ns; /* the input's sites that hold no-base letters (nsites.h), */
+    size_t ns_next;        /* written among the rows: the first not yet written */
     char *out;
     size_t out_len;
 };
@@ -232,20 +235,20 @@ int ps_site_writer_counting(ps_site_writer_t *w, ps_record_writer_t *by_record, 
 {
     w->counting = 1;
     w->by_record = by_record;
-    if (!(w->counted = calloc((size_t)w->p->n + 1, sizeof *w->counted))) return nomem(err);
+    if (!(w->counted = calloc((size_t)w->lv->n_leaves + 1, sizeof *w->counted))) return nomem(err);
     return PS_OK;
 }
 
 void ps_site_writer_take_counts(ps_site_writer_t *w, uint64_t *leaf_counts)
 {
-    /* A leaf's rows go to its first probe (duplicates share the leaf and
-     * have the same rows). */
-    for (uint32_t l = 0; l < w->lv->n_leaves; l++) {
-        if (w->entry_at[l] == w->entry_at[l + 1]) continue;
-        const entry_t *en = &w->entry[w->entry_at[l]];
-        leaf_counts[l] += w->counted[en->probe];
-    }
-    memset(w->counted, 0, (size_t)w->p->n * sizeof *w->counted);
+    for (uint32_t l = 0; l < w->lv->n_leaves; l++) leaf_counts[l] += w->counted[l];
+    memset(w->counted, 0, (size_t)w->lv->n_leaves * sizeof *w->counted);
+}
+
+void ps_site_writer_nsites(ps_site_writer_t *w, const ps_nsites_t *ns)
+{
+    w->ns = ns;
+    w->ns_next = 0;
 }
 
 int ps_site_writer_input(ps_site_writer_t *w, const char *input, ps_err_t *err)
@@ -372,7 +375,11 @@ static char *casoff_row(const ps_site_writer_t *w, char *o, const row_t *r, cons
         char c = r->strand ? matched[len - 1 - j] : matched[j];
         if (r->strand) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : c == 'T' ? 'A' : c;
         const char g = j < ql ? (char)toupper((unsigned char)q[j]) : 'N';
-        if (g != 'N' && !(ps_iupac_bits(g) & ps_iupac_bits(c))) c = (char)(c + ('a' - 'A'));
+        /* A letter that is no base (a site of nsites.h) mismatches a guide
+         * letter of one base, as Cas-OFFinder takes it. */
+        const unsigned gb = ps_iupac_bits(g), is_base = c == 'A' || c == 'C' || c == 'G' || c == 'T';
+        if (g != 'N' && (is_base ? !(gb & ps_iupac_bits(c)) : !(gb & (gb - 1))) && c >= 'A' && c <= 'Z')
+            c = (char)(c + ('a' - 'A'));
         o[j] = c;
     }
     o += len;
@@ -394,17 +401,21 @@ static char *casoff_row(const ps_site_writer_t *w, char *o, const row_t *r, cons
  * matched (TSV). The buffer holds OUT_BUF and the longest row after it,
  * so a row goes straight in and the buffer is written out once past
  * OUT_BUF: millions of rows are the whole cost of a dense run. */
-static void write_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const char *name, uint64_t shift,
-                      const char *matched)
+static void put_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const char *name, uint64_t shift,
+                    const char *matched)
 {
     if (w->rule && w->rule[r->probe] &&
         !ps_psscan_report(&w->rules, &w->state[r->probe], rec, r->start + shift, r->end + shift, r->n_x))
         return;
     if (w->counting) {
-        w->counted[r->probe]++;
+        /* A site counts once for its leaf: by the leaf's first entry
+         * (duplicate probes share the leaf and have the same rows). */
+        const uint32_t leaf = w->lv->probe_leaf[r->strand][r->probe] + r->dist;
+        const entry_t *first = &w->entry[w->entry_at[leaf]];
+        if (first->probe != r->probe || first->strand != r->strand) return;
+        w->counted[leaf]++;
         if (w->by_record && w->rec_rc == PS_OK)
-            w->rec_rc = ps_record_writer_add(w->by_record, rec, name,
-                                             w->lv->probe_leaf[r->strand][r->probe] + r->dist, 1, &w->rec_err);
+            w->rec_rc = ps_record_writer_add(w->by_record, rec, name, leaf, 1, &w->rec_err);
         return;
     }
     /* --max-hits caps a probe's rows; with bulges, a guide's (all its variants'). */
@@ -490,6 +501,31 @@ static void write_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const c
         fwrite(w->out, 1, w->out_len, w->f);
         w->out_len = 0;
     }
+}
+
+/* The rows of the input's sites that hold no-base letters (nsites.h) that
+ * come before (rec, start, probe, strand), or all that are left (all). */
+static void put_nsites(ps_site_writer_t *w, uint64_t rec, uint64_t start, uint32_t probe, uint8_t strand, int all)
+{
+    const ps_nsites_t *ns = w->ns;
+    while (w->ns_next < ns->n) {
+        const ps_nsite_t *x = &ns->site[w->ns_next];
+        if (!all && (x->rec > rec || (x->rec == rec && (x->start > start || (x->start == start &&
+            (x->probe > probe || (x->probe == probe && x->strand >= strand)))))))
+            break;
+        const row_t r = {x->rec, x->start, x->start + x->len, x->probe, x->strand, x->dist, 0, 0, 0, 0, x->len, 0};
+        put_row(w, &r, x->rec, ns->names + x->name, 0, ns->text + x->letters);
+        w->ns_next++;
+    }
+}
+
+/* Writes a row, after the rows of sites holding no-base letters that come
+ * before it. */
+static void write_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const char *name, uint64_t shift,
+                      const char *matched)
+{
+    if (w->ns && w->ns_next < w->ns->n) put_nsites(w, rec, r->start + shift, r->probe, r->strand, 0);
+    put_row(w, r, rec, name, shift, matched);
 }
 
 static int cmp_row(const void *x, const void *y)
@@ -850,6 +886,8 @@ int ps_site_writer_flush(ps_site_writer_t *w, ps_err_t *err)
         write_row(w, r, r->rec, w->held.names + r->name, 0, letters(w, &w->held, r));
     }
     rows_clear(&w->held);
+    if (w->ns) put_nsites(w, 0, 0, 0, 0, 1);
+    w->ns = NULL;
     if (!w->f) return write_error(w, err);
     if (w->out_len) fwrite(w->out, 1, w->out_len, w->f);
     w->out_len = 0;

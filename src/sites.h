@@ -42,6 +42,10 @@
  * local records and offsets), which the writer places and writes in input
  * order (ps_site_writer_emit_block).
  *
+ * Sites that hold letters that are no base (nsites.h: Cas-OFFinder's rule)
+ * come from a list made before the input is read, and are written among
+ * the rows in the same order.
+ *
  * Memory: the rows of one chunk at a time (or of each block in flight), plus
  * the few rows near a chunk's end that a later chunk's rows may precede
  * (sites of shorter probes starting later), held until that chunk comes.
@@ -56,6 +60,7 @@
 #include "bulges.h"
 #include "error.h"
 #include "leaves.h"
+#include "nsites.h"
 #include "pack.h"
 #include "output.h"
 #include "probes.h"
@@ -91,9 +96,10 @@ int ps_site_writer_new_bulges(ps_site_writer_t **out, FILE *f, const ps_bulgeset
  * its start ends, and rows pass the rules in order before max_hits. Call
  * before any rows; *n_rules: the probes it applies to. */
 int ps_site_writer_rules(ps_site_writer_t *w, const ps_psopts_t *o, uint32_t *n_rules, ps_err_t *err);
-/* `count` by the rows `locate` would write (a set under ps_scan's rules):
- * rows are counted, not written (f may be NULL); with by_record, each is
- * also added to its record's row there. */
+/* `count` by the rows `locate` would write (a set under ps_scan's rules,
+ * or with sites that hold no-base letters): rows are counted for their
+ * leaf, once a site (not once a duplicate probe), not written (f may be
+ * NULL); with by_record, each is also added to its record's row there. */
 int ps_site_writer_counting(ps_site_writer_t *w, ps_record_writer_t *by_record, ps_err_t *err);
 /* Adds the rows counted since the last call into leaf_counts (per leaf). */
 void ps_site_writer_take_counts(ps_site_writer_t *w, uint64_t *leaf_counts);
@@ -111,6 +117,11 @@ int ps_site_writer_emit_rows(void *ctx, const ps_chunk_t *c, void *rows, ps_err_
 int ps_site_writer_emit_block(void *ctx, void *rows, const ps_block_place_t *at, ps_err_t *err);
 void ps_site_writer_free_rows(void *rows);
 
+/* The input's sites that hold letters that are no base (nsites.h), for
+ * the input about to be scanned (after ps_site_writer_input): written
+ * among the engines' rows in row order, the rest at the flush; ns must
+ * live until then. */
+void ps_site_writer_nsites(ps_site_writer_t *w, const ps_nsites_t *ns);
 /* Writes the rows still held; call at the end of each input. */
 int ps_site_writer_flush(ps_site_writer_t *w, ps_err_t *err);
 void ps_site_writer_stats(const ps_site_writer_t *w, ps_site_stats_t *st);

@@ -434,6 +434,16 @@ else
 fi
 run locate --pam5 CGT -m 1 --format cas-offinder -p guides.tsv pam.fa
 if [ "$rc" -eq 0 ] && [ "$(cut -f1-6 out.txt | tr '\n' '|')" = $'NNNACGTACGT\tc\t1\tCGTACGTAgGT\t+\t1|' ]; then ok; else bad "locate --pam5 --format cas-offinder: $(cat out.txt err.txt | tr '\n' '|')"; fi
+# Genome letters that are no base under Cas-OFFinder's rule (--format
+# cas-offinder): N under the PAM's N passes; N against a guide base is a
+# mismatch, written n; BED rows keep the rule of every probe (no site).
+printf '>c\nACGTACGTNGGTTACNTACGTAGGTTTTACGNAGG\n' >npam.fa
+run locate --pam NGG --format cas-offinder -p guides.tsv npam.fa
+if [ "$rc" -eq 0 ] && [ "$(cut -f1-6 out.txt | tr '\n' '|')" = $'ACGTACGTNNN\tc\t0\tACGTACGTNGG\t+\t0|TTTTACGTNNN\tc\t24\tTTTTACGnAGG\t+\t1|' ]; then ok; else bad "--format cas-offinder, sites holding N: $(cat out.txt err.txt | tr '\n' '|')"; fi
+run locate --pam NGG -p guides.tsv npam.fa
+if [ "$rc" -eq 0 ] && [ ! -s out.txt ]; then ok; else bad "BED rows: a site holding N is no site: $(cat out.txt err.txt | tr '\n' '|')"; fi
+printf 'g1\tACGTACGT\n' >g1.tsv
+expect_fail "Cas-OFFinder's N rule over standard input" "give a file, not standard input" locate --pam NGG --format cas-offinder -p g1.tsv - <npam.fa
 expect_fail "PAM letter that is no IUPAC code" "'X'" count --pam NGX -p guides.tsv pam.fa
 expect_fail "--pam and --pam5 together" "--pam5" count --pam NGG --pam5 TTTV -p guides.tsv pam.fa
 expect_fail "PAM beside protein probes" "protein" count --pam NGG -a protein -p guides.tsv pam.fa

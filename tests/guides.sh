@@ -4,7 +4,10 @@
 # `--format cas-offinder`, and the same searches written natively (--pam,
 # --pam5, a limit per probe in a third column), on a real genome folder
 # (E. coli and yeast chromosome I, two FASTA files, and the same as one
-# 2bit file for the SpCas9 case). Cases:
+# 2bit file for the SpCas9 case), into which runs of N (and n) are put,
+# inside and beside many sampled guides' sites: Cas-OFFinder reads such a
+# letter as N (a mismatch against a guide's base, a match under the PAM's
+# N), and its rows holding one must be probescan's too. Cases:
 #
 #   SpCas9  NNNNNNNNNNNNNNNNNNNNNGG, 40 guides, limits 0 to 6, with ids
 #   NRG     NNNNNNNNNNNNNNNNNNNNNRG (an IUPAC PAM), limit 5, no ids
@@ -22,7 +25,8 @@
 # bases changed (seeded; PS_SEED repeats a run).
 #
 # Bulges, against Cas-OFFinder 3.0.0 (beta; built from the main branch's
-# tarball beside 2.4.1's): SpCas9 with DNA and RNA bulges of 1 (30 guides,
+# tarball beside 2.4.1's), on the genome without N (probescan's bulge sites
+# hold no N): SpCas9 with DNA and RNA bulges of 1 (30 guides,
 # ids, limits 0 to 4), the same with a DNA bulge of 2, and Cas12a (5' PAM)
 # with bulges of 1. Its '+' rows are compared whole; its '-' rows by site
 # (id, type, record, location, strand, mismatches, size), since on '-' it
@@ -69,7 +73,7 @@ finish() {
 }
 CASES=5 CHECKS_PER_CASE=3 BULGE_CHECKS=9
 skip_all() {
-    skipped=$((CASES * CHECKS_PER_CASE + 1 + BULGE_CHECKS))
+    skipped=$((CASES * CHECKS_PER_CASE + 2 + BULGE_CHECKS))
     echo "guides.sh: $skipped skipped ($1: $2)"
     finish
 }
@@ -97,6 +101,8 @@ cof=$work/cas-offinder-2.4.1/cas-offinder
 mkdir genome
 zcat "$DATA/ecoli_K12_MG1655.fa.gz" >genome/ecoli.fa
 zcat "$DATA/yeast_S288C_R64-1-1.bgzf.fa.gz" | awk '/^>/ { n++ } n == 1' >genome/yeast_chrI.fa
+# The bulge cases read the genome as it is; the others with N put in (below).
+cp -r genome genome_acgt
 
 seed=${PS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "guides.sh: seed $seed (PS_SEED=$seed repeats this run)"
@@ -119,12 +125,14 @@ def genome(folder):
                 cur.append(line.strip().upper())
         if cur: seq.append(''.join(cur))
     return seq
+HITS = []  # (record index, start, length) of each guide sampled
 def sample(rnd, seq, n, L, ok, five, P):
     """n guides at sites of L bases that ok takes, on either strand, a few
     bases changed, N over the PAM's P positions (5' where five)."""
     out = []
     while len(out) < n:
-        s = rnd.choice(seq)
+        r = rnd.randrange(len(seq))
+        s = seq[r]
         i = rnd.randrange(len(s) - L)
         site = s[i:i + L]
         if any(c not in 'ACGT' for c in site): continue
@@ -135,7 +143,46 @@ def sample(rnd, seq, n, L, ok, five, P):
             j = rnd.randrange(L)
             g[j] = rnd.choice('ACGT')
         out.append('N' * P + ''.join(g[P:]) if five else ''.join(g[:L - P]) + 'N' * P)
+        HITS.append((r, i, L))
     return out
+def add_n(rnd, folder):
+    """Letters that are no base, as genomes hold them, put into the
+    folder's FASTA files: N (and n) runs of 1 to 40 here and there, and at
+    the sites sampled, inside a guide's site or at one end, so that many
+    sites hold one (Cas-OFFinder reads each as N: a mismatch against a
+    guide's base, a match under the PAM's N)."""
+    files = []
+    for fn in sorted(os.listdir(folder)):
+        if not fn.endswith('.fa'): continue
+        recs, name, cur = [], None, []
+        for line in open(os.path.join(folder, fn)):
+            if line.startswith('>'):
+                if name is not None: recs.append([name, list(''.join(cur))])
+                name, cur = line, []
+            else:
+                cur.append(line.strip().upper())
+        if name is not None: recs.append([name, list(''.join(cur))])
+        files.append((fn, recs))
+    flat = [r for _, recs in files for r in recs]
+    for r, i, L in HITS:
+        s = flat[r][1]
+        k = rnd.randrange(4)
+        if k == 0: continue
+        j = i + rnd.randrange(L) if k == 1 else (i + L - 3 if k == 2 else i + rnd.choice([-1, L]))
+        for t in range(rnd.choice([1, 1, 2, 5])):
+            if 0 <= j + t < len(s): s[j + t] = rnd.choice('NNNn')
+    for rec in flat:
+        s = rec[1]
+        for _ in range(len(s) // 3000):
+            j, m = rnd.randrange(len(s)), rnd.choice([1, 1, 2, 3, 7, 40])
+            for t in range(m):
+                if j + t < len(s): s[j + t] = 'N'
+    for fn, recs in files:
+        with open(os.path.join(folder, fn), 'w') as f:
+            for name, s in recs:
+                f.write(name)
+                t = ''.join(s)
+                for k in range(0, len(t), 60): f.write(t[k:k + 60] + '\n')
 EOF
 
 # Writes case files: NAME.cof (Cas-OFFinder input) and NAME.tsv (the same
@@ -143,7 +190,7 @@ EOF
 python3 - "$seed" "$work/genome" <<'EOF' || { echo "FAIL: writing the cases"; exit 1; }
 import random, sys
 sys.path.insert(0, '.')
-from gsample import genome, sample as sample_at
+from gsample import genome, sample as sample_at, add_n
 rnd = random.Random(int(sys.argv[1]))
 folder = sys.argv[2]
 seq = genome(folder)
@@ -171,6 +218,7 @@ for name, pat, n, lim, ids, pam, five in cases:
     guides = sample(pat, n, pam, five)
     limits = [rnd.randrange(7) if lim is None else lim for _ in guides]
     write(name, pat, guides, limits, ids, pam, five)
+add_n(rnd, folder)
 EOF
 
 # A note beside the genome, which both pass over.
@@ -179,6 +227,7 @@ echo "two genomes" >genome/README
 # Cas-OFFinder's rows with the record column cut at its first blank.
 cof_rows() { awk -F'\t' 'BEGIN { OFS = "\t" } { sub(/ .*/, "", $2); print }' "$1" | sort; }
 
+with_n=0 ran=0
 for spec in spcas9:NGG:3 nrg:NRG:3 cas12a:TTTV:5 sacas9:NNGRRT:3 nopam::; do
     IFS=: read -r name pam side <<<"$spec"
     if ! "$cof" "$name.cof" C "$name.out" >"$name.coflog" 2>&1; then
@@ -188,7 +237,9 @@ for spec in spcas9:NGG:3 nrg:NRG:3 cas12a:TTTV:5 sacas9:NNGRRT:3 nopam::; do
         continue
     fi
     cof_rows "$name.out" >"$name.want"
-    echo "guides.sh: $name: Cas-OFFinder wrote $(wc -l <"$name.want") rows ($(awk -F'\t' '$5 == "-"' "$name.want" | wc -l) on '-', $(awk -F'\t' '$6 > 0' "$name.want" | wc -l) with mismatches)"
+    ran=$((ran + 1))
+    echo "guides.sh: $name: Cas-OFFinder wrote $(wc -l <"$name.want") rows ($(awk -F'\t' '$5 == "-"' "$name.want" | wc -l) on '-', $(awk -F'\t' '$6 > 0' "$name.want" | wc -l) with mismatches, $(awk -F'\t' '$4 ~ /[Nn]/' "$name.want" | wc -l) holding N)"
+    with_n=$((with_n + $(awk -F'\t' '$4 ~ /[Nn]/' "$name.want" | wc -l)))
     # 1. The Cas-OFFinder file itself, its genome folder the input.
     if "$bin" locate -q -p "$name.cof" --format cas-offinder -o "$name.got" 2>"$name.err"; then
         sort "$name.got" >"$name.got.s"
@@ -234,6 +285,13 @@ for spec in spcas9:NGG:3 nrg:NRG:3 cas12a:TTTV:5 sacas9:NNGRRT:3 nopam::; do
         bad "$name: locate $opt $pam failed: $(head -2 "$name.nerr")"
     fi
 done
+
+# The genome's N runs put sites holding N into Cas-OFFinder's rows, which
+# probescan must write too (Cas-OFFinder's rule for N, nsites.h).
+if [ "$ran" -eq 0 ]; then
+    skipped=$((skipped + 1))
+    echo "guides.sh: 1 skipped (tool: Cas-OFFinder ran no case, so no row held N)"
+elif [ "$with_n" -gt 0 ]; then ok; else bad "no row of Cas-OFFinder's held N: the N cases did not run"; fi
 
 # 4. A 2bit genome (the same two sequences, N runs listed apart): the
 # SpCas9 guides from a Cas-OFFinder file naming it, against Cas-OFFinder.
@@ -308,10 +366,10 @@ cd "$work" || exit 2
     skip_bulges tool "Cas-OFFinder 3.0.0 did not build"
 }
 cof3=$work/cas-offinder-main-0a9ac00/cas-offinder
-python3 - "$seed" "$work/genome" <<'EOF' || { echo "FAIL: writing the bulge cases"; exit 1; }
+python3 - "$seed" "$work/genome_acgt" <<'EOF' || { echo "FAIL: writing the bulge cases"; exit 1; }
 import random, sys
 sys.path.insert(0, '.')
-from gsample import genome, sample as sample_at
+from gsample import genome, sample as sample_at, add_n
 rnd = random.Random(int(sys.argv[1]) ^ 0xb01e5)
 seq = genome(sys.argv[2])
 folder = sys.argv[2]
@@ -358,7 +416,7 @@ for name, pat, ok, five, P, n, ids in cases:
                 f.write('g%d\t%s\t%d\n' % (k, g[:L - P], limits[k]))
 EOF
 # Record lengths, for the windows Cas-OFFinder 3 reads.
-for f in genome/*.fa; do
+for f in genome_acgt/*.fa; do
     awk '/^>/ { if (n) print n "\t" l; n = substr($1, 2); l = 0; next } { l += length($0) } END { print n "\t" l }' "$f"
 done >reclen.tsv
 # split3 FILE DNA PATLEN FIVE MINE SKIP: FILE's rows as FILE.plus (whole,
@@ -425,7 +483,7 @@ if [ -s b11.out ] && [ -s b11.got ]; then
     else
         bad "b11: count failed: $(head -2 b11.cerr)"
     fi
-    if "$bin" locate -q -p b11.tsv --pam NGG --dna-bulge 1 --rna-bulge 1 --format cas-offinder -o b11.nat genome/*.fa 2>b11.nerr &&
+    if "$bin" locate -q -p b11.tsv --pam NGG --dna-bulge 1 --rna-bulge 1 --format cas-offinder -o b11.nat genome_acgt/*.fa 2>b11.nerr &&
         cmp -s <(sort b11.got) <(sort b11.nat); then
         ok
     else

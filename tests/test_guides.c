@@ -14,6 +14,7 @@
 #include "engine_pattern.h"
 #include "engine_split.h"
 #include "guides.h"
+#include "nsites.h"
 #include "patset.h"
 #include "probes.h"
 #include "scan.h"
@@ -693,6 +694,102 @@ START_TEST(test_casoff_file)
 }
 END_TEST
 
+/* Cas-OFFinder's rule for letters that are no base (nsites.h), against a
+ * brute force written from it: random genomes holding N, n, IUPAC codes,
+ * '.' and '-' (runs and single letters), random guides with IUPAC letters
+ * and PAMs 3' or 5', both strands; every site that holds such a letter is
+ * listed once, with its mismatches and letters, in row order. */
+static int nb_letter(char ch)
+{
+    const char u = (char)toupper((unsigned char)ch);
+    return u != 'A' && u != 'C' && u != 'G' && u != 'T';
+}
+
+START_TEST(test_nsites_random)
+{
+    tu_rng_t r;
+    tu_rng_seed(&r, tu_seed() ^ 0x45c1ull);
+    char *dir = tu_mkdtemp(), *in = tu_path(dir, "in.fa"), *pf = tu_path(dir, "probes.tsv");
+    static const char odd[] = "NNNNnnRYKV.-";
+    uint64_t total = 0, with_pam = 0;
+    for (int k = 0; k < 200; k++) {
+        gcase_t c;
+        make_gcase(&r, &c);
+        /* Letters that are no base, in runs and alone. */
+        for (int t = 0; t < c.n_rec; t++) {
+            char *s = c.recs[t];
+            const size_t len = strlen(s);
+            for (size_t j = 0; j < len; j++)
+                if (tu_rng_chance(&r, 4)) {
+                    const size_t run = tu_rng_chance(&r, 20) ? (size_t)tu_rng_range(&r, 2, 40) : 1;
+                    for (size_t q = 0; q < run && j + q < len; q++) s[j + q] = odd[tu_rng_below(&r, sizeof odd - 1)];
+                }
+        }
+        ps_err_t err = {0};
+        ps_probes_t *p = NULL;
+        int mm;
+        ps_patset_t *ps = case_set(&c, k, in, pf, &p, &mm);
+        ps_nsites_t ns = {0};
+        ck_assert_msg(ps_nsites_find(&ns, in, p, c.both, c.mm, &err) == PS_OK, "%s", err.msg);
+        size_t at_site = 0;
+        char pat[128], want_letters[128];
+        uint8_t fixed[128];
+        /* Row order: record, start, probe, strand. */
+        for (int t = 0; t < c.n_rec; t++) {
+            const char *rec = c.recs[t];
+            const size_t len = strlen(rec);
+            for (size_t at = 0; at < len; at++)
+                for (uint32_t i = 0; i < c.n; i++) {
+                    const size_t m = whole(&c, i, pat, fixed);
+                    const int lim = c.limit[i] < 0 ? c.mm : c.limit[i];
+                    if (at + m > len) continue;
+                    int holds = 0;
+                    for (size_t j = 0; j < m; j++) holds |= nb_letter(rec[at + j]);
+                    if (!holds) continue;
+                    for (int st = 0; st < (c.both ? 2 : 1); st++) {
+                        int d = 0, ok = 1;
+                        for (size_t j = 0; j < m && ok; j++) {
+                            const char g = rec[st ? at + m - 1 - j : at + j];
+                            const unsigned pb = bases(pat[j]);
+                            int hit;
+                            if (nb_letter(g)) hit = (pb & (pb - 1)) != 0;
+                            else hit = (bases(st ? comp(g) : g) & pb) != 0;
+                            if (!hit && (fixed[j] || ++d > lim)) ok = 0;
+                        }
+                        if (!ok) continue;
+                        for (size_t j = 0; j < m; j++) want_letters[j] = (char)toupper((unsigned char)rec[at + j]);
+                        ck_assert_msg(at_site < ns.n, "case %d (seed %llu): record %d, %zu, guide %u, strand %d: "
+                                      "missing (%zu listed)", k, (unsigned long long)tu_seed(), t, at, i, st, ns.n);
+                        const ps_nsite_t *x = &ns.site[at_site++];
+                        ck_assert_msg(x->rec == (uint64_t)t && x->start == at && x->probe == i && x->strand == st &&
+                                          x->dist == d && x->len == m && !memcmp(ns.text + x->letters, want_letters, m),
+                                      "case %d (seed %llu): record %d, %zu, guide %u, strand %d, %d mismatches: "
+                                      "listed as record %llu, %llu, guide %u, strand %d, %d", k,
+                                      (unsigned long long)tu_seed(), t, at, i, st, d, (unsigned long long)x->rec,
+                                      (unsigned long long)x->start, x->probe, x->strand, x->dist);
+                        char nm[16];
+                        snprintf(nm, sizeof nm, "r%d", t);
+                        ck_assert_str_eq(ns.names + x->name, nm);
+                        total++;
+                        with_pam += c.pam[0] != 0;
+                    }
+                }
+        }
+        ck_assert_msg(at_site == ns.n, "case %d (seed %llu): %zu sites listed, %zu by the brute force", k,
+                      (unsigned long long)tu_seed(), ns.n, at_site);
+        ps_nsites_free(&ns);
+        ps_patset_free(ps);
+        ps_probes_free(p);
+        free_gcase(&c);
+    }
+    ck_assert_msg(total > 200 && with_pam > 100, "seed %llu: only %llu sites holding N (%llu with a PAM)",
+                  (unsigned long long)tu_seed(), (unsigned long long)total, (unsigned long long)with_pam);
+    free(in);
+    free(pf);
+    tu_rmtree(dir);
+}
+END_TEST
+
 Suite *suite_guides(void)
 {
     Suite *s = suite_create("guides");
@@ -704,6 +801,7 @@ Suite *suite_guides(void)
     tcase_add_test(tc, test_limit_column);
     tcase_add_test(tc, test_pam_refusals);
     tcase_add_test(tc, test_casoff_file);
+    tcase_add_test(tc, test_nsites_random);
     suite_add_tcase(s, tc);
     return s;
 }
