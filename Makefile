@@ -2,7 +2,7 @@
 #   make            build ./probescan (with the CUDA engine when nvcc is found); installs
 #                   nothing, and names what is missing. `make NO_CUDA=1` builds the
 #                   CPU-only tool (seconds; the CUDA kernels take minutes)
-#   make deps       install the build and test dependencies (apt, as root)
+#   make deps       install the build and test dependencies (apt; through sudo when not root)
 #   make demo       install what is missing, build, and count bundled probes in the bundled
 #                   E. coli genome
 #   make test       install what is missing, build, and run the unit, randomised and
@@ -27,8 +27,7 @@ CC       ?= cc
 # CFLAGS is the user's (optimisation, sanitizers); what the code needs is added apart,
 # so that `make CFLAGS=...` keeps it.
 CFLAGS   ?= -O3 -g
-PS_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -pthread -DPS_VERSION='"$(VERSION)"' \
-            -DPS_CUDA_ARCHS='"$(PS_CUDA_ARCHS)"'
+PS_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -pthread -DPS_VERSION='"$(VERSION)"'
 LDLIBS   += -pthread -lm
 # What the tool needs (pkg-config module=Debian package), and what the tests add.
 BUILD_DEPS := htslib=libhts-dev zlib=zlib1g-dev jansson=libjansson-dev
@@ -40,6 +39,9 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { [ -x $(CUDA_HOME)/bin/nvcc ] && echo $(CUDA_HOME)/bin/nvcc; })
 ifeq ($(NO_CUDA),1)
 NVCC :=
+NO_CUDA_WHY := NO_CUDA=1
+else
+NO_CUDA_WHY := no nvcc
 endif
 # GPU architectures the kernels are built for (compute capability x10): machine code for
 # each, and PTX of the newest, which the driver compiles for chips newer than all of them.
@@ -90,6 +92,7 @@ GPU_LIBS := -L$(dir $(CUDART_SO)) -Wl,-rpath,$(dir $(CUDART_SO)) -lcudart -lstdc
 else
 CUDA_MISSING := $(NVCC)
 NVCC :=
+NO_CUDA_WHY := no CUDA runtime library beside nvcc
 endif
 endif
 # PS_CUDA_ARCHS: what the GPU code was built for, as the program may report it
@@ -110,36 +113,52 @@ TEST_OBJ := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRC))
 .PHONY: all deps need-build need-test demo test check-gpu check-asan check-valgrind check-deb check-bioconda workflow-test \
         bench bench-gpu fuzz install clean cuda-note FORCE
 
-# Rebuild when the compiler set-up changes (CUDA on or off, architectures, sanitizer
-# flags, ISA-L found): the C code on config.stamp, the kernels on cuda.stamp alone, so
-# that what only the C code sees (ISA-L, CFLAGS) never recompiles the kernels.
-CONFIG      := $(NVCC) $(GPU_LIBS) | $(CC) $(PS_CFLAGS) $(ISAL_CFLAGS)
+# Rebuild when the compiler set-up changes (sanitizer flags, ISA-L found, CUDA on or
+# off, architectures): the C code on cc.stamp (what every C file sees), the files that
+# say how CUDA was built (main.c, check_main.c, gpu_none.c) and the links on
+# config.stamp too, the kernels on cuda.stamp alone. So `make` after `make NO_CUDA=1`
+# compiles the kernels and those files, not the whole C code again, and what only the
+# C code sees (ISA-L, CFLAGS) never recompiles the kernels.
+CC_CONFIG   := $(CC) $(PS_CFLAGS) $(ISAL_CFLAGS)
+CONFIG      := $(NVCC) $(GPU_LIBS) | $(CC_CONFIG) | $(PS_CUDA_ARCHS) | $(NO_CUDA_WHY)
 CUDA_CONFIG := $(NVCC) $(NVCCFLAGS)
+$(BUILD)/cc.stamp: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(CC_CONFIG)' | cmp -s - $@ || echo '$(CC_CONFIG)' > $@
 $(BUILD)/config.stamp: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(CONFIG)' | cmp -s - $@ || echo '$(CONFIG)' > $@
 $(BUILD)/cuda.stamp: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(CUDA_CONFIG)' | cmp -s - $@ || echo '$(CUDA_CONFIG)' > $@
+# What the build says of CUDA: the architectures, or why there is none.
+CUDA_SAYS := -DPS_CUDA_ARCHS='"$(PS_CUDA_ARCHS)"' -DPS_NO_CUDA_WHY='"$(NO_CUDA_WHY)"'
+$(BUILD)/src/main.o $(BUILD)/src/gpu_none.o $(BUILD)/tests/check_main.o: $(BUILD)/config.stamp
+$(BUILD)/src/main.o $(BUILD)/src/gpu_none.o $(BUILD)/tests/check_main.o: PS_CFLAGS += $(CUDA_SAYS)
 all: cuda-note $(BIN)
 
 cuda-note:
 ifneq ($(CUDA_MISSING),)
 	@echo "probescan: $(CUDA_MISSING) found but no CUDA runtime library beside it: building the CPU-only tool"
+else ifeq ($(NO_CUDA),1)
+	@echo "probescan: NO_CUDA=1: building the CPU-only tool"
 else ifeq ($(NVCC),)
 	@echo "probescan: nvcc not found (PATH, CUDA_HOME): building the CPU-only tool"
 else
 	@echo "probescan: building the CUDA engine with $(NVCC) and $(CUDART)"
 endif
 
-# Build and test dependencies: installed through apt when run as root, else the exact
-# command is printed. Only `make deps` and the targets a fresh checkout starts with
-# (demo, test and the other checks) install; a plain `make` only says what is missing.
+# Build and test dependencies: installed through apt when run as root, or through sudo
+# (which may ask for a password) when not, so that one `make deps` serves both; where
+# neither can, the exact command is printed. Only `make deps` and the targets a fresh
+# checkout starts with (demo, test and the other checks) install; a plain `make` only
+# says what is missing.
 deps:
 	@if ! command -v $(firstword $(CC)) >/dev/null || ! pkg-config --exists $(foreach d,$(BUILD_DEPS) $(TEST_DEPS),$(firstword $(subst =, ,$(d)))) 2>/dev/null; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "probescan: installing build dependencies: $(APT_PKGS)"; \
-	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS) >/dev/null; } || exit 1; \
+	  if [ "$$(id -u)" = 0 ]; then su=; else su=sudo; fi; \
+	  if command -v apt-get >/dev/null && { [ -z "$$su" ] || command -v sudo >/dev/null; }; then \
+	    echo "probescan: installing build dependencies$${su:+ (through sudo)}: $(APT_PKGS)"; \
+	    { $$su apt-get update -qq && $$su env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS) >/dev/null; } || exit 1; \
 	  else \
 	    echo "probescan: missing build dependencies; install them with:"; \
 	    echo "  sudo apt-get install -y $(APT_PKGS)"; exit 1; \
@@ -151,7 +170,7 @@ missing = m=; command -v $(firstword $(CC)) >/dev/null || m="$$m build-essential
 	command -v pkg-config >/dev/null || m="$$m pkg-config"; \
 	for d in $(1); do pkg-config --exists "$${d%%=*}" 2>/dev/null || m="$$m $${d\#*=}"; done; \
 	if [ -n "$$m" ]; then \
-	  echo "probescan: missing$$m: install with 'make deps' (as root) or 'sudo apt-get install -y$$m'" >&2; exit 1; \
+	  echo "probescan: missing$$m: install with 'make deps' (apt; through sudo when not root) or 'sudo apt-get install -y$$m'" >&2; exit 1; \
 	fi
 need-build:
 	@$(call missing,$(BUILD_DEPS))
@@ -165,7 +184,7 @@ endif
 $(BIN): $(BUILD)/src/main.o $(CORE_OBJ) $(BUILD)/config.stamp
 	$(CC) $(PS_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(HTS_LIBS) $(GPU_LIBS) $(LDLIBS)
 
-$(BUILD)/src/%.o: src/%.c $(BUILD)/config.stamp | need-build
+$(BUILD)/src/%.o: src/%.c $(BUILD)/cc.stamp | need-build
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PS_CFLAGS) $(HTS_CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -174,7 +193,7 @@ $(BUILD)/kernels/%.o: kernels/%.cu $(BUILD)/cuda.stamp | need-build
 	$(NVCC) $(NVCCFLAGS) -Isrc -MMD -MP -c -o $@ $<
 
 # TU_SRCDIR: where the tests find the data that ships in fasta/, from any directory.
-$(BUILD)/tests/%.o: tests/%.c $(BUILD)/config.stamp | need-test
+$(BUILD)/tests/%.o: tests/%.c $(BUILD)/cc.stamp | need-test
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PS_CFLAGS) $(HTS_CFLAGS) $(CHECK_CFLAGS) -Isrc -DTU_SRCDIR='"$(CURDIR)"' -MMD -MP -c -o $@ $<
 

@@ -212,6 +212,7 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     }
     if (rc < 0) return rc;
     if (!o->probes) return ps_fail(err, PS_E_USAGE, "no probes given: use -p FILE (see probescan count --help)");
+    if ((rc = ps_opt_gpus_exist(&o->gpus, o->engine, err)) < 0) return rc;
     o->inputs = argv + optind;
     o->n_inputs = argc - optind;
     if (o->samples_path) {
@@ -239,12 +240,12 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     if (o->kernel) {
         /* Checked here: with --engine auto the GPU starts in the background,
          * where a bad name would only show as a quiet fall-back. */
-        if (!ps_gpu_kernel_names()[0]) return ps_fail(err, PS_E_USAGE, "--kernel: this probescan was built without CUDA");
         if (ps_gpu_variant(o->kernel) < 0) {
             char list[128];
             ps_gpu_variant_list(list, sizeof list);
             return ps_fail(err, PS_E_USAGE, "--kernel must be one of %s, not '%s'", list, o->kernel);
         }
+        if (!ps_gpu_kernel_names()[0]) return ps_fail(err, PS_E_USAGE, "--kernel: this probescan was built without CUDA");
     }
     if (o->by_file || o->by_record) {
         /* Column names (and by-record input names) must be unique, or a
@@ -366,12 +367,20 @@ static int parallel_readers(const opts_t *o, const ps_engine_info_t *in, const p
 
 static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err);
 
-/* Each profile's row: accession, ID, consensus, count. */
-static int write_profile_rows(FILE *f, const ps_profiles_t *prf, const uint64_t *counts)
+/* Each profile's row: accession, ID, consensus, count, then as many fields
+ * as the patterns' header has after count (-m: mm0 ... mmD), so that the
+ * table stays rectangular for merge and summary: a profile's matches are
+ * scored, never counted by mismatches, so all of them stand in mm0 and the
+ * other levels are 0 (count stays the sum of the mm columns). */
+static int write_profile_rows(FILE *f, const ps_profiles_t *prf, const uint64_t *counts, int mm)
 {
-    for (uint32_t j = 0; j < prf->n; j++)
-        if (fprintf(f, "%s\t%s\t%s\t%" PRIu64 "\n", prf->p[j].ac, prf->p[j].id, prf->p[j].consensus, counts[j]) < 0)
+    for (uint32_t j = 0; j < prf->n; j++) {
+        if (fprintf(f, "%s\t%s\t%s\t%" PRIu64, prf->p[j].ac, prf->p[j].id, prf->p[j].consensus, counts[j]) < 0)
             return -1;
+        for (int d = 0; d < mm; d++)
+            if (fprintf(f, "\t%" PRIu64, d ? (uint64_t)0 : counts[j]) < 0) return -1;
+        if (fputc('\n', f) == EOF) return -1;
+    }
     return 0;
 }
 
@@ -390,7 +399,7 @@ static int run_profiles(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     }
     if (rc == 0) {
         FILE *f = ps_output_stream(out);
-        if (ps_table_write_header_ex(f, PS_TABLE_TOTALS, 0, NULL, 0, 0, 1) < 0 || write_profile_rows(f, prf, counts) < 0)
+        if (ps_table_write_header_ex(f, PS_TABLE_TOTALS, 0, NULL, 0, 0, 1) < 0 || write_profile_rows(f, prf, counts, 0) < 0)
             rc = ps_fail(err, PS_E_IO, "write error");
     }
     if (rc == 0) {
@@ -407,7 +416,11 @@ static int profiles_fit(const opts_t *o, const ps_profiles_t *prf, ps_err_t *err
 {
     if (o->by_record || o->by_file || o->samples)
         return ps_fail(err, PS_E_USAGE, "%s: profiles are counted in totals; --by-record, --by-file and --samples are "
-                                        "not taken with them yet (use locate and group its rows)", o->probes);
+                                        "not taken with them yet (use locate and group its rows%s)", o->probes,
+                       prf->patterns ? ", or --no-profiles for the patterns alone" : "");
+    if (o->mm_set && !prf->patterns)
+        return ps_fail(err, PS_E_USAGE, "-m: %s: profiles are scored, not matched with mismatches; leave out -m "
+                                        "for profiles alone", o->probes);
     if (o->alpha == PS_ALPHA_DNA) return ps_fail(err, PS_E_USAGE, "%s: profiles are protein; not with -a dna", o->probes);
     if (o->stats && !prf->patterns)
         return ps_fail(err, PS_E_USAGE, "--stats: not written for a run of profiles alone");
@@ -466,6 +479,19 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, &o->pso, &o->go,
                            &o->mismatches, "counted", &both, err);
     if (rc < 0) goto done;
+    if (p->n == 0) {
+        /* --skip-frequent left no pattern: the table's header alone. */
+        fprintf(stderr, "probescan: %s: no pattern left to count: the table is its header alone\n", o->probes);
+        if ((rc = ps_output_open(&out, o->output, o->cleanup, err)) < 0) goto done;
+        if (ps_table_write_header_ex(ps_output_stream(out), PS_TABLE_TOTALS, 0, NULL, 0,
+                                     o->mm_set ? o->mismatches + 1 : 0, 1) < 0) {
+            rc = ps_fail(err, PS_E_IO, "write error");
+            goto done;
+        }
+        rc = ps_output_commit(out, err);
+        out = NULL;
+        goto done;
+    }
     if (p->limit) o->mm_set = 1; /* probes of their own limits: a column per level */
     if ((p->bulge_dna || p->bulge_rna) && (o->by_record || o->by_file || o->samples)) {
         rc = ps_fail(err, PS_E_USAGE, "bulges: count writes one table of guides (columns by bulge and mismatches); "
@@ -658,7 +684,9 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
                                           (int)o->samples->n_samples, o->threads, err)
              : o->by_file ? ps_write_matrix(f, p, lv, counts, (const char *const *)o->names, o->n_inputs, o->threads, err)
                           : ps_write_counts(f, p, lv, counts, o->threads, err);
-    if (rc == 0 && prf->n && write_profile_rows(f, prf, pcounts) < 0) rc = ps_fail(err, PS_E_IO, "write error");
+    /* Protein patterns, the only ones beside profiles: no strand columns. */
+    if (rc == 0 && prf->n && write_profile_rows(f, prf, pcounts, lv->mm_columns ? lv->levels : 0) < 0)
+        rc = ps_fail(err, PS_E_IO, "write error");
     if (rc < 0) goto done;
     rc = ps_output_commit(out, err);
     out = NULL;

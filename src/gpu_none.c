@@ -5,6 +5,11 @@
 
 #include <stdio.h>
 
+/* Why this build has no CUDA, as the Makefile knew it (NO_CUDA=1, no nvcc). */
+#ifndef PS_NO_CUDA_WHY
+#define PS_NO_CUDA_WHY "no nvcc"
+#endif
+
 int ps_gpu_device_present(void) { return 0; }
 
 int ps_gpu_count(void) { return 0; }
@@ -12,13 +17,13 @@ int ps_gpu_count(void) { return 0; }
 int ps_gpu_usable(int device, char *why, size_t why_len)
 {
     (void)device;
-    if (why && why_len) snprintf(why, why_len, "this probescan was built without CUDA (no nvcc)");
+    if (why && why_len) snprintf(why, why_len, "this probescan was built without CUDA (" PS_NO_CUDA_WHY ")");
     return 0;
 }
 
 void ps_gpu_versions(char *buf, size_t len)
 {
-    if (buf && len) snprintf(buf, len, "built without CUDA (no nvcc)");
+    if (buf && len) snprintf(buf, len, "built without CUDA (" PS_NO_CUDA_WHY ")");
 }
 
 const char *const *ps_gpu_kernel_names(void)

@@ -341,12 +341,16 @@ int ps_casoff_inputs(const char *genome, char ***inputs, int *n, ps_err_t *err)
             continue;
         }
         /* As Cas-OFFinder does, only sequence files: FASTA (plain or
-         * gzip) or 2bit; an index or a note beside them is passed over. */
-        unsigned char head[4] = {0, 0, 0, 0};
+         * gzip) or 2bit; an index or a note beside them is passed over.
+         * FASTA as the reader takes it given as INPUT: after a UTF-8
+         * byte-order mark and blank lines. */
+        unsigned char head[4096];
         FILE *hf = fopen(full, "rb");
-        const size_t got = hf ? fread(head, 1, 4, hf) : 0;
+        const size_t got = hf ? fread(head, 1, sizeof head, hf) : 0;
         if (hf) fclose(hf);
-        if (!(got >= 1 && head[0] == '>') && !(got >= 2 && head[0] == 0x1f && head[1] == 0x8b) &&
+        size_t at = got >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3 : 0;
+        while (at < got && (head[at] == '\n' || head[at] == '\r' || head[at] == ' ' || head[at] == '\t')) at++;
+        if (!(at < got && head[at] == '>') && !(got >= 2 && head[0] == 0x1f && head[1] == 0x8b) &&
             !ps_twobit_magic(head, got)) {
             fprintf(stderr, "probescan: %s: neither FASTA nor 2bit, passed over\n", full);
             free(full);

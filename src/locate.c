@@ -42,7 +42,7 @@ typedef struct {
     const char *probes, *output, *stats;
     ps_alpha_req_t alpha;
     int strand_set, both_strands;
-    int threads, verbose, quiet, mismatches;
+    int threads, verbose, quiet, mismatches, mm_set; /* -m, and whether it was given */
     ps_engine_req_t engine;
     ps_gpus_t gpus;
     ps_sites_format_t format;
@@ -161,7 +161,10 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
             rc = ps_opt_strand(optarg, &o->both_strands, err);
             break;
         case 't': rc = ps_opt_threads(optarg, &o->threads, err); break;
-        case 'm': rc = ps_opt_mismatches(optarg, &o->mismatches, err); break;
+        case 'm':
+            rc = ps_opt_mismatches(optarg, &o->mismatches, err);
+            o->mm_set = 1;
+            break;
         case 'v': o->verbose = 1; break;
         case 'q': o->quiet = 1; break;
         case 'h': usage_locate(stdout); return 1;
@@ -199,6 +202,7 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
     }
     if (rc < 0) return rc;
     if (!o->probes) return ps_fail(err, PS_E_USAGE, "no probes given: use -p FILE (see probescan locate --help)");
+    if ((rc = ps_opt_gpus_exist(&o->gpus, o->engine, err)) < 0) return rc;
     o->inputs = argv + optind;
     o->n_inputs = argc - optind;
     int rc_s = ps_opt_spool_stdin(o->probes, (const char *const *)o->inputs, o->n_inputs, err);
@@ -303,11 +307,15 @@ static int run_profiles(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
 static int profiles_fit(const opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
 {
     if (o->format != PS_SITES_BED && o->format != PS_SITES_PFF && o->format != PS_SITES_TSV)
-        return ps_fail(err, PS_E_USAGE, "%s: profile rows are written as bed, pff or tsv, not %s", o->probes,
-                       o->format == PS_SITES_GFF ? "gff" : o->format == PS_SITES_PSA ? "psa" : "cas-offinder");
+        return ps_fail(err, PS_E_USAGE, "%s: profile rows are written as bed, pff or tsv, not %s%s", o->probes,
+                       o->format == PS_SITES_GFF ? "gff" : o->format == PS_SITES_PSA ? "psa" : "cas-offinder",
+                       prf->patterns ? " (--no-profiles: the patterns alone)" : "");
     if (o->format == PS_SITES_TSV && prf->patterns)
         return ps_fail(err, PS_E_USAGE, "%s: --format tsv: patterns and profiles have different columns; use pff or "
-                                        "bed, or a file of one kind", o->probes);
+                                        "bed, or one kind: --no-profiles or --profiles-only", o->probes);
+    if (o->mm_set && !prf->patterns)
+        return ps_fail(err, PS_E_USAGE, "-m: %s: profiles are scored, not matched with mismatches; leave out -m "
+                                        "for profiles alone", o->probes);
     if (o->alpha == PS_ALPHA_DNA) return ps_fail(err, PS_E_USAGE, "%s: profiles are protein; not with -a dna", o->probes);
     if (o->stats && !prf->patterns)
         return ps_fail(err, PS_E_USAGE, "--stats: not written for a run of profiles alone");
@@ -353,6 +361,17 @@ static int run_locate(opts_t *o, ps_err_t *err)
     int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, &o->pso, &o->go,
                            &o->mismatches, "located", &both, err);
     if (rc < 0) goto done;
+    if (p->n == 0) {
+        /* --skip-frequent left no pattern: no row (tsv: its header). */
+        fprintf(stderr, "probescan: %s: no pattern left to locate: no rows\n", o->probes);
+        const ps_leaves_t none = {.levels = 1};
+        if ((rc = ps_output_open(&out, o->output, o->cleanup, err)) < 0 ||
+            (rc = ps_site_writer_new(&w, ps_output_stream(out), p, &none, o->format, o->max_hits, err)) < 0)
+            goto done;
+        rc = ps_output_commit(out, err);
+        out = NULL;
+        goto done;
+    }
     if (o->format == PS_SITES_CASOFF && p->alpha != PS_DNA) {
         rc = ps_fail(err, PS_E_USAGE, "--format cas-offinder is for DNA guides; these probes are protein");
         goto done;

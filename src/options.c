@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bulges.h"
+#include "engine_gpu.h"
 #include "guideset.h"
 #include "host.h"
 #include "patset.h"
@@ -50,8 +51,13 @@ int ps_opt_threads(const char *arg, int *out, ps_err_t *err)
         return ps_fail(err, PS_E_USAGE, "--threads must be a number from 1 to 4096, not '%s'", arg);
     /* Threads beyond a few a CPU only cost memory (buffers, counts and a
      * stack each): the budget stops there, so memory stays bounded. */
-    uint64_t most = (uint64_t)PS_THREADS_PER_CPU * (uint64_t)ps_host_cpus();
+    const int cpus = ps_host_cpus();
+    uint64_t most = (uint64_t)PS_THREADS_PER_CPU * (uint64_t)cpus;
     *out = (int)(v < most ? v : most);
+    /* A number asked for and not kept is said, once, on stderr. */
+    if (v > most)
+        fprintf(stderr, "probescan: -t %s: %d threads started, at most %d a CPU (%d CPU%s usable)\n", arg, *out,
+                PS_THREADS_PER_CPU, cpus, cpus == 1 ? "" : "s");
     return PS_OK;
 }
 
@@ -98,6 +104,23 @@ int ps_opt_gpu(const char *arg, ps_gpus_t *out, ps_err_t *err)
         if (!end) return PS_OK;
         at = end + 1;
     }
+}
+
+int ps_opt_gpus_exist(const ps_gpus_t *g, ps_engine_req_t engine, ps_err_t *err)
+{
+    /* CPU threads take no GPU: a list there changes nothing (scripts share one). */
+    if (g->n == 0 || engine == PS_REQ_CPU) return PS_OK;
+    const int visible = ps_gpu_count();
+    if (visible == 0) {
+        char why[256];
+        (void)ps_gpu_usable(g->id[0], why, sizeof why);
+        return ps_fail(err, PS_E_USAGE, "--gpu: no GPU to use here: %s (leave out --gpu, or give --engine cpu)", why);
+    }
+    for (int i = 0; i < g->n; i++)
+        if (g->id[i] >= visible)
+            return ps_fail(err, PS_E_USAGE, "--gpu %d: no such GPU; %d %s visible (0%s%.0d)", g->id[i], visible,
+                           visible == 1 ? "is" : "are", visible > 1 ? " to " : "", visible - 1);
+    return PS_OK;
 }
 
 int ps_check_outputs(const char *output, const char *stats, const char *const *inputs, int n_inputs,
@@ -177,6 +200,7 @@ int ps_opt_psscan(int key, const char *arg, ps_psopts_t *o, ps_err_t *err)
 int ps_opt_psscan_rules(const ps_probes_t *p, int mismatches)
 {
     if (p->alpha != PS_PROTEIN || !p->patterns || mismatches > 0) return 0;
+    if (p->n == 0 && p->id) return 1; /* a PROSITE file whose patterns --skip-frequent all left out */
     for (uint32_t i = 0; i < p->n; i++)
         if (ps_pattern_is_prosite(p->seq[i], strlen(p->seq[i]))) return 1;
     return 0;
@@ -345,6 +369,15 @@ int ps_opt_probes(ps_probes_t **p, const char *path, ps_alpha_req_t alpha, int t
 #define SAMPLE_SYMBOLS (1u << 20)
 #define SAMPLE_MIN_LETTERS 100
 
+/* Whether a probe is written in PROSITE syntax (a dash, a class, a
+ * repeat), not a plain string of letters. */
+static int prosite_syntax(const ps_probes_t *p)
+{
+    for (uint32_t i = 0; i < p->n; i++)
+        if (ps_pattern_is_prosite(p->seq[i], strlen(p->seq[i]))) return 1;
+    return 0;
+}
+
 void ps_opt_check_protein_input(const ps_probes_t *p, ps_alpha_req_t req, const char *const *inputs, int n)
 {
     if (req != PS_ALPHA_AUTO || p->alpha != PS_PROTEIN) return;
@@ -367,13 +400,19 @@ void ps_opt_check_protein_input(const ps_probes_t *p, ps_alpha_req_t req, const 
     uint64_t letters = st->symbols + st->other;
     /* At most one in twenty letters no nucleotide: DNA, with room for the
      * IUPAC codes of assemblies; proteins hold far more (E, F, I, L, P, Q). */
+    /* Said of what the user gave: a PROSITE file, probes in PROSITE
+     * syntax, or protein strings (peptides). */
+    const int syntax = !p->id && p->patterns && prosite_syntax(p);
     if (rc >= 0 && letters >= SAMPLE_MIN_LETTERS && st->foreign * 20 <= letters)
         fprintf(stderr,
                 "probescan: warning: %s looks like DNA (%.1f%% of its first %" PRIu64 " letters are A, C, G, T, U "
-                "or N) but the probes are read as protein%s, on the forward strand; give -a dna to count DNA "
-                "patterns on both strands, or -a protein to keep this\n",
+                "or N) but the probes are read as protein%s, on the forward strand; give -a dna %s, or -a protein "
+                "to keep this\n",
                 inputs[i], 100.0 * (double)(letters - st->foreign) / (double)letters, letters,
-                p->patterns ? " (PROSITE patterns are protein unless -a dna)" : "");
+                p->id    ? " (PROSITE patterns are protein unless -a dna)"
+                : syntax ? " (patterns in PROSITE syntax are protein unless -a dna)"
+                         : " (peptides: not every probe is bases or IUPAC codes)",
+                p->id || syntax ? "to count DNA patterns on both strands" : "if the probes are DNA");
     ps_chunk_free(&c, NULL);
     ps_reader_close(r);
 }

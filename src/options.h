@@ -37,6 +37,11 @@ int ps_opt_threads(const char *arg, int *out, ps_err_t *err);
 int ps_opt_mismatches(const char *arg, int *out, ps_err_t *err);          /* -m: 0 to PS_MAX_MM */
 int ps_opt_engine(const char *arg, ps_engine_req_t *out, ps_err_t *err);  /* --engine: auto, cpu, gpu */
 int ps_opt_gpu(const char *arg, ps_gpus_t *out, ps_err_t *err);           /* --gpu: 0 / 0,1 / all */
+/* --gpu's devices where a GPU may run (not --engine cpu): each must be one
+ * the driver shows, else a usage error naming it (on a build without CUDA,
+ * or a host without a GPU, every one). Starts the CUDA driver when a list
+ * was given. */
+int ps_opt_gpus_exist(const ps_gpus_t *g, ps_engine_req_t engine, ps_err_t *err);
 
 /* Loads the probe file path (on up to threads threads), or a Cas-OFFinder
  * input file (guides.h), adds the PAM of go, tells stderr what the user

@@ -1047,6 +1047,24 @@ static void survey_share(void *ctx, int part, int parts)
 static int encode(ps_probes_t **out, raw_t *r, const char *path, ps_alpha_req_t req, int threads, ps_err_t *err)
 {
     const char *src = path ? path : "probes";
+    if (r->n == 0 && r->prosite && r->skipped_frequent) {
+        /* --skip-frequent left out every pattern: nothing to match, and no
+         * error (ps_scan -s writes nothing and succeeds). An empty set of
+         * protein PROSITE patterns, each list empty but allocated. */
+        ps_probes_t *p = calloc(1, sizeof *p);
+        if (!p || !(p->id = calloc(1, sizeof *p->id)) || !(p->name = calloc(1, sizeof *p->name)) ||
+            !(p->seq = calloc(1, sizeof *p->seq))) {
+            ps_probes_free(p);
+            return ps_fail(err, PS_E_NOMEM, "out of memory");
+        }
+        p->alpha = PS_PROTEIN;
+        p->patterns = 1;
+        p->skipped_matrix = r->skipped_matrix;
+        p->skipped_rule = r->skipped_rule;
+        p->skipped_frequent = r->skipped_frequent;
+        *out = p;
+        return PS_OK;
+    }
     if (r->n == 0 && r->prosite)
         return ps_fail(err, PS_E_FORMAT,
                        "%s: no PATTERN entries and no MATRIX entry that could be read (%u MATRIX, %u RULE "

@@ -94,7 +94,9 @@ int ps_probes_load(ps_probes_t **out, const char *path, ps_alpha_req_t req, int 
 #define PS_PSINFO_COUNT 0x3fffffffu
 
 /* The same with flags: PS_LOAD_SKIP_FREQUENT leaves out the PROSITE
- * entries flagged SKIP-FLAG=TRUE (ps_scan -s). */
+ * entries flagged SKIP-FLAG=TRUE (ps_scan -s). Where that leaves no
+ * pattern, the set is empty (n = 0: nothing to match, as ps_scan -s
+ * matches nothing), not an error. */
 #define PS_LOAD_SKIP_FREQUENT 1
 int ps_probes_load_flags(ps_probes_t **out, const char *path, ps_alpha_req_t req, int threads, int flags,
                          ps_err_t *err);

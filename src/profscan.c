@@ -113,7 +113,7 @@ int ps_profiles_load(ps_profiles_t *out, const char *path, int level, int skip_f
     kstring_t line = {0, 0, NULL};
     char *entry = NULL;
     size_t elen = 0, ecap = 0, cap = 0;
-    int rc = 0, first = 1, matrix = 0;
+    int rc = 0, first = 1, matrix = 0, pattern = 0, flagged = 0;
     while (rc == 0) {
         int got = bgzf_getline(fp, '\n', &line);
         if (got < 0) break;
@@ -127,8 +127,16 @@ int ps_profiles_load(ps_profiles_t *out, const char *path, int level, int skip_f
         }
         if (len >= 5 && !memcmp(s, "ID   ", 5)) {
             matrix = memmem(s, len, "; MATRIX", 8) != NULL;
-            out->patterns += memmem(s, len, "; PATTERN", 9) != NULL;
+            pattern = memmem(s, len, "; PATTERN", 9) != NULL;
+            flagged = 0;
             elen = 0;
+        }
+        /* The patterns probes.c will read: --skip-frequent leaves out the
+         * flagged ones, and a file of those alone is a run of profiles. */
+        if (pattern && len >= 20 && !memcmp(s, "CC   /SKIP-FLAG=TRUE", 20)) flagged = 1;
+        if (pattern && len >= 2 && s[0] == '/' && s[1] == '/') {
+            out->patterns += !(skip_frequent && flagged);
+            pattern = 0;
         }
         if (!matrix) continue;
         if (elen + len + 1 > ecap) {

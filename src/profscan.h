@@ -66,7 +66,8 @@ typedef struct {
     uint32_t gpu_from[PS_GPUS_MAX + 1];
     int n_gpu;
     uint32_t refused;   /* MATRIX entries not read (warned about) */
-    uint32_t patterns;  /* PATTERN entries in the file (read by probes.c) */
+    uint32_t patterns;  /* PATTERN entries in the file that probes.c reads (not those
+                         * --skip-frequent leaves out) */
     int prosite;        /* the file is a PROSITE data file */
 } ps_profiles_t;
 

@@ -406,6 +406,9 @@ for g in x 0,0 0, ,1 1..2 -1; do
     expect_fail "--gpu '$g'" "--gpu" count --engine cpu --gpu "$g" -p probes.tsv genome.fa
 done
 expect_ok "--gpu 0,1 on CPU threads" both.tsv count --engine cpu --gpu 0,1 -p probes.tsv genome.fa
+# A GPU that does not exist is refused where a GPU may run, on any build.
+expect_fail "--gpu 999" "--gpu" count --gpu 999 -p probes.tsv genome.fa
+expect_fail "--gpu 0,999 (locate)" "--gpu" locate --gpu 0,999 -p probes.tsv genome.fa
 expect_ok "--gpu all on CPU threads" both.tsv count --engine cpu --gpu all -p probes.tsv genome.fa
 run count -q --engine cpu -p probes.tsv --stats gstats.json genome.fa
 if [ "$rc" -eq 0 ] && grep -q '"gpus": \[\]' gstats.json; then ok; else bad "--stats on the CPU: no empty gpus list: $(grep gpus gstats.json)"; fi
@@ -556,6 +559,15 @@ run count -p limit_blank.tsv pam.fa
 if [ "$rc" -eq 0 ] && [ "$(head -1 out.txt | cut -f6-)" = $'mm0\tmm1\tmm2' ] && grep -q "2 probes take their own" err.txt; then ok; else bad "limits ' 2' and '+1': $(cat out.txt err.txt | tr '\n' '|')"; fi
 printf 'g\tACGTACGT\t-1\n' >limit_neg.tsv
 expect_fail "a probe's limit of -1" "limit_neg.tsv: line 1" count -p limit_neg.tsv pam.fa
+# A genome folder reads a FASTA file as INPUT reads it: after a byte-order
+# mark, or blank lines.
+mkdir -p gdir
+printf '\357\273\277>chrA\nACGTACGTAGG\n' >gdir/a.fa
+printf '\n\n>chrB\nTTACGTACGTCGG\n' >gdir/b.fa
+printf 'gdir\nNNNNNNNNNGG\nACGTACGTNNN 0\n' >cofdir.txt
+run locate -p cofdir.txt
+if [ "$rc" -eq 0 ] && [ "$(cut -f1 out.txt | tr '\n' ' ')" = "chrA chrB " ] && ! grep -q 'passed over' err.txt; then ok
+else bad "a genome folder of FASTA files after a BOM or blank lines: rc $rc, $(cat out.txt err.txt | tr '\n' '|')"; fi
 printf 'acgtacgt\nacgtrcgt\n' >lower.txt
 expect_fail "--format cas-offinder for protein" "protein" locate --format cas-offinder -a protein -p lower.txt pam.fa
 # Lower-case IUPAC probes: the query and the site's case as Cas-OFFinder
@@ -773,8 +785,10 @@ if [ "$rc" -ne 0 ] && [ "$rc" -lt 126 ] && grep -q 'no/such/dir' err.txt; then o
     bad "-o into a missing directory: status $rc: $(head -2 err.txt)"
 fi
 
-# A GPU kernel that does not exist is refused up front, on any build.
+# A GPU kernel that does not exist is refused up front, on any build,
+# naming the kernels there are.
 expect_usage "--kernel with an unknown name" count --kernel nosuch -p probes.tsv genome.fa
+if grep -q "must be one of best, .*not 'nosuch'" err.txt; then ok; else bad "--kernel nosuch: $(cat err.txt)"; fi
 
 # Outputs that are not regular files are written, never replaced: a FIFO
 # (its reader gets the table), a symlink (its target does), /dev/stdout.
@@ -871,6 +885,15 @@ if [ "$rc" -eq 0 ] && grep -q 'dna600.fa looks like DNA.*-a dna' err.txt; then o
     bad "PROSITE pattern over DNA: no warning (status $rc): $(head -2 err.txt)"; fi
 run count -a dna -p dnapat.tsv dna600.fa
 if [ "$rc" -eq 0 ] && ! [ -s err.txt ]; then ok; else bad "-a dna over DNA: status $rc, $(head -2 err.txt)"; fi
+# Peptides over DNA warn of what they are, not of PROSITE patterns.
+printf 'pep1\tMKVLAAGIW\npep2\tMKVLA\n' >peptides.tsv
+run count -p peptides.tsv dna600.fa
+if [ "$rc" -eq 0 ] && grep -q 'dna600.fa looks like DNA.*peptides' err.txt && ! grep -q PROSITE err.txt; then ok; else
+    bad "peptides over DNA: status $rc: $(head -2 err.txt)"; fi
+# A thread count beyond what is started is said, in one line.
+run count -t 4096 -p probes.tsv genome.fa
+if [ "$rc" -eq 0 ] && [ "$(grep -c -- '-t 4096: .* threads started' err.txt)" = 1 ]; then ok; else
+    bad "-t 4096 capped without a word: status $rc: $(head -2 err.txt)"; fi
 
 # A variable-length DNA pattern counts once per start on each strand, so a
 # sequence and its reverse complement give the same count (fuzznuc: 3, 3).
@@ -995,6 +1018,36 @@ if [ "$rc" -ne 0 ] && grep -q 'profile TEST_PROFILE skipped: no CUT_OFF of LEVEL
 else bad "--level of no cut-off: rc $rc, $(cat err.txt)"; fi
 expect_fail "--level out of range" "from -99 to 99" count --level 100 -p profile.dat pprot.fa
 expect_fail "profiles by record" "totals" count --by-record -p profile.dat pprot.fa
+# -m with patterns and profiles: every row has the header's fields (a
+# profile's matches in mm0, its other levels 0), so that the table reads
+# back; -m with profiles alone is refused (they are scored, not mismatched).
+run count -q -m 1 -p both.dat pprot.fa
+if [ "$rc" -eq 0 ] && [ "$(awk -F'\t' '{ print NF }' out.txt | sort -u)" = 6 ] &&
+    grep -q $'^PS99905\tTEST_PROFILE\tCH\t2\t2\t0$' out.txt; then ok
+else bad "count -m 1 of patterns and a profile: rows unlike the header: rc $rc, $(cat out.txt err.txt)"; fi
+expect_fail "-m with profiles alone (count)" "-m" count -m 1 -p profile.dat pprot.fa
+expect_fail "-m with profiles alone (locate)" "-m" locate -m 1 -p profile.dat pprot.fa
+expect_fail "-m 0 with --profiles-only" "-m" count -m 0 --profiles-only -p both.dat pprot.fa
+# The refusals of patterns and profiles together name --no-profiles.
+expect_fail "tsv with patterns and profiles: --no-profiles" "--no-profiles" locate --format tsv -p both.dat pprot.fa
+expect_fail "gff with patterns and profiles: --no-profiles" "--no-profiles" locate --format gff -p both.dat pprot.fa
+expect_fail "--by-record with patterns and profiles: --no-profiles" "--no-profiles" count --by-record -p both.dat pprot.fa
+run locate --format tsv --no-profiles -p both.dat pprot.fa
+if [ "$rc" -eq 0 ] && head -1 out.txt | grep -q '^input' && grep -q PS99901 out.txt; then ok
+else bad "locate --format tsv --no-profiles: rc $rc, $(cat err.txt)"; fi
+# --skip-frequent over patterns all flagged: nothing to match, as ps_scan -s
+# (exit 0; count's table its header, locate no row); with a profile beside
+# them, a run of the profile alone.
+awk '/^ID/ { keep = /TEST_ONE/ } keep { print } keep && /^AC/ { print "CC   /SKIP-FLAG=TRUE;" }' motifs.dat >flagged.dat
+run count --skip-frequent -p flagged.dat pprot.fa
+if [ "$rc" -eq 0 ] && [ "$(cat out.txt)" = "$(printf 'name\tid\tsequence\tcount')" ] && grep -q 'no pattern left' err.txt; then ok
+else bad "count --skip-frequent, every pattern flagged: rc $rc, $(cat out.txt err.txt)"; fi
+run locate --skip-frequent -p flagged.dat pprot.fa
+if [ "$rc" -eq 0 ] && [ ! -s out.txt ]; then ok; else bad "locate --skip-frequent, every pattern flagged: rc $rc, $(cat out.txt err.txt)"; fi
+cat flagged.dat profile.dat >flagged_prof.dat
+run count --skip-frequent -p flagged_prof.dat pprot.fa
+if [ "$rc" -eq 0 ] && [ "$(cat out.txt)" = "$(printf 'name\tid\tsequence\tcount\nPS99905\tTEST_PROFILE\tCH\t2')" ]; then ok
+else bad "count --skip-frequent, flagged patterns and a profile: rc $rc, $(cat out.txt err.txt)"; fi
 
 # --by-file over many inputs with a huge -t: memory stays bounded (it once
 # grew with the square of -t: 40 tiny files at -t 4096 took 3.7 GB).

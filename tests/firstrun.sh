@@ -7,7 +7,12 @@
 #     that calls it, and the examples on the bundled data run as pasted;
 #   - a PS_DATA holding only some of the real data runs what it can and skips
 #     the rest, naming the missing file (the unit tests and merge.sh; the
-#     E. coli genome comes from fasta/).
+#     E. coli genome comes from fasta/, in guides.sh too), and make test's
+#     last line names every missing file;
+#   - Set up's `make deps` serves root and users alike; the examples on
+#     prosite.dat run on one with patterns and a profile;
+#   - the Makefile says NO_CUDA=1 where it was given (so does probescan
+#     version), and make after make NO_CUDA=1 compiles the C code once.
 #
 #   bash tests/firstrun.sh PROBESCAN [CHECK_BINARY]
 #
@@ -143,6 +148,110 @@ if [ "$rc" -ne 0 ]; then
     bad "merge.sh on a partial PS_DATA: exit status $rc: $(tail -3 merge.out)"
 elif ! grep -qE '^merge\.sh: [0-9]+ skipped \(data: no ont_cDNA_5k\.fq\.gz' merge.out; then
     bad "merge.sh on a partial PS_DATA did not say which file was missing: $(grep skipped merge.out)"
+else
+    ok
+fi
+
+# --- the README's Set up: one instruction for root and for a user ---
+if [ -r "$readme" ]; then
+    # make deps installs through sudo itself; `sudo make deps` fails where
+    # root has no sudo (a container).
+    if grep -qE '^    +sudo make( [A-Z_]+=[^ ]+)* deps' "$readme"; then
+        bad "README.md: 'sudo make deps' fails for root without sudo: $(grep -nE '^    +sudo make.* deps' "$readme" | head -1)"
+    elif ! grep -qE '^    +make deps' "$readme"; then
+        bad "README.md: Set up has no 'make deps'"
+    else
+        ok
+    fi
+    # The examples on prosite.dat, run on one that has a pattern and a
+    # profile, as every real prosite.dat has both.
+    mkdir pd
+    m=$(printf 'ACDEFGHIKLMNPQRSTVWY' | sed 's/./&\n/g' | awk 'NF { printf "%s%s", (n++ ? "," : ""), ($1 == "C" ? 10 : -5) }')
+    {
+        printf 'ID   TEST_PAT; PATTERN.\nAC   PS99901;\nPA   C-x-H.\n//\n'
+        printf 'ID   TEST_FREQ; PATTERN.\nAC   PS99902;\nCC   /SKIP-FLAG=TRUE;\nPA   K-x-L.\n//\n'
+        printf "ID   TEST_PROFILE; MATRIX.\nAC   PS99905;\nMA   /GENERAL_SPEC: ALPHABET='ACDEFGHIKLMNPQRSTVWY'; LENGTH=1;\n"
+        printf 'MA   /DISJOINT: DEFINITION=PROTECT; N1=1; N2=1;\nMA   /NORMALIZATION: MODE=1; FUNCTION=LINEAR; R1=0.5; R2=0.1;\n'
+        printf 'MA   /CUT_OFF: LEVEL=0; SCORE=10; N_SCORE=2.0; MODE=1;\n'
+        printf 'MA   /DEFAULT: D=-20; I=-20; B1=0; E1=0; MI=-100; MD=-100; IM=-100; DM=-100;\n'
+        printf "MA   /M: SY='C'; M=%s;\n//\n" "$m"
+    } > pd/prosite.dat
+    printf '>p1\nMKCAHCAAHKDLCAAAH\n>p2\nAMKCHKDEL\n' > pd/prot.fa
+    n=0
+    while IFS= read -r line; do
+        n=$((n + 1))
+        cmd=${line#"${line%%[! ]*}"}
+        cmd=${cmd%%>*}
+        cmd=${cmd//uniprot_sprot.fasta.gz/prot.fa}
+        cmd=${cmd//proteins.fa/prot.fa}
+        if ! (cd pd && PATH=$(dirname "$bin"):$PATH && eval "$cmd") > pd.out 2> pd.err; then
+            bad "README.md example fails on a prosite.dat of a pattern and a profile: $cmd: $(head -2 pd.err)"
+        else
+            ok
+        fi
+    done < <(grep -E '^    +probescan (count|locate) .*-p prosite\.dat' "$readme")
+    [ "$n" -gt 0 ] || bad "README.md: no example on prosite.dat"
+fi
+
+# --- the Makefile: what it says of CUDA, and what make rebuilds ---
+if [ ! -r "$top/Makefile" ] || [ ! -d "$top/src" ] || ! command -v make >/dev/null || ! command -v cc >/dev/null; then
+    skip 3 build "no Makefile, src/, make or cc: the Makefile's CUDA notes and rebuilds"
+else
+    mkdir mk
+    cp -r "$top/Makefile" "$top/src" "$top/kernels" mk/
+    # NO_CUDA=1 is said as the reason, by make and by the program.
+    make -C mk NO_CUDA=1 CFLAGS=-O0 -j2 > mk.log 2>&1
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        bad "make NO_CUDA=1 in a copy of the tree: status $rc: $(tail -3 mk.log)"
+    elif ! grep -q 'NO_CUDA=1' mk.log || grep -q 'nvcc not found' mk.log; then
+        bad "make NO_CUDA=1 does not say NO_CUDA=1: $(grep '^probescan:' mk.log)"
+    elif ! mk/probescan version | grep -q 'built without CUDA (NO_CUDA=1)'; then
+        bad "probescan version of a NO_CUDA=1 build: $(mk/probescan version | grep CUDA)"
+    else
+        ok
+    fi
+    # make with nvcc after that: the C code is not compiled again, only what
+    # says how CUDA was built. A stand-in nvcc writes empty objects beside an
+    # empty CUDA runtime; the link then fails, which is not what is checked.
+    mkdir -p cuda/bin cuda/lib64
+    printf '#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done\n[ -z "$out" ] || : | cc -x c -c -o "$out" -\n' > cuda/bin/nvcc
+    chmod +x cuda/bin/nvcc
+    ar rc cuda/lib64/libcudart_static.a 2> /dev/null
+    if [ "$rc" -ne 0 ] || [ ! -f cuda/lib64/libcudart_static.a ]; then
+        skip 1 build "no NO_CUDA=1 build or no ar: make with nvcc after it"
+    else
+        make -C mk NVCC="$work/cuda/bin/nvcc" CFLAGS=-O0 -j2 > mk2.log 2>&1
+        again=$(grep -oE -- '-c -o build/src/[A-Za-z0-9_]+\.o' mk2.log | sed 's|.*/||' | sort -u | tr '\n' ' ')
+        if ! grep -q "$work/cuda/bin/nvcc" mk2.log; then
+            bad "make NVCC=stand-in did not build the kernels: $(head -3 mk2.log)"
+        elif [ "$again" != "main.o " ]; then
+            bad "make after make NO_CUDA=1 compiled again: $again"
+        else
+            ok
+        fi
+    fi
+    rm -rf mk
+fi
+
+# --- make test's last line names every missing data file ---
+if [ -r "$here/run.sh" ]; then
+    PS_DATA=$work/partial PS_TEST_PARTS="merge.sh prosite.sh profiles.sh" bash "$here/run.sh" "$bin" "${check:-none}" > run.out 2>&1
+    last=$(tail -1 run.out)
+    missing=
+    for f in ont_cDNA_5k.fq.gz prosite_r14.dat uniprot_20k.fa.gz; do
+        case $last in *"$f"*) ;; *) missing="$missing $f" ;; esac
+    done
+    if [ -n "$missing" ]; then bad "make test's summary on a partial PS_DATA leaves out$missing: $last"; else ok; fi
+fi
+# guides.sh takes E. coli from fasta/ where PS_DATA lacks it: on a PS_DATA
+# without it, what it skips for is no genome.
+mkdir nopeers empty
+PS_DATA=$work/empty PS_PEERS=$work/nopeers bash "$here/guides.sh" "$bin" > guides.out 2>&1
+if grep -q 'skipped (data: .*ecoli' guides.out; then
+    bad "guides.sh does not take E. coli from fasta/: $(grep skipped guides.out | head -1)"
+elif ! grep -qE 'skipped \((data|tool): ' guides.out; then
+    bad "guides.sh without Cas-OFFinder's source: $(tail -2 guides.out)"
 else
     ok
 fi

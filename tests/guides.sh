@@ -4,10 +4,12 @@
 # `--format cas-offinder`, and the same searches written natively (--pam,
 # --pam5, a limit per probe in a third column), on a real genome folder
 # (E. coli and yeast chromosome I, two FASTA files, and the same as one
-# 2bit file for the SpCas9 case), into which runs of N (and n) are put,
-# inside and beside many sampled guides' sites: Cas-OFFinder reads such a
-# letter as N (a mismatch against a guide's base, a match under the PAM's
-# N), and its rows holding one must be probescan's too. Cases:
+# 2bit file for the SpCas9 case; E. coli from fasta/ where PS_DATA lacks
+# it, and a random chromosome of seeded bases where it lacks yeast), into
+# which runs of N (and n) are put, inside and beside many sampled guides'
+# sites: Cas-OFFinder reads such a letter as N (a mismatch against a
+# guide's base, a match under the PAM's N), and its rows holding one must
+# be probescan's too. Cases:
 #
 #   SpCas9  NNNNNNNNNNNNNNNNNNNNNGG, 40 guides, limits 0 to 6, with ids
 #   NRG     NNNNNNNNNNNNNNNNNNNNNRG (an IUPAC PAM), limit 5, no ids
@@ -56,9 +58,10 @@ export LC_ALL=C
 bin=${1:-./probescan}
 case $bin in /*) ;; *) bin=$PWD/$bin ;; esac
 [ -x "$bin" ] || { echo "guides.sh: $bin is not an executable (build it with make)" >&2; exit 2; }
-DATA=${PS_DATA:-}
-case $DATA in "" | /*) ;; *) DATA=$PWD/$DATA ;; esac
-PEERS=${PS_PEERS:-${DATA:+$DATA/../peers}}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+DATA=${PS_DATA:-$here/../../shared/data}
+case $DATA in /*) ;; *) DATA=$PWD/$DATA ;; esac
+PEERS=${PS_PEERS:-$DATA/../peers}
 work=$(mktemp -d "${TMPDIR:-/tmp}/probescan-guides.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 2
@@ -78,10 +81,16 @@ skip_all() {
     finish
 }
 
-[ -n "$DATA" ] && [ -r "$DATA/ecoli_K12_MG1655.fa.gz" ] && [ -r "$DATA/yeast_S288C_R64-1-1.bgzf.fa.gz" ] ||
-    skip_all data "PS_DATA with ecoli_K12_MG1655.fa.gz and yeast_S288C_R64-1-1.bgzf.fa.gz not found"
+# The genome: E. coli from PS_DATA, else the copy in fasta/; yeast's
+# chromosome I from PS_DATA, else a second file of seeded random bases of
+# its length (the cases compare two programs over one folder, whatever it
+# holds).
+ecoli=$DATA/ecoli_K12_MG1655.fa.gz
+[ -r "$ecoli" ] || ecoli=$here/../fasta/ecoli_K12_MG1655.fa.gz
+yeast=$DATA/yeast_S288C_R64-1-1.bgzf.fa.gz
+[ -r "$ecoli" ] || skip_all data "no ecoli_K12_MG1655.fa.gz in PS_DATA=$DATA nor fasta/"
 tarball=$PEERS/cas-offinder-2.4.1.tar.gz
-[ -r "$tarball" ] || skip_all data "Cas-OFFinder 2.4.1 source not found (PS_PEERS or ../shared/peers)"
+[ -r "$tarball" ] || skip_all data "no cas-offinder-2.4.1.tar.gz (Cas-OFFinder 2.4.1's source) in PS_PEERS=$PEERS"
 command -v cmake >/dev/null && command -v python3 >/dev/null ||
     skip_all tool "cmake or python3 missing (Debian: cmake python3)"
 [ -r /usr/include/CL/cl.h ] || skip_all tool "OpenCL headers missing (Debian: ocl-icd-opencl-dev opencl-c-headers)"
@@ -99,8 +108,13 @@ cd "$work" || exit 2
 cof=$work/cas-offinder-2.4.1/cas-offinder
 
 mkdir genome
-zcat "$DATA/ecoli_K12_MG1655.fa.gz" >genome/ecoli.fa
-zcat "$DATA/yeast_S288C_R64-1-1.bgzf.fa.gz" | awk '/^>/ { n++ } n == 1' >genome/yeast_chrI.fa
+zcat "$ecoli" >genome/ecoli.fa
+if [ -r "$yeast" ]; then
+    zcat "$yeast" | awk '/^>/ { n++ } n == 1' >genome/yeast_chrI.fa
+else
+    echo "guides.sh: no $(basename "$yeast") in PS_DATA=$DATA: a random second chromosome instead of yeast's chrI"
+    awk 'BEGIN { srand(11); print ">random_chrI"; for (i = 0; i < 230218; i++) { printf "%s", substr("ACGT", 1 + int(rand() * 4) % 4, 1); if (i % 80 == 79) print "" } print "" }' >genome/yeast_chrI.fa
+fi
 # The bulge cases read the genome as it is; the others with N put in (below).
 cp -r genome genome_acgt
 
@@ -355,7 +369,7 @@ skip_bulges() {
     echo "guides.sh: $BULGE_CHECKS skipped ($1: $2)"
     finish
 }
-[ -r "$beta_tar" ] || skip_bulges data "Cas-OFFinder 3.0.0 source not found (PS_PEERS or ../shared/peers)"
+[ -r "$beta_tar" ] || skip_bulges data "no $(basename "$beta_tar") (Cas-OFFinder 3.0.0's source) in PS_PEERS=$PEERS"
 tar xzf "$beta_tar" && cd cas-offinder-main-0a9ac00 &&
     cmake -DCMAKE_POLICY_VERSION_MINIMUM=3.5 -DCMAKE_BUILD_TYPE=Release . >../cmake3.log 2>&1 &&
     make -j2 >>../cmake3.log 2>&1

@@ -42,19 +42,27 @@ cd "$work" || exit 2
 passed=0 failed=0 skipped=0
 ok() { passed=$((passed + 1)); }
 bad() { echo "FAIL: $1"; failed=$((failed + 1)); }
-skip() { echo "skipped: $1"; skipped=$((skipped + 1)); }
+# skip KIND REASON: one group of checks not run, in run.sh's form.
+skip() { echo "profiles.sh: 1 skipped ($1: $2)"; skipped=$((skipped + 1)); }
 finish() {
     echo "profiles.sh: $passed passed, $failed failed, $skipped skipped"
     [ "$failed" -eq 0 ]
 }
 
+# The real data's files that are missing, named in its skip whatever else is.
+missing=
+for f in prosite_r14.dat uniprot_20k.fa.gz; do
+    [ -n "$DATA" ] && [ -r "$DATA/$f" ] || missing="$missing${missing:+, }$f"
+done
 if ! command -v pfscanV3 > /dev/null; then
-    skip "every comparison: pfscanV3 not found (Debian: apt install pftools)"
+    skip tool "random profiles: pfscanV3 not found (Debian: apt install pftools)"
+    if [ -n "$missing" ]; then skip data "PS_DATA${DATA:+=$DATA} has no $missing: prosite_r14.dat profiles"
+    else skip tool "prosite_r14.dat profiles: pfscanV3 not found (Debian: apt install pftools)"; fi
     finish
     exit
 fi
 if ! command -v python3 > /dev/null; then
-    skip "random profiles: python3 not found"
+    skip tool "random profiles: python3 not found"
 fi
 seed=${PS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "profiles.sh: seed $seed (PS_SEED=$seed repeats this run)"
@@ -131,8 +139,8 @@ if command -v python3 > /dev/null; then
 fi
 
 # 2. PROSITE r14 over UniProt proteins.
-if [ -z "$DATA" ] || [ ! -r "$DATA/prosite_r14.dat" ] || [ ! -r "$DATA/uniprot_20k.fa.gz" ]; then
-    skip "prosite_r14.dat profiles: PS_DATA with prosite_r14.dat and uniprot_20k.fa.gz not given"
+if [ -n "$missing" ]; then
+    skip data "PS_DATA${DATA:+=$DATA} has no $missing: prosite_r14.dat profiles"
 else
     awk '/^ID /{ buf = ""; mat = / MATRIX/ } { buf = buf $0 "\n" } /^\/\//{ if (mat) printf "%s", buf; mat = 0 }' \
         "$DATA/prosite_r14.dat" > r14.dat

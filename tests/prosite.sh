@@ -72,16 +72,17 @@ cases=(
 n_checks=$((2 * ${#cases[@]} + 1))
 for c in "${cases[@]}"; do [ "${c##*|}" = gff ] && n_checks=$((n_checks + 1)); done
 
-if ! command -v ps_scan.pl >/dev/null; then
-    skip $n_checks peer "ps_scan.pl not installed (Debian: pftools)"
-    finish
-fi
+# The data first: a skip names every file missing, whatever else is.
 missing=
 for f in prosite_r14.dat uniprot_20k.fa.gz; do
     [ -n "$DATA" ] && [ -f "$DATA/$f" ] || missing="$missing${missing:+, }$f"
 done
 if [ -n "$missing" ]; then
     skip $n_checks data "PS_DATA${DATA:+=$DATA} has no $missing: PROSITE patterns against ps_scan.pl"
+    finish
+fi
+if ! command -v ps_scan.pl >/dev/null; then
+    skip $n_checks peer "ps_scan.pl not installed (Debian: pftools)"
     finish
 fi
 dat=$DATA/prosite_r14.dat

@@ -2,12 +2,15 @@
 # run.sh - `make test`: runs every part of the test suite, each to its end
 # even when an earlier one failed, shows its output, and ends with one line:
 #
-#   make test: N passed, N failed, N skipped (gpu: <reason>; data: <reason>)
+#   make test: N passed, N failed, N skipped (gpu: <reason>; data: missing <files>)
 #
-# ("none skipped" where nothing of that kind was skipped; skips for any other
-# reason follow as "; <kind>: <reason>"). Exits non-zero when any part failed.
+# ("none skipped" where nothing of that kind was skipped; data names every
+# missing file any skip named, then the data reasons that named none; skips
+# for any other reason follow as "; <kind>: <reason>"). Exits non-zero when
+# any part failed.
 #
 # Usage: tests/run.sh PROBESCAN CHECK_BINARY
+#        PS_TEST_PARTS="merge.sh prosite.sh" tests/run.sh ...   (some parts only)
 #
 # What each part prints for this script to count (the last counts line of a
 # part is its total):
@@ -31,11 +34,38 @@ trap 'rm -rf "$log"' EXIT
 passed=0 failed=0 skipped=0
 declare -A why=()   # kind -> first reason given
 kinds=()            # kinds in the order first seen
+# Data skips: every missing file they name, once, in the order first named,
+# and the reasons that name none; the summary lists them all, so that one
+# run tells every file to fetch.
+data_files=() data_other=()
+declare -A data_seen=()
+data_reason() {
+    local f named=0
+    while IFS= read -r f; do
+        [ -n "$f" ] || continue
+        named=1
+        [ -z "${data_seen[$f]+set}" ] || continue
+        data_seen[$f]=1
+        data_files+=("$f")
+    done < <(grep -oE '[A-Za-z0-9_+-][A-Za-z0-9_.+-]*\.(fa|fq|fasta|fastq|2bit|bam|cram|dat|tar)(\.gz)?([^A-Za-z0-9_.]|$)' <<<"$1" |
+        sed -E 's/[^A-Za-z0-9_.+-]$//')
+    if [ "$named" -eq 0 ] && [ -z "${data_seen["? $1"]+set}" ]; then
+        data_seen["? $1"]=1
+        data_other+=("$1")
+    fi
+}
 
 # part NAME COMMAND...: runs it, its output shown and kept, then counted.
+# PS_TEST_PARTS, where set, runs only the parts it names (words: unit,
+# cli.sh, merge.sh ...).
 part() {
     local name=$1
     shift
+    if [ -n "${PS_TEST_PARTS:-}" ]; then
+        local key=${name#tests/}
+        case $name in "unit tests"*) key=unit ;; esac
+        case " $PS_TEST_PARTS " in *" $key "*) ;; *) return 0 ;; esac
+    fi
     echo "== $name"
     "$@" 2>&1 | tee "$log/out"
     local rc=${PIPESTATUS[0]}
@@ -76,6 +106,7 @@ part() {
         [[ $line =~ ^.*:\ ([0-9]+)\ skipped\ \(([a-z]+):\ (.*)\)$ ]] || continue
         n=${BASH_REMATCH[1]} kind=${BASH_REMATCH[2]} reason=${BASH_REMATCH[3]}
         grouped=$((grouped + n))
+        [ "$kind" != data ] || data_reason "$reason"
         if [ -z "${why[$kind]+set}" ]; then
             why[$kind]=$reason
             kinds+=("$kind")
@@ -99,7 +130,13 @@ part "tests/prosite.sh" bash "$here/prosite.sh" "$bin"
 part "tests/profiles.sh" bash "$here/profiles.sh" "$bin"
 part "tests/guides.sh" bash "$here/guides.sh" "$bin"
 
-reasons="gpu: ${why[gpu]:-none skipped}; data: ${why[data]:-none skipped}"
+data_why=
+if [ "${#data_files[@]}" -gt 0 ]; then
+    data_why="missing $(printf '%s, ' "${data_files[@]}")"
+    data_why=${data_why%, }
+fi
+for r in "${data_other[@]}"; do data_why="$data_why${data_why:+, }$r"; done
+reasons="gpu: ${why[gpu]:-none skipped}; data: ${data_why:-none skipped}"
 for k in "${kinds[@]}"; do
     case $k in gpu | data) ;; *) reasons="$reasons; $k: ${why[$k]}" ;; esac
 done
