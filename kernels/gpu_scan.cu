@@ -404,12 +404,13 @@ ps_kmer_fn ps_kmer_pick(int k, int m)
  * 2k-bit k-mer (first base high, as kmerset.h keys it) and its reverse
  * complement from ceil((k-1)/16) words before the tile, resetting at each
  * restart, exactly as the CPU k-mer engine walks a segment; the smaller of
- * the two (the canonical k-mer) is the key. Eight windows are keyed first, then their eight
- * filter words are loaded together (shared memory, or L2 through the
- * read-only path) so that the loads overlap; the few keys that pass probe
- * the table in global memory and count with a 64-bit global atomic. 64
- * registers at most (four blocks an SM) hold the eight keys and words
- * without spilling. */
+ * the two (the canonical k-mer) is the key. Eight windows are keyed, each
+ * loading its filter word as it is keyed (shared memory, or L2 through the
+ * read-only path), before any word is tested, so that the loads overlap;
+ * the few keys that pass probe the table in global memory and count with a
+ * 64-bit global atomic. 64 registers at most (four blocks an SM) hold the
+ * eight keys and words (with the filter in L2, sm_90 spills 16 bytes: the
+ * reverse complement's; keyed all first and then loaded, 36). */
 struct ps_kset_kargs : ps_chunk_kargs { /* cnt_sh 0: every count is a global atomic */
     const ulonglong2 *slot;  /* the set's slots: x the canonical key, y the leaves (low half: the key's) */
     const unsigned long long *filter;
@@ -463,7 +464,7 @@ __global__ void __launch_bounds__(NT, 4) ps_kset_kernel(ps_kset_kargs a)
             for (int h = 0; h < 2; h++) {
                 const uint32_t x = xw >> (16 * h), pb = w * 16u + 8u * (uint32_t)h;
                 unsigned long long keys[8], f[8];
-                uint32_t valid = 0, rcs = 0;
+                uint32_t valid = 0; /* bit j: window j counts; bit 8 + j: it is its key's reverse complement */
 #pragma unroll
                 for (int j = 0; j < 8; j++) {
                     const uint32_t p = pb + (uint32_t)j, b = (x >> (2 * j)) & 3u;
@@ -475,18 +476,16 @@ __global__ void __launch_bounds__(NT, 4) ps_kset_kernel(ps_kset_kargs a)
                     rkey = ps_kmer_rc_roll(rkey, b, (int)a.k);
                     filled = min(filled + 1u, 32u);
                     keys[j] = ps_kmer_canon(key, rkey);
-                    rcs |= (uint32_t)(key != keys[j]) << j;
-                    valid |= (uint32_t)(filled >= a.k && p >= from && p < a.n) << j;
-                }
-#pragma unroll
-                for (int j = 0; j < 8; j++) {
+                    valid |= (uint32_t)(key != keys[j]) << (8 + j);
+                    const bool ok = filled >= a.k && p >= from && p < a.n;
+                    valid |= (uint32_t)ok << j;
                     const unsigned long long fi = ps_kmerset_fhash(keys[j]) >> fshift;
-                    f[j] = (valid >> j) & 1u ? (FSH ? filter[fi] : __ldg(filter + fi)) : 0ull;
+                    f[j] = ok ? (FSH ? filter[fi] : __ldg(filter + fi)) : 0ull;
                 }
 #pragma unroll
                 for (int j = 0; j < 8; j++) {
                     const unsigned long long m = ps_kmerset_fmask(ps_kmerset_fhash(keys[j]));
-                    if ((valid >> j) & 1u && (f[j] & m) == m) ps_kset_lookup(a, keys[j], (rcs >> j) & 1u);
+                    if ((valid >> j) & 1u && (f[j] & m) == m) ps_kset_lookup(a, keys[j], (valid >> (8 + j)) & 1u);
                 }
             }
         }
