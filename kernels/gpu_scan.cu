@@ -401,16 +401,18 @@ ps_kmer_fn ps_kmer_pick(int k, int m)
 
 /* The k-mer set kernel: k <= 32, millions of probes. Each thread owns a
  * tile of up to PS_TILE_WORDS words (ps_gpu_chunk_shape) and rolls the
- * 2k-bit k-mer (first base high, as kmerset.h keys it) from ceil((k-1)/16)
- * words before the tile, resetting at each restart, exactly as the CPU k-mer
- * engine walks a segment. Eight windows are keyed first, then their eight
- * filter words are loaded together (shared memory, or L2 through the
- * read-only path) so that the loads overlap; the few keys that pass probe
- * the table in global memory and count with a 64-bit global atomic. 64
- * registers at most (four blocks an SM) hold the eight keys and words
- * without spilling. */
+ * 2k-bit k-mer (first base high, as kmerset.h keys it) and its reverse
+ * complement from ceil((k-1)/16) words before the tile, resetting at each
+ * restart, exactly as the CPU k-mer engine walks a segment; the smaller of
+ * the two (the canonical k-mer) is the key. Eight windows are keyed, each
+ * loading its filter word as it is keyed (shared memory, or L2 through the
+ * read-only path), before any word is tested, so that the loads overlap;
+ * the few keys that pass probe the table in global memory and count with a
+ * 64-bit global atomic. 64 registers at most (four blocks an SM) hold the
+ * eight keys and words (with the filter in L2, sm_90 spills 16 bytes: the
+ * reverse complement's; keyed all first and then loaded, 36). */
 struct ps_kset_kargs : ps_chunk_kargs { /* cnt_sh 0: every count is a global atomic */
-    const ulonglong2 *slot;  /* the set's slots: x the key, low half of y the leaf */
+    const ulonglong2 *slot;  /* the set's slots: x the canonical key, y the leaves (low half: the key's) */
     const unsigned long long *filter;
     int table_bits, filter_bits;
     uint32_t k;
@@ -418,17 +420,19 @@ struct ps_kset_kargs : ps_chunk_kargs { /* cnt_sh 0: every count is a global ato
     uint32_t tw;             /* words a thread owns (ps_gpu_chunk_shape) */
 };
 
-__device__ __forceinline__ void ps_kset_lookup(const ps_kset_kargs &a, unsigned long long key)
+/* Counts the window whose canonical k-mer is key (rc: the window is its
+ * reverse complement), where a string is that window. */
+__device__ __forceinline__ void ps_kset_lookup(const ps_kset_kargs &a, unsigned long long key, uint32_t rc)
 {
     const unsigned long long m = (1ull << a.table_bits) - 1ull;
     for (unsigned long long i = ps_kmer_home(key, a.table_bits);; i = (i + 1ull) & m) {
         const ulonglong2 s = __ldg(a.slot + i);
-        const uint32_t leaf = (uint32_t)s.y;
-        if (leaf == PS_KMERSET_EMPTY) return;
         if (s.x == key) {
-            atomicAdd(a.counts + leaf, 1ull);
+            const uint32_t leaf = (uint32_t)(s.y >> (32u * rc));
+            if (leaf != PS_KMERSET_EMPTY) atomicAdd(a.counts + leaf, 1ull);
             return;
         }
+        if (s.x == PS_KMERSET_NOKEY) return;
     }
 }
 
@@ -451,7 +455,7 @@ __global__ void __launch_bounds__(NT, 4) ps_kset_kernel(ps_kset_kargs a)
         const uint32_t w0 = t0w > lead ? t0w - lead : 0u, wend = min(t0w + a.tw, a.nw);
         const uint32_t from = max(t0w * 16u, a.n_ctx); /* the first position this thread counts */
         uint32_t ri = ps_first_restart(a, w0 * 16u), nr = ps_restart_pos(a, ri);
-        unsigned long long key = 0;
+        unsigned long long key = 0, rkey = 0;
         uint32_t filled = 0;
         for (uint32_t w = w0; w < wend; ++w) {
             const uint32_t xw = __ldg(a.text + w);
@@ -460,28 +464,28 @@ __global__ void __launch_bounds__(NT, 4) ps_kset_kernel(ps_kset_kargs a)
             for (int h = 0; h < 2; h++) {
                 const uint32_t x = xw >> (16 * h), pb = w * 16u + 8u * (uint32_t)h;
                 unsigned long long keys[8], f[8];
-                uint32_t valid = 0;
+                uint32_t valid = 0; /* bit j: window j counts; bit 8 + j: it is its key's reverse complement */
 #pragma unroll
                 for (int j = 0; j < 8; j++) {
-                    const uint32_t p = pb + (uint32_t)j;
+                    const uint32_t p = pb + (uint32_t)j, b = (x >> (2 * j)) & 3u;
                     if (p == nr) {
                         filled = 0;
                         nr = ps_restart_pos(a, ++ri);
                     }
-                    key = ((key << 2) | ((x >> (2 * j)) & 3u)) & a.mask;
+                    key = ((key << 2) | b) & a.mask;
+                    rkey = ps_kmer_rc_roll(rkey, b, (int)a.k);
                     filled = min(filled + 1u, 32u);
-                    keys[j] = key;
-                    valid |= (uint32_t)(filled >= a.k && p >= from && p < a.n) << j;
-                }
-#pragma unroll
-                for (int j = 0; j < 8; j++) {
+                    keys[j] = ps_kmer_canon(key, rkey);
+                    valid |= (uint32_t)(key != keys[j]) << (8 + j);
+                    const bool ok = filled >= a.k && p >= from && p < a.n;
+                    valid |= (uint32_t)ok << j;
                     const unsigned long long fi = ps_kmerset_fhash(keys[j]) >> fshift;
-                    f[j] = (valid >> j) & 1u ? (FSH ? filter[fi] : __ldg(filter + fi)) : 0ull;
+                    f[j] = ok ? (FSH ? filter[fi] : __ldg(filter + fi)) : 0ull;
                 }
 #pragma unroll
                 for (int j = 0; j < 8; j++) {
                     const unsigned long long m = ps_kmerset_fmask(ps_kmerset_fhash(keys[j]));
-                    if ((valid >> j) & 1u && (f[j] & m) == m) ps_kset_lookup(a, keys[j]);
+                    if ((valid >> j) & 1u && (f[j] & m) == m) ps_kset_lookup(a, keys[j], (valid >> (8 + j)) & 1u);
                 }
             }
         }

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 const char *ps_engine_ran(const ps_engine_info_t *in)
 {
@@ -45,13 +46,24 @@ void ps_engine_describe(const ps_engine_info_t *in, int threads, char *buf, size
 
 void ps_counts_drain(uint64_t *into, uint64_t *from, size_t n)
 {
-    enum { PAGE = 512 }; /* counts in 4 KiB */
-    for (size_t i = 0; i < n; i += PAGE) {
-        const size_t m = n - i < PAGE ? n - i : PAGE;
+    const uintptr_t page = 4096;
+    for (size_t i = 0; i < n;) {
+        /* To the end of from's page (or of from), so that a run of whole
+         * pages can be given back. */
+        const uintptr_t at = (uintptr_t)(from + i), end = (at | (page - 1)) + 1;
+        size_t m = (end - at) / sizeof *from;
+        if (m == 0 || m > n - i) m = n - i;
         uint64_t any = 0;
         for (size_t j = 0; j < m; j++) any |= from[i + j];
-        if (!any) continue;
-        for (size_t j = 0; j < m; j++) into[i + j] += from[i + j];
-        memset(from + i, 0, m * sizeof *from);
+        if (any) {
+            for (size_t j = 0; j < m; j++) into[i + j] += from[i + j];
+            /* A whole page is given back, not cleared: a private anonymous
+             * page reads as zeros after MADV_DONTNEED, and its memory goes
+             * while into's pages fill, so the two arrays are not resident
+             * in full at once. */
+            if (at % page || m * sizeof *from != page || madvise(from + i, page, MADV_DONTNEED) != 0)
+                memset(from + i, 0, m * sizeof *from);
+        }
+        i += m;
     }
 }

@@ -107,7 +107,10 @@ static inline void ps_engine_destroy(ps_engine_t *e)
 /* Adds from[0..n) into into[0..n) and zeroes from, for an engine's
  * collect(): a page of from that holds only zeros is read, never written,
  * so per-thread counts that a run never touched (millions of probes, few
- * hits) stay unmapped instead of being faulted in and cleared. */
+ * hits) stay unmapped instead of being faulted in and cleared; a whole page
+ * of from that was added is given back (it reads as zeros again), so from
+ * and into together hold about one array of counts at a time. from must be
+ * private anonymous memory (malloc's). */
 void ps_counts_drain(uint64_t *into, uint64_t *from, size_t n);
 
 /* "cpu" or "gpu": where the scanning ran (AUTO: "gpu" once the GPU took a

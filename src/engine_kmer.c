@@ -28,7 +28,7 @@ typedef enum { TO_LOCAL, TO_SHARED, TO_LIST, TO_SITES } sink_kind_t;
 /* Looks up a batch of keys that passed the filter, whose home slots were
  * prefetched as they were added. */
 static inline __attribute__((always_inline)) int flush(const ps_kmerset_t *ks, const uint64_t *key,
-                                                       const uint64_t *home, const uint32_t *start, int n,
+                                                       uint32_t rcs, const uint64_t *home, const uint32_t *start, int n,
                                                        sink_kind_t kind, uint64_t *counts, hits_t *list,
                                                        ps_sites_t *sites)
 {
@@ -45,7 +45,7 @@ static inline __attribute__((always_inline)) int flush(const ps_kmerset_t *ks, c
         list->cap = cap;
     }
     for (int i = 0; i < n; i++) {
-        uint32_t leaf = ps_kmerset_find(ks, key[i], home[i]);
+        uint32_t leaf = ps_kmerset_find(ks, key[i], (int)(rcs >> i & 1u), home[i]);
         if (leaf == PS_KMERSET_EMPTY) continue;
         if (kind == TO_LOCAL) counts[leaf]++;
         else if (kind == TO_SHARED) __atomic_fetch_add(&counts[leaf], 1, __ATOMIC_RELAXED);
@@ -59,8 +59,9 @@ static inline __attribute__((always_inline)) int flush(const ps_kmerset_t *ks, c
 }
 
 /* Looks up every countable window ending in [from, to) of c, from a
- * segment start (a restart, a record start or 0): the k-mer rolls from
- * empty there. Returns 0, or -1 when the hit list cannot grow. */
+ * segment start (a restart, a record start or 0): the k-mer and its reverse
+ * complement roll from empty there, and the smaller is looked up. Returns
+ * 0, or -1 when the hit list cannot grow. */
 static inline __attribute__((always_inline)) int walk(const ps_kmerset_t *ks, const ps_chunk_t *c, uint64_t from,
                                                       uint64_t to, sink_kind_t kind, uint64_t *counts,
                                                       hits_t *list, ps_sites_t *sites)
@@ -70,8 +71,8 @@ static inline __attribute__((always_inline)) int walk(const ps_kmerset_t *ks, co
     const uint64_t mask = ks->mask, n_ctx = c->n_ctx;
     const uint32_t k = (uint32_t)ks->k;
     const uint32_t *text = c->text;
-    uint64_t key = 0, keys[BATCH], homes[BATCH];
-    uint32_t starts[BATCH];
+    uint64_t key = 0, rc = 0, keys[BATCH], homes[BATCH];
+    uint32_t starts[BATCH], rcs = 0; /* bit i: keys[i] is the window's reverse complement */
     uint32_t filled = 0;
     int nb = 0;
     for (uint64_t p = from; p < to; p++) {
@@ -80,24 +81,29 @@ static inline __attribute__((always_inline)) int walk(const ps_kmerset_t *ks, co
             r++;
             next_restart = r < c->n_restart ? c->restart[r] : UINT64_MAX;
         }
-        key = (key << 2 | ((text[p >> 4] >> ((p & 15u) << 1)) & 3u)) & mask;
+        const uint32_t b = (text[p >> 4] >> ((p & 15u) << 1)) & 3u;
+        key = (key << 2 | b) & mask;
+        rc = ps_kmer_rc_roll(rc, b, (int)k);
         if (++filled < k || p < n_ctx) continue;
         filled = k; /* no overflow on long segments */
+        const uint64_t canon = ps_kmer_canon(key, rc);
         /* The filter word is loaded in the loop itself: the branch on it is
          * predicted, so the loads of later windows issue while it is in
          * flight; only the few keys that pass wait for the table. */
-        if (__builtin_expect(!ps_kmerset_maybe(ks, ps_kmerset_fhash(key)), 1)) continue;
-        uint64_t h = ps_kmerset_home(ks, key);
+        if (__builtin_expect(!ps_kmerset_maybe(ks, ps_kmerset_fhash(canon)), 1)) continue;
+        uint64_t h = ps_kmerset_home(ks, canon);
         __builtin_prefetch(&ks->slot[h]);
-        keys[nb] = key;
+        keys[nb] = canon;
+        rcs |= (uint32_t)(key != canon) << nb;
         if (kind == TO_SITES) starts[nb] = (uint32_t)(p + 1 - k);
         homes[nb++] = h;
         if (nb == BATCH) {
-            if (flush(ks, keys, homes, starts, nb, kind, counts, list, sites)) return -1;
+            if (flush(ks, keys, rcs, homes, starts, nb, kind, counts, list, sites)) return -1;
             nb = 0;
+            rcs = 0;
         }
     }
-    return flush(ks, keys, homes, starts, nb, kind, counts, list, sites);
+    return flush(ks, keys, rcs, homes, starts, nb, kind, counts, list, sites);
 }
 
 static int kmer_scan(ps_engine_t *e, int worker, const ps_chunk_t *c, ps_err_t *err)

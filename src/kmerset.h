@@ -4,22 +4,28 @@
  *
  * A k-mer is read first base in the high bits: ACGT = 0123, so "AC" is
  * 0b0001. Every probe (and, with both strands, its reverse complement) is
- * a key; equal keys share a leaf, numbered 0.. in order of first insertion
- * (probe order, then reverse complements), so the leaves view says the
- * same as the automaton's would up to the numbering. Text is walked with a
- * rolling k-mer: one lookup per window, no state beyond the last k bases.
+ * a string; equal strings share a leaf, numbered 0.. in order of first
+ * insertion (probe order, then reverse complements), so the leaves view
+ * says the same as the automaton's would up to the numbering. A slot holds
+ * a canonical k-mer (the smaller of a k-mer and its reverse complement as
+ * integers) with two leaves: the string that is the canonical k-mer, and
+ * the one that is its reverse complement; so a probe and its reverse
+ * complement take one slot. Text is walked with a rolling k-mer and its
+ * rolling reverse complement: one lookup per window, of the smaller, no
+ * state beyond the last k bases.
  *
  * In front of the table sits a blocked Bloom filter: two bits of one 64-bit
- * word per key, at least 16 bits a key. Most windows of a real text are no
- * probe; the filter answers them from a few MB that stay in cache, with a
- * branch that is nearly always predicted, where the table alone would cost
- * a cache miss and, when it is small and full, a mispredicted branch.
+ * word per canonical k-mer, at least 16 bits a k-mer. Most windows of a
+ * real text are no probe; the filter answers them from a few MB that stay
+ * in cache, with a branch that is nearly always predicted, where the table
+ * alone would cost a cache miss and, when it is small and full, a
+ * mispredicted branch.
  *
- * Memory: 16 bytes a slot, a power of two of slots at least 4/3 of the keys
- * (under 8/3 x 16 = 43 bytes a key; a probe is two keys with both strands),
- * at most 4 bytes a key of filter, plus the leaves view's 4 bytes a probe
- * and strand; while building, 4 bytes a string more. Building is linear in
- * the probes and spread over the threads it is given. */
+ * Memory: 16 bytes a slot, a power of two of slots at least 4/3 of the
+ * probes (under 8/3 x 16 = 43 bytes a probe, either strand mode), at most
+ * 4 bytes a probe of filter, plus the leaves view's 4 bytes a probe and
+ * strand; while building, 4 bytes a string more. Building is linear in the
+ * probes and spread over the threads it is given. */
 #ifndef PS_KMERSET_H
 #define PS_KMERSET_H
 
@@ -43,6 +49,9 @@ extern "C" {
 
 #define PS_KMERSET_MAX_K 32
 #define PS_KMERSET_EMPTY UINT32_MAX
+/* The key of an empty slot: no canonical k-mer is all ones (that of T...T
+ * is A...A, 0). */
+#define PS_KMERSET_NOKEY UINT64_MAX
 
 /* Strings (probes times strands) from which the k-mer set is chosen over
  * the automaton by default: below it the automaton's table stays in cache
@@ -52,9 +61,9 @@ extern "C" {
 #define PS_KMER_SET_FROM 12000
 
 typedef struct {
-    uint64_t key;  /* the k-mer */
-    uint32_t leaf; /* its leaf; PS_KMERSET_EMPTY in an empty slot */
-    uint32_t pad;
+    uint64_t key;     /* the canonical k-mer; PS_KMERSET_NOKEY in an empty slot */
+    uint32_t leaf[2]; /* the leaf of the string that is key [0], of the one that is its reverse
+                       * complement [1] (a palindrome's: [0]); PS_KMERSET_EMPTY where no string is */
 } ps_kmer_slot_t;
 
 typedef struct {
@@ -85,6 +94,16 @@ void ps_kmerset_free(ps_kmerset_t *ks);
  * apart. */
 PS_KS_FN uint64_t ps_kmer_home(uint64_t key, int bits) { return (key * 0x9E3779B97F4A7C15ull) >> (64 - bits); }
 
+/* The reverse complement of a k-mer rolled on by base b (0..3): the
+ * complement of b comes in at the high end of the 2k bits. */
+PS_KS_FN uint64_t ps_kmer_rc_roll(uint64_t rc, uint32_t b, int k)
+{
+    return rc >> 2 | (uint64_t)(3u - b) << (2 * (k - 1));
+}
+
+/* A k-mer's slot key, given the k-mer and its reverse complement. */
+PS_KS_FN uint64_t ps_kmer_canon(uint64_t fw, uint64_t rc) { return fw < rc ? fw : rc; }
+
 static inline uint64_t ps_kmerset_home(const ps_kmerset_t *ks, uint64_t key) { return ps_kmer_home(key, ks->bits); }
 
 /* The filter's hash of key: a second mixing, independent of the home slot's. */
@@ -111,14 +130,16 @@ static inline int ps_kmerset_maybe(const ps_kmerset_t *ks, uint64_t fh)
     return (*ps_kmerset_fword(ks, fh) & m) == m;
 }
 
-/* The leaf of key, or PS_KMERSET_EMPTY when no probe is key. */
-static inline uint32_t ps_kmerset_find(const ps_kmerset_t *ks, uint64_t key, uint64_t home)
+/* The leaf of the k-mer whose canonical k-mer is canon (home its home slot;
+ * rc 1 where the k-mer is not canon itself but its reverse complement), or
+ * PS_KMERSET_EMPTY when no string is that k-mer. */
+static inline uint32_t ps_kmerset_find(const ps_kmerset_t *ks, uint64_t canon, int rc, uint64_t home)
 {
     const uint64_t m = ks->n_slots - 1;
     for (uint64_t i = home;; i = (i + 1) & m) {
         const ps_kmer_slot_t *s = &ks->slot[i];
-        if (s->leaf == PS_KMERSET_EMPTY) return PS_KMERSET_EMPTY;
-        if (s->key == key) return s->leaf;
+        if (s->key == canon) return s->leaf[rc];
+        if (s->key == PS_KMERSET_NOKEY) return PS_KMERSET_EMPTY;
     }
 }
 

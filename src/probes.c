@@ -554,72 +554,88 @@ static void count_lines(void *ctx, int part, int parts)
     pt->line = n;
 }
 
-/* The parts' probes, back to back in r. */
+/* The parts' probes, back to back in r: r takes the first part's blocks,
+ * grown in place to the whole (realloc, which remaps large blocks rather
+ * than copying them), and each later part is copied onto their ends and
+ * freed before the next, so that the probes are held about once and one
+ * part again, not twice. A part is copied on up to `threads` threads, each
+ * a share of its probes and of its text. */
 typedef struct {
     raw_t *r;
-    part_t *part;
-    uint32_t *first;       /* per part: its first probe in r */
-    size_t *names, *seqs;  /* per part: where its text starts in r's */
+    const raw_t *pr;        /* the part being copied */
+    uint32_t first;         /* its first probe in r */
+    size_t names, seqs;     /* where its text starts in r's */
 } join_job_t;
 
-static void join_part(void *ctx, int part, int parts)
+static void join_share(void *ctx, int part, int parts)
 {
-    (void)parts;
     join_job_t *j = ctx;
-    raw_t *r = j->r, *pr = &j->part[part].r;
+    raw_t *r = j->r;
+    const raw_t *pr = j->pr;
+    uint64_t lo = ps_parallel_share(pr->names.len, part, parts), hi = ps_parallel_share(pr->names.len, part + 1, parts);
     /* A part may hold no probe (a long run of comment lines): no text. */
-    if (pr->names.len) memcpy(r->names.s + j->names[part], pr->names.s, pr->names.len);
-    if (pr->seqs.len) memcpy(r->seqs.s + j->seqs[part], pr->seqs.s, pr->seqs.len);
-    for (uint32_t i = 0; i < pr->n; i++) {
-        r->name_at[j->first[part] + i] = pr->name_at[i] == NAME_IS_SEQ ? NAME_IS_SEQ : pr->name_at[i] + j->names[part];
-        r->seq_at[j->first[part] + i] = pr->seq_at[i] + j->seqs[part];
-        r->line[j->first[part] + i] = pr->line[i];
-        r->limit[j->first[part] + i] = pr->limit[i];
+    if (hi > lo) memcpy(r->names.s + j->names + lo, pr->names.s + lo, hi - lo);
+    lo = ps_parallel_share(pr->seqs.len, part, parts);
+    hi = ps_parallel_share(pr->seqs.len, part + 1, parts);
+    if (hi > lo) memcpy(r->seqs.s + j->seqs + lo, pr->seqs.s + lo, hi - lo);
+    lo = ps_parallel_share(pr->n, part, parts);
+    hi = ps_parallel_share(pr->n, part + 1, parts);
+    for (uint64_t i = lo; i < hi; i++) {
+        r->name_at[j->first + i] = pr->name_at[i] == NAME_IS_SEQ ? NAME_IS_SEQ : pr->name_at[i] + j->names;
+        r->seq_at[j->first + i] = pr->seq_at[i] + j->seqs;
+        r->line[j->first + i] = pr->line[i];
+        r->limit[j->first + i] = pr->limit[i];
     }
 }
 
-static int join_parts(raw_t *r, part_t *part, int parts)
+/* Probes a thread copies at least while parts are joined. */
+#define JOIN_GRAIN 65536
+
+static int join_parts(raw_t *r, part_t *part, int parts, int threads)
 {
-    if (parts == 1) {
-        *r = part[0].r;
-        memset(&part[0].r, 0, sizeof part[0].r);
-        return 0;
-    }
-    uint32_t *first = malloc((size_t)parts * sizeof *first);
-    size_t *names = malloc((size_t)parts * sizeof *names), *seqs = malloc((size_t)parts * sizeof *seqs);
     uint64_t n = 0;
     size_t nl = 0, sl = 0;
-    for (int i = 0; first && names && seqs && i < parts; i++) {
-        first[i] = (uint32_t)n;
-        names[i] = nl;
-        seqs[i] = sl;
+    int limits = 0;
+    for (int i = 0; i < parts; i++) {
         n += part[i].r.n;
-        r->limits |= part[i].r.limits;
+        limits |= part[i].r.limits;
         nl += part[i].r.names.len;
         sl += part[i].r.seqs.len;
     }
+    *r = part[0].r;
+    memset(&part[0].r, 0, sizeof part[0].r);
+    if (parts == 1) return 0;
+    r->limits = limits;
     /* One part alone stops at 2^31 probes (raw_grow): so do the parts together. */
-    int bad = !first || !names || !seqs || n > (1ull << 31);
-    if (!bad) {
-        r->n = r->cap = (uint32_t)n;
-        r->name_at = malloc((n ? n : 1) * sizeof *r->name_at);
-        r->seq_at = malloc((n ? n : 1) * sizeof *r->seq_at);
-        r->line = malloc((n ? n : 1) * sizeof *r->line);
-        r->limit = malloc(n ? n : 1);
-        r->names.s = malloc(nl ? nl : 1);
-        r->seqs.s = malloc(sl ? sl : 1);
-        r->names.len = r->names.cap = nl;
-        r->seqs.len = r->seqs.cap = sl;
-        bad = !r->name_at || !r->seq_at || !r->line || !r->limit || !r->names.s || !r->seqs.s;
+    if (n > (1ull << 31)) return -1;
+    size_t *na = realloc(r->name_at, (n ? n : 1) * sizeof *na);
+    if (na) r->name_at = na;
+    size_t *sa = na ? realloc(r->seq_at, (n ? n : 1) * sizeof *sa) : NULL;
+    if (sa) r->seq_at = sa;
+    uint64_t *li = sa ? realloc(r->line, (n ? n : 1) * sizeof *li) : NULL;
+    if (li) r->line = li;
+    uint8_t *lm = li ? realloc(r->limit, n ? n : 1) : NULL;
+    if (lm) r->limit = lm;
+    char *ns = lm ? realloc(r->names.s, nl ? nl : 1) : NULL;
+    if (ns) r->names.s = ns;
+    char *ss = ns ? realloc(r->seqs.s, sl ? sl : 1) : NULL;
+    if (!ss) return -1; /* r is freed whole by its owner */
+    r->seqs.s = ss;
+    r->names.cap = nl ? nl : 1;
+    r->seqs.cap = sl ? sl : 1;
+    r->cap = (uint32_t)(n ? n : 1);
+    for (int i = 1; i < parts; i++) {
+        raw_t *pr = &part[i].r;
+        join_job_t j = {r, pr, r->n, r->names.len, r->seqs.len};
+        uint64_t most = pr->n > pr->seqs.len / 16 ? pr->n : pr->seqs.len / 16;
+        ps_parallel_run(ps_parallel_parts(threads, most, JOIN_GRAIN), join_share, &j);
+        r->n += pr->n;
+        r->names.len += pr->names.len;
+        r->seqs.len += pr->seqs.len;
+        raw_free(pr);
+        memset(pr, 0, sizeof *pr);
     }
-    if (!bad) {
-        join_job_t j = {r, part, first, names, seqs};
-        ps_parallel_run(parts, join_part, &j);
-    }
-    free(first);
-    free(names);
-    free(seqs);
-    return bad ? -1 : 0;
+    return 0;
 }
 
 /* Bytes of probe file a thread parses at least. */
@@ -729,7 +745,7 @@ static int read_raw(raw_t *r, const char *path, int threads, ps_err_t *err)
     free(w.buf);
     if (rc == PS_OK) {
         /* A PROSITE file is one part, which moves to r whole. */
-        if (join_parts(r, part, parts)) rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes");
+        if (join_parts(r, part, parts, threads)) rc = ps_fail(err, PS_E_NOMEM, "out of memory reading probes");
     }
     for (int i = 0; i < parts; i++) raw_free(&part[i].r);
     free(part);

@@ -3,7 +3,8 @@
 # on random DNA (every table shape, both strand modes, thread counts), the
 # automatic choice between them, its refusals, and its counts against
 # jellyfish on a real genome (PS_DATA's E. coli, else the copy in fasta/;
-# jellyfish on the PATH).
+# jellyfish on the PATH); the README's memory bound for many probes, random
+# and distinct ones sampled from that genome.
 #
 #   bash tests/kmerset.sh ./probescan      (PS_SEED=N repeats a run)
 #
@@ -157,9 +158,10 @@ else bad "one probe: $(cat m.err)"; fi
 
 # A million 31-mers one a line (names that are their sequences): the
 # README's bound for such files, the k-mer set's table (as -v gives it)
-# and 120 bytes a probe more over a one-probe run on 2 threads (the
-# sequences' text joined from the threads' parts, their pointers, the
-# filter, leaves and counts; the codes freed before the table is built).
+# and 128 bytes a probe more over a one-probe run on 2 threads (the
+# sequences' text and, while it is joined, a thread's part of it again,
+# their pointers, the filter, leaves, the engine's and the run's counts;
+# the codes freed before the table is built).
 if grep -qa __asan_init "$bin"; then
     skip 1 sanitizer "shadow memory counts in a sanitizer build: a million probes"
 else
@@ -171,7 +173,7 @@ else
         [ "$(wc -l < mm.tsv)" = 1000001 ]; then
         peak() { sed -n 's/.*"peak_memory_bytes": *\([0-9]*\).*/\1/p' "$1"; }
         table=$(sed -n 's/.* leaves, \([0-9.]*\) MB table.*/\1/p' m.err | awk '{ printf "%d", $1 * 1000000 }')
-        used=$(( $(peak mm.json) - $(peak m1.json) )) bound=$(( ${table:-0} + 120 * 1000000 ))
+        used=$(( $(peak mm.json) - $(peak m1.json) )) bound=$(( ${table:-0} + 128 * 1000000 ))
         if [ -z "$table" ]; then bad "a million 31-mers: -v gave no table size: $(head -3 m.err)"
         elif [ "$used" -le "$bound" ]; then ok
         else bad "a million 31-mers one a line: $used bytes over a one-probe run, the README's bound is $bound"; fi
@@ -180,6 +182,40 @@ else
         if cut -f1,2 mm.tsv | tail -n +2 | awk -F '\t' '$1 != $2 { bad = 1 } END { exit bad }'; then ok
         else bad "a million 31-mers: a name that is not its sequence"; fi
     else bad "a million 31-mers: $(head -2 m.err)"; fi
+fi
+
+# A million distinct 31-mers sampled from a real genome (E. coli, below),
+# each found in it: the same bound as above, with every count touched (the
+# run's array and the engine's), names that are their sequences.
+ecoli=$DATA/ecoli_K12_MG1655.fa.gz
+[ -n "$DATA" ] && [ -f "$ecoli" ] || ecoli=$here/../fasta/ecoli_K12_MG1655.fa.gz
+gzip -dc "$ecoli" > ecoli.fa
+# The genome as one line: awk then takes it whole, with no string grown
+# line by line.
+grep -v '^>' ecoli.fa | tr -d '\n' | tr acgt ACGT > ecoli.seq
+if grep -qa __asan_init "$bin"; then
+    skip 1 sanitizer "shadow memory counts in a sanitizer build: a million distinct probes"
+else
+    awk -v seed="$seed" 'BEGIN { srand(seed + 3) } { g = $0 }
+        END { L = length(g) - 30
+              for (n = 0; n < 1000000;) {
+                  s = substr(g, 1 + int(rand() * L), 31)
+                  if (s in seen || s !~ /^[ACGT]+$/) continue
+                  seen[s] = 1; print s; n++ } }' ecoli.seq > distinct.txt
+    head -n 1 distinct.txt > distinct1.txt
+    if "$bin" count -v -q -t 2 --stats dd.json -o dd.tsv -p distinct.txt ecoli.fa 2> d.err &&
+        "$bin" count -q -t 2 --stats d1.json -o d1.tsv -p distinct1.txt ecoli.fa 2>> d.err &&
+        [ "$(wc -l < dd.tsv)" = 1000001 ]; then
+        peak() { sed -n 's/.*"peak_memory_bytes": *\([0-9]*\).*/\1/p' "$1"; }
+        table=$(sed -n 's/.* leaves, \([0-9.]*\) MB table.*/\1/p' d.err | awk '{ printf "%d", $1 * 1000000 }')
+        used=$(( $(peak dd.json) - $(peak d1.json) )) bound=$(( ${table:-0} + 128 * 1000000 ))
+        missing=$(awk -F '\t' 'NR > 1 && $3 == 0' dd.tsv | wc -l)
+        if [ -z "$table" ]; then bad "a million distinct 31-mers: -v gave no table size: $(head -3 d.err)"
+        elif [ "$missing" != 0 ]; then bad "a million 31-mers taken from E. coli: $missing not found in it"
+        elif [ "$used" -le "$bound" ]; then ok
+        else bad "a million distinct 31-mers from E. coli: $used bytes over a one-probe run, the README's bound is $bound"; fi
+        echo "kmerset.sh: a million distinct 31-mers from E. coli, each found, took $((used / 1048576)) MB over a one-probe run (bound $((bound / 1048576)) MB)"
+    else bad "a million distinct 31-mers: $(head -2 d.err)"; fi
 fi
 
 # Refusals: one line, no output file.
@@ -205,15 +241,9 @@ refuse "a bad --index" "--index must be auto, automaton or kmer-set, not 'hash'"
 # Against jellyfish on a real genome: 31-mers taken from it and random ones.
 # Both strands summed is jellyfish's canonical count (-C); k is odd, so no
 # 31-mer is its own reverse complement.
-# The genome ships in fasta/; PS_DATA's copy is taken where it has one.
-ecoli=$DATA/ecoli_K12_MG1655.fa.gz
-[ -n "$DATA" ] && [ -f "$ecoli" ] || ecoli=$here/../fasta/ecoli_K12_MG1655.fa.gz
+# The genome (ecoli.fa, ecoli.seq) as above.
 if ! command -v jellyfish > /dev/null 2>&1; then skip 1 peer "jellyfish is not installed: k-mer set against jellyfish"
 else
-    gzip -dc "$ecoli" > ecoli.fa
-    # The genome as one line: awk then takes it whole, with no string grown
-    # line by line.
-    grep -v '^>' ecoli.fa | tr -d '\n' | tr acgt ACGT > ecoli.seq
     awk -v seed="$seed" 'BEGIN { srand(seed); split("ACGT", b, "") }
         { g = $0 }
         END {
