@@ -163,6 +163,16 @@ for f in "$cwl"/*.cwl; do
         ok "cwltool --validate $(basename "$f")"
 done
 
+section "snakemake --lint: workflows/snakemake/scatter"
+if snakemake -s "$repo/workflows/snakemake/scatter/Snakefile" --directory "$work/lint" --lint \
+        --config probes="$probes" "inputs=[$data/chr1.fa]" > "$work/lint.log" 2>&1 &&
+    grep -q "good condition" "$work/lint.log"; then
+    ok "snakemake --lint scatter"
+else
+    bad "snakemake --lint scatter:"
+    cat "$work/lint.log"
+fi
+
 section "cwltool: scatter.cwl on this machine"
 for shape in by_file totals by_record; do
     out=$work/cwltool-$shape
