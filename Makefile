@@ -110,7 +110,7 @@ CORE_OBJ := $(patsubst src/%.c,$(BUILD)/src/%.o,$(CORE_SRC)) $(GPU_OBJ)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TEST_SRC))
 
-.PHONY: all deps need-build need-test demo test check-gpu check-asan check-valgrind check-deb check-bioconda workflow-test \
+.PHONY: all deps need-build need-test demo test check-gpu check-asan check-valgrind check-deb check-bioconda workflow-test cluster-test \
         bench bench-gpu fuzz install clean cuda-note FORCE
 
 # Rebuild when the compiler set-up changes (sanitizer flags, ISA-L found, CUDA on or
@@ -177,7 +177,7 @@ need-build:
 need-test:
 	@$(call missing,$(BUILD_DEPS) $(TEST_DEPS))
 # The targets that install first: deps runs before anything is checked or compiled.
-ifneq ($(filter deps demo test check-gpu check-asan check-valgrind workflow-test,$(MAKECMDGOALS)),)
+ifneq ($(filter deps demo test check-gpu check-asan check-valgrind workflow-test cluster-test,$(MAKECMDGOALS)),)
 need-build need-test: deps
 endif
 
@@ -235,6 +235,13 @@ workflow-test: deps
 	@$(SUBMAKE) all
 	bash workflows/snakemake/run-example.sh
 	bash workflows/nextflow/validate.sh
+
+# The scatter / gather workflows (Snakemake, CWL with cwltool and Toil) on a
+# one-host Slurm cluster it starts and stops, each gathered output compared
+# with one local run (as root: installs Slurm, munge, Snakemake, cwltool, Toil).
+cluster-test: deps
+	@$(SUBMAKE) all
+	bash tests/cluster.sh ./$(BIN)
 
 # The same tests built with AddressSanitizer and UBSan (CPU code; the kernels
 # are checked with compute-sanitizer on a GPU machine instead); the command-line tests once more
