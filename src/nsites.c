@@ -135,39 +135,37 @@ static int site_cmp(const void *a, const void *b)
     return (int)x->strand - (int)y->strand;
 }
 
-/* The window: the last `ring` letters of the record (codes and letters,
- * at offset % ring) and how many of the letters before each offset are no
- * base (cum, at offset % (ring + 1)). */
+/* The record's last letters (codes and letters, at offset & mask: a
+ * power of two at least the longest probe), where the latest letter that
+ * is no base lies, and where the run of them ending there began. */
 typedef struct {
-    uint32_t ring;
+    uint64_t mask;
     uint8_t *code;
     char *letter;
-    uint64_t *cum;
-    char *buf; /* a window's letters in order */
+    int64_t last_nb, run_from; /* -1: none in this record */
+    char *buf;                 /* a window's letters in order */
     uint8_t *w;
 } window_t;
 
-/* The windows that end at offset y (the letter just read) with a letter
- * that is no base, judged for every form of their length. */
+/* The windows that end at offset y (the letter just read) and hold a
+ * letter that is no base, judged for every form of their length; a window
+ * of such letters alone only where some form takes one (all_nb). */
 static int windows_at(ps_nsites_t *ns, const window_t *wd, uint64_t y, record_t *rc, const form_t *f, uint32_t n_f,
-                      const uint32_t *lens, uint32_t n_lens)
+                      const uint32_t *lens, const uint8_t *len_all_nb, uint32_t n_lens)
 {
-    const uint32_t R = wd->ring;
     for (uint32_t li = 0; li < n_lens; li++) {
         const uint32_t L = lens[li];
         if (y + 1 < L) continue;
         const uint64_t s = y + 1 - L;
-        const uint64_t nb = wd->cum[(y + 1) % (R + 1)] - wd->cum[s % (R + 1)];
-        if (!nb) continue;
-        int any = 0;
-        for (uint32_t i = 0; i < n_f && !any; i++) any = f[i].len == L && (nb < L || f[i].all_nb);
-        if (!any) continue;
+        if (wd->last_nb < (int64_t)s) continue; /* no such letter in the window */
+        const int all_nb = wd->last_nb == (int64_t)y && wd->run_from <= (int64_t)s;
+        if (all_nb && !len_all_nb[li]) continue;
         for (uint32_t j = 0; j < L; j++) {
-            wd->w[j] = wd->code[(s + j) % R];
-            wd->buf[j] = wd->letter[(s + j) % R];
+            wd->w[j] = wd->code[(s + j) & wd->mask];
+            wd->buf[j] = wd->letter[(s + j) & wd->mask];
         }
         for (uint32_t i = 0; i < n_f; i++) {
-            if (f[i].len != L) continue;
+            if (f[i].len != L || (all_nb && !f[i].all_nb)) continue;
             const int d = judge(&f[i], wd->w);
             if (d >= 0 && add_site(ns, rc, s, &f[i], d, wd->buf) < 0) return -1;
         }
@@ -183,24 +181,37 @@ int ps_nsites_find(ps_nsites_t *out, const char *path, const ps_probes_t *p, int
     uint32_t n_f = 0;
     int rc = make_forms(p, both, mismatches, &f, &n_f, &store, err);
     if (rc < 0) return rc;
-    /* The lengths the probes have, each once. */
+    /* The lengths the probes have, each once, and whether a form of that
+     * length takes a window of no bases at all. */
     uint32_t *lens = calloc(n_f + 1, sizeof *lens), n_lens = 0, most = 1;
-    for (uint32_t i = 0; lens && i < n_f; i++) {
+    uint8_t *len_all_nb = calloc(n_f + 1, 1);
+    for (uint32_t i = 0; lens && len_all_nb && i < n_f; i++) {
         uint32_t j = 0;
         while (j < n_lens && lens[j] != f[i].len) j++;
         if (j == n_lens) lens[n_lens++] = f[i].len;
+        len_all_nb[j] |= f[i].all_nb;
         if (f[i].len > most) most = f[i].len;
     }
-    window_t wd = {.ring = most};
-    wd.code = malloc(most);
-    wd.letter = malloc(most);
-    wd.cum = calloc(most + 1u, sizeof *wd.cum);
+    uint64_t ring = 2;
+    while (ring < most) ring *= 2;
+    window_t wd = {.mask = ring - 1, .last_nb = -1, .run_from = -1};
+    wd.code = malloc(ring);
+    wd.letter = malloc(ring);
     wd.buf = malloc(most);
     wd.w = malloc(most);
+    /* A byte's part in a sequence line: a base's code, NB, or BLANK. */
+    enum { BLANK = 5 };
+    uint8_t kind[256];
+    for (int b = 0; b < 256; b++) kind[b] = NB;
+    kind[' '] = kind['\t'] = kind['\r'] = kind['\n'] = BLANK;
+    kind['A'] = kind['a'] = 0;
+    kind['C'] = kind['c'] = 1;
+    kind['G'] = kind['g'] = 2;
+    kind['T'] = kind['t'] = kind['U'] = kind['u'] = 3;
     enum { BUF = 1 << 20 };
     unsigned char *buf = malloc(BUF);
     ps_reader_t *r = NULL;
-    if (!lens || !wd.code || !wd.letter || !wd.cum || !wd.buf || !wd.w || !buf) rc = nomem(err);
+    if (!lens || !len_all_nb || !wd.code || !wd.letter || !wd.buf || !wd.w || !buf) rc = nomem(err);
     if (rc == PS_OK) rc = ps_reader_open(&r, path, PS_DNA, 1, NULL, err);
     /* The FASTA text: a header (a line that starts with '>') starts a
      * record, its first word the name; every other byte of a sequence line
@@ -227,7 +238,7 @@ int ps_nsites_find(ps_nsites_t *out, const char *path, const ps_probes_t *p, int
                 cur.name[0] = '\0';
                 cur.name_at = UINT32_MAX;
                 off = 0;
-                wd.cum[0] = 0;
+                wd.last_nb = wd.run_from = -1;
                 st = NAME;
                 continue;
             }
@@ -244,14 +255,19 @@ int ps_nsites_find(ps_nsites_t *out, const char *path, const ps_probes_t *p, int
                 }
                 continue;
             }
-            if (b == '\n' || b == ' ' || b == '\t' || b == '\r') continue;
-            const unsigned char u = (unsigned char)(b & 0xDF);
-            const uint8_t c = u == 'A' ? 0 : u == 'C' ? 1 : u == 'G' ? 2 : u == 'T' || u == 'U' ? 3 : NB;
-            const uint32_t R = wd.ring;
-            wd.code[off % R] = c;
-            wd.letter[off % R] = c == NB ? (char)(b >= 'a' && b <= 'z' ? b - ('a' - 'A') : b) : "ACGT"[c];
-            wd.cum[(off + 1) % (R + 1)] = wd.cum[off % (R + 1)] + (c == NB);
-            if (windows_at(out, &wd, off, &cur, f, n_f, lens, n_lens) < 0) rc = nomem(err);
+            const uint8_t c = kind[b];
+            if (c == BLANK) continue;
+            wd.code[off & wd.mask] = c;
+            if (c == NB) {
+                wd.letter[off & wd.mask] = (char)(b >= 'a' && b <= 'z' ? b - ('a' - 'A') : b);
+                if (wd.last_nb != (int64_t)off - 1) wd.run_from = (int64_t)off;
+                wd.last_nb = (int64_t)off;
+            } else {
+                wd.letter[off & wd.mask] = "ACGT"[c];
+            }
+            if (wd.last_nb >= 0 && off - (uint64_t)wd.last_nb < most &&
+                windows_at(out, &wd, off, &cur, f, n_f, lens, len_all_nb, n_lens) < 0)
+                rc = nomem(err);
             off++;
         }
     }
@@ -261,7 +277,7 @@ done:
     free(buf);
     free(wd.code);
     free(wd.letter);
-    free(wd.cum);
+    free(len_all_nb);
     free(wd.buf);
     free(wd.w);
     free(lens);
