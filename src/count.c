@@ -50,20 +50,10 @@
 
 
 typedef struct {
-    const char *probes, *output, *stats, *kernel;
-    ps_alpha_req_t alpha;
-    int strand_set, both_strands;
-    int threads, verbose, quiet, by_file, by_record;
-    ps_gpus_t gpus;
-    int mismatches, mm_set;  /* -m: sites within this many substitutions; given at all */
-    ps_engine_req_t engine;
-    ps_psopts_t pso;         /* ps_scan's rules (prosite.h) */
-    ps_guide_opts_t go;      /* --pam, --pam5 (guides.h) */
-    char **casoff_inputs;    /* the inputs a Cas-OFFinder file names, when none are given */
-    int n_casoff;
+    ps_run_opts_t r;         /* the options locate shares (options.h) */
+    const char *kernel;
+    int by_file, by_record;
     ps_index_req_t index;
-    char **inputs;
-    int n_inputs;
     ps_cleanup_t *cleanup;   /* removes temporary outputs on a signal */
     const char *samples_path;
     ps_samples_t *samples;   /* --samples: the inputs are its files, a column per sample */
@@ -144,23 +134,14 @@ PS_OPT_PSSCAN_HELP
 /* Returns 0 to go on, 1 when done (help printed), or a negative code. */
 static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
 {
-    enum { OPT_VERSION = 256, OPT_ENGINE, OPT_GPU, OPT_KERNEL, OPT_BYFILE, OPT_BYRECORD, OPT_STATS, OPT_SAMPLES,
-           OPT_INDEX, OPT_MISMATCHES };
+    enum { OPT_VERSION = 256, OPT_KERNEL, OPT_BYFILE, OPT_BYRECORD, OPT_SAMPLES, OPT_INDEX };
     static const struct option lopts[] = {
-        {"probes", required_argument, NULL, 'p'}, {"alphabet", required_argument, NULL, 'a'},
-        {"strand", required_argument, NULL, 's'}, {"output", required_argument, NULL, 'o'},
-        {"threads", required_argument, NULL, 't'}, {"verbose", no_argument, NULL, 'v'},
-        {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION}, {"engine", required_argument, NULL, OPT_ENGINE},
-        {"gpu", required_argument, NULL, OPT_GPU}, {"kernel", required_argument, NULL, OPT_KERNEL},
-        {"by-file", no_argument, NULL, OPT_BYFILE}, {"by-record", no_argument, NULL, OPT_BYRECORD}, {"stats", required_argument, NULL, OPT_STATS},
-        {"samples", required_argument, NULL, OPT_SAMPLES}, {"index", required_argument, NULL, OPT_INDEX},
-        {"mismatches", required_argument, NULL, 'm'}, PS_OPT_PSSCAN_LONGOPTS, PS_OPT_GUIDE_LONGOPTS,
-        {NULL, 0, NULL, 0}};
+        PS_RUN_LONGOPTS, {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, OPT_VERSION},
+        {"kernel", required_argument, NULL, OPT_KERNEL}, {"by-file", no_argument, NULL, OPT_BYFILE},
+        {"by-record", no_argument, NULL, OPT_BYRECORD}, {"samples", required_argument, NULL, OPT_SAMPLES},
+        {"index", required_argument, NULL, OPT_INDEX}, {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
-    o->alpha = PS_ALPHA_AUTO;
-    o->both_strands = 1;
-    o->threads = ps_host_cpus();
+    ps_run_opts_init(&o->r);
     if (argc <= 1) {
         usage_count(stdout);
         return 1;
@@ -168,74 +149,43 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     opterr = 0;
     optind = 1;
     int c, rc = PS_OK;
-    while (rc == PS_OK && (c = getopt_long(argc, argv, ":p:a:s:o:t:m:vqh", lopts, NULL)) != -1) {
+    while (rc == PS_OK && (c = getopt_long(argc, argv, PS_RUN_SHORTOPTS "h", lopts, NULL)) != -1) {
+        if ((rc = ps_run_opt(c, optarg, &o->r, err)) != 0) {
+            if (rc > 0) rc = PS_OK;
+            continue;
+        }
         switch (c) {
-        case 'p': o->probes = optarg; break;
-        case 'o': o->output = optarg; break;
-        case 'a': rc = ps_opt_alphabet(optarg, &o->alpha, err); break;
-        case 's':
-            o->strand_set = 1;
-            rc = ps_opt_strand(optarg, &o->both_strands, err);
-            break;
-        case 't': rc = ps_opt_threads(optarg, &o->threads, err); break;
-        case 'm':
-            rc = ps_opt_mismatches(optarg, &o->mismatches, err);
-            o->mm_set = 1;
-            break;
-        case 'v': o->verbose = 1; break;
-        case 'q': o->quiet = 1; break;
         case 'h': usage_count(stdout); return 1;
         case OPT_VERSION: puts(PS_VERSION); return 1;
-        case OPT_ENGINE: rc = ps_opt_engine(optarg, &o->engine, err); break;
         case OPT_INDEX:
             if (!strcmp(optarg, "auto")) o->index = PS_INDEX_AUTO;
             else if (!strcmp(optarg, "automaton")) o->index = PS_INDEX_AUTOMATON;
             else if (!strcmp(optarg, "kmer-set")) o->index = PS_INDEX_KMER_SET;
             else return ps_fail(err, PS_E_USAGE, "--index must be auto, automaton or kmer-set, not '%s'", optarg);
             break;
-        case OPT_GPU: rc = ps_opt_gpu(optarg, &o->gpus, err); break;
         case OPT_KERNEL: o->kernel = optarg; break;
         case OPT_BYFILE: o->by_file = 1; break;
         case OPT_BYRECORD: o->by_record = 1; break;
         case OPT_SAMPLES: o->samples_path = optarg; break;
-        case OPT_STATS: o->stats = optarg; break;
         case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value (see probescan count --help)", argv[optind - 1]);
-        case PS_OPT_INCLUDED: case PS_OPT_SKIP_FREQUENT: case PS_OPT_MAX_X: case PS_OPT_NO_OVERLAPS: case PS_OPT_SHORTEST:
-        case PS_OPT_NO_PROFILES: case PS_OPT_PROFILES_ONLY: case PS_OPT_LEVEL:
-            if ((rc = ps_opt_psscan(c, optarg, &o->pso, err)) > 0) rc = PS_OK;
-            break;
-        case PS_OPT_PAM: case PS_OPT_PAM5: case PS_OPT_DNA_BULGE: case PS_OPT_RNA_BULGE: case PS_OPT_EXACT_PIECES:
-            if ((rc = ps_opt_guide(c, optarg, &o->go, err)) > 0) rc = PS_OK;
-            break;
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan count --help)", argv[optind - 1]);
         }
     }
     if (rc < 0) return rc;
-    if (!o->probes) return ps_fail(err, PS_E_USAGE, "no probes given: use -p FILE (see probescan count --help)");
-    if ((rc = ps_opt_gpus_exist(&o->gpus, o->engine, err)) < 0) return rc;
-    o->inputs = argv + optind;
-    o->n_inputs = argc - optind;
+    if ((rc = ps_run_opts_check(&o->r, "count", err)) < 0) return rc;
+    o->r.inputs = argv + optind;
+    o->r.n_inputs = argc - optind;
     if (o->samples_path) {
-        if (o->n_inputs) return ps_fail(err, PS_E_USAGE, "--samples names the inputs: give no INPUT besides it");
+        if (o->r.n_inputs) return ps_fail(err, PS_E_USAGE, "--samples names the inputs: give no INPUT besides it");
         if (o->by_file || o->by_record)
             return ps_fail(err, PS_E_USAGE, "--samples makes a column per sample: drop %s",
                            o->by_file ? "--by-file" : "--by-record");
         int rc = ps_samples_load(&o->samples, o->samples_path, err);
         if (rc < 0) return rc;
-        o->inputs = o->samples->file;
-        o->n_inputs = (int)o->samples->n_files;
+        o->r.inputs = o->samples->file;
+        o->r.n_inputs = (int)o->samples->n_files;
     }
-    int rc_s = ps_opt_spool_stdin(o->probes, (const char *const *)o->inputs, o->n_inputs, err);
-    if (rc_s < 0) return rc_s;
-    if (o->n_inputs < 1) {
-        int rc_c = ps_opt_casoff_inputs(o->probes, &o->casoff_inputs, &o->n_casoff, err);
-        if (rc_c < 0) return rc_c;
-        o->inputs = o->casoff_inputs;
-        o->n_inputs = o->n_casoff;
-    }
-    if (o->n_inputs < 1) return ps_fail(err, PS_E_USAGE, "no input files given (use '-' for standard input)");
-    int rc_in = ps_check_inputs_distinct((const char *const *)o->inputs, o->n_inputs, o->samples_path, err);
-    if (rc_in < 0) return rc_in;
+    if ((rc = ps_run_opts_inputs(&o->r, o->samples_path, err)) < 0) return rc;
     if (o->by_file && o->by_record) return ps_fail(err, PS_E_USAGE, "--by-file and --by-record cannot be combined");
     if (o->kernel) {
         /* Checked here: with --engine auto the GPU starts in the background,
@@ -250,11 +200,11 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
     if (o->by_file || o->by_record) {
         /* Column names (and by-record input names) must be unique, or a
          * matrix and its merge would be ambiguous. */
-        if (!(o->names = calloc((size_t)o->n_inputs, sizeof *o->names)))
+        if (!(o->names = calloc((size_t)o->r.n_inputs, sizeof *o->names)))
             return ps_fail(err, PS_E_NOMEM, "out of memory");
         char name[PS_SAMPLE_NAME_MAX];
-        for (int i = 0; i < o->n_inputs; i++) {
-            int rc_name = ps_opt_input_name(o->inputs[i], o->by_file ? "--by-file" : "--by-record", name, sizeof name,
+        for (int i = 0; i < o->r.n_inputs; i++) {
+            int rc_name = ps_opt_input_name(o->r.inputs[i], o->by_file ? "--by-file" : "--by-record", name, sizeof name,
                                             err);
             if (rc_name < 0) return rc_name;
             if (!(o->names[i] = strdup(name))) return ps_fail(err, PS_E_NOMEM, "out of memory");
@@ -263,22 +213,22 @@ static int parse_count(int argc, char **argv, opts_t *o, ps_err_t *err)
                 return ps_fail(err, PS_E_USAGE,
                                "--by-file: input '%s' would name a column '%s', a column of the table itself, which "
                                "merge and summary would then misread; rename it",
-                               o->inputs[i], a);
+                               o->r.inputs[i], a);
             for (int j = 0; j < i; j++) {
                 if (!strcmp(a, o->names[j]))
                     return ps_fail(err, PS_E_USAGE,
                                    "%s: inputs '%s' and '%s' would both be named '%s'; rename one",
-                                   o->by_file ? "--by-file" : "--by-record", o->inputs[j], o->inputs[i], a);
+                                   o->by_file ? "--by-file" : "--by-record", o->r.inputs[j], o->r.inputs[i], a);
             }
         }
     }
-    if (o->by_record && o->engine == PS_REQ_GPU)
+    if (o->by_record && o->r.engine == PS_REQ_GPU)
         return ps_fail(err, PS_E_USAGE, "--by-record runs on the CPU engine; drop --engine gpu");
-    if (o->index == PS_INDEX_KMER_SET && o->kernel && strcmp(o->kernel, "best") != 0 && o->engine != PS_REQ_CPU &&
+    if (o->index == PS_INDEX_KMER_SET && o->kernel && strcmp(o->kernel, "best") != 0 && o->r.engine != PS_REQ_CPU &&
         !o->by_record)
         return ps_fail(err, PS_E_USAGE, "--kernel %s walks the automaton; --index kmer-set has a GPU kernel of its own",
                        o->kernel);
-    return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes,
+    return ps_check_outputs(o->r.output, o->r.stats, (const char *const *)o->r.inputs, o->r.n_inputs, o->r.probes,
                             o->samples_path, err);
 }
 
@@ -295,10 +245,10 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     static const char *const asked[] = {[PS_REQ_AUTO] = "auto", [PS_REQ_CPU] = "cpu", [PS_REQ_GPU] = "gpu"};
     uint64_t rec = 0, bases = 0, bytes = 0, other = 0;
     json_t *ins = json_array();
-    for (int i = 0; ins && i < o->n_inputs; i++) {
+    for (int i = 0; ins && i < o->r.n_inputs; i++) {
         const ps_reader_stats_t *in = &st[i].in;
         if (json_array_append_new(
-                ins, json_pack("{s:o, s:s, s:I, s:I, s:I, s:I, s:o}", "path", ps_json_text(o->inputs[i]), "format",
+                ins, json_pack("{s:o, s:s, s:I, s:I, s:I, s:I, s:o}", "path", ps_json_text(o->r.inputs[i]), "format",
                                in->format ? in->format : in->fastq ? "fastq" : "fasta", "records",
                                (json_int_t)in->records, "bases", (json_int_t)in->symbols, "other_symbols",
                                (json_int_t)in->other, "bytes", (json_int_t)in->bytes, "seconds",
@@ -322,15 +272,15 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
         in.chunks_gpu += more_in.chunks_gpu;
     }
     char device[512];
-    ps_engine_describe(&in, o->threads, device, sizeof device);
+    ps_engine_describe(&in, o->r.threads, device, sizeof device);
     /* A NULL member (out of memory) fails the whole json_pack. */
     json_t *j = json_pack(
         "{s:s, s:s, s:s, s:o, s:b, s:s?, s:s, s:b, s:{s:I, s:I}, s:i, s:i, s:I, s:i, s:s, s:s, s:i, s:o, s:I, s:I,"
         " s:I, s:I, s:{s:o, s:o, s:o, s:o, s:o, s:o}, s:I, s:o}",
-        "version", PS_VERSION, "engine", ps_engine_ran(&in), "engine_requested", asked[o->engine], "device",
+        "version", PS_VERSION, "engine", ps_engine_ran(&in), "engine_requested", asked[o->r.engine], "device",
         ps_json_text(device), "gpu_started", in.gpu_started, "kernel", in.kernel[0] ? in.kernel : NULL, "index",
         in.bulges ? "bulges" : in.guides ? "guides" : in.patterns ? "patterns" : in.kmer_set ? "kmer_set" : "automaton", "kmer_path", in.kmer_path, "chunks", "cpu",
-        (json_int_t)in.chunks_cpu, "gpu", (json_int_t)in.chunks_gpu, "readers", n_engines, "threads", o->threads,
+        (json_int_t)in.chunks_cpu, "gpu", (json_int_t)in.chunks_gpu, "readers", n_engines, "threads", o->r.threads,
         "probes", (json_int_t)p->n, "k", p->k, "alphabet", ps_alpha_name(p->alpha), "strands",
         lv->both_strands ? "both" : "forward", "mismatches", lv->levels - 1, "inputs", ins, "records",
         (json_int_t)rec, "bases_scanned", (json_int_t)bases, "other_symbols", (json_int_t)other, "bytes_read",
@@ -338,13 +288,13 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
         ps_json_seconds(tm->build), "start_engine", ps_json_seconds(tm->engine), "scan", ps_json_seconds(tm->scan),
         "write_output", ps_json_seconds(tm->output), "total", ps_json_seconds(tm->total), "peak_memory_bytes",
         (json_int_t)maxrss * 1024, "gpus", ps_json_gpus(&in));
-    return ps_json_save(o->stats, j, o->cleanup, err);
+    return ps_json_save(o->r.stats, j, o->cleanup, err);
 }
 
 /* Count columns of the table: samples, inputs (--by-file) or one. */
 static uint64_t count_columns(const opts_t *o)
 {
-    return o->samples ? o->samples->n_samples : o->by_file ? (uint64_t)o->n_inputs : 1;
+    return o->samples ? o->samples->n_samples : o->by_file ? (uint64_t)o->r.n_inputs : 1;
 }
 
 /* Reading threads for several inputs at once: with CPU engines only (one
@@ -357,8 +307,8 @@ static uint64_t count_columns(const opts_t *o)
 #define PARALLEL_COUNTS_MAX (512ull << 20)
 static int parallel_readers(const opts_t *o, const ps_engine_info_t *in, const ps_leaves_t *lv)
 {
-    if (o->n_inputs < 2 || o->by_record || in->kind != PS_ENGINE_CPU) return 1;
-    int r = o->threads < o->n_inputs ? o->threads : o->n_inputs;
+    if (o->r.n_inputs < 2 || o->by_record || in->kind != PS_ENGINE_CPU) return 1;
+    int r = o->r.threads < o->r.n_inputs ? o->r.threads : o->r.n_inputs;
     uint64_t per = (uint64_t)in->workers * (lv->n_leaves ? lv->n_leaves : 1) * sizeof(uint64_t);
     if (in->kmer_set && per > PS_KMER_LOCAL_COUNTS_MAX) per = (uint64_t)lv->n_leaves * sizeof(uint64_t); /* one shared array */
     if ((uint64_t)r * per > PARALLEL_COUNTS_MAX) r = (int)(PARALLEL_COUNTS_MAX / per);
@@ -390,12 +340,12 @@ static int run_profiles(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     ps_output_t *out = NULL;
     uint64_t *counts = calloc(prf->n, sizeof *counts);
     if (!counts) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    int rc = ps_output_open(&out, o->output, o->cleanup, err);
-    for (int i = 0; rc == 0 && i < o->n_inputs; i++) {
+    int rc = ps_output_open(&out, o->r.output, o->cleanup, err);
+    for (int i = 0; rc == 0 && i < o->r.n_inputs; i++) {
         ps_prf_scan_stats_t pst;
-        rc = ps_profiles_scan(prf, o->inputs[i], o->inputs[i], NULL, PS_SITES_BED, NULL, counts, o->threads, &pst, err);
-        if (rc == 0 && pst.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
-        if (rc == 0 && o->verbose) ps_prf_scan_say(o->inputs[i], prf, &pst);
+        rc = ps_profiles_scan(prf, o->r.inputs[i], o->r.inputs[i], NULL, PS_SITES_BED, NULL, counts, o->r.threads, &pst, err);
+        if (rc == 0 && pst.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->r.inputs[i]);
+        if (rc == 0 && o->r.verbose) ps_prf_scan_say(o->r.inputs[i], prf, &pst);
     }
     if (rc == 0) {
         FILE *f = ps_output_stream(out);
@@ -416,25 +366,25 @@ static int profiles_fit(const opts_t *o, const ps_profiles_t *prf, ps_err_t *err
 {
     if (o->by_record || o->by_file || o->samples)
         return ps_fail(err, PS_E_USAGE, "%s: profiles are counted in totals; --by-record, --by-file and --samples are "
-                                        "not taken with them yet (use locate and group its rows%s)", o->probes,
+                                        "not taken with them yet (use locate and group its rows%s)", o->r.probes,
                        prf->patterns ? ", or --no-profiles for the patterns alone" : "");
-    if (o->mm_set && !prf->patterns)
+    if (o->r.mm_set && !prf->patterns)
         return ps_fail(err, PS_E_USAGE, "-m: %s: profiles are scored, not matched with mismatches; leave out -m "
-                                        "for profiles alone", o->probes);
-    if (o->alpha == PS_ALPHA_DNA) return ps_fail(err, PS_E_USAGE, "%s: profiles are protein; not with -a dna", o->probes);
-    if (o->stats && !prf->patterns)
+                                        "for profiles alone", o->r.probes);
+    if (o->r.alpha == PS_ALPHA_DNA) return ps_fail(err, PS_E_USAGE, "%s: profiles are protein; not with -a dna", o->r.probes);
+    if (o->r.stats && !prf->patterns)
         return ps_fail(err, PS_E_USAGE, "--stats: not written for a run of profiles alone");
-    return ps_profiles_inputs_fit(prf, (const char *const *)o->inputs, o->n_inputs, err);
+    return ps_profiles_inputs_fit(prf, (const char *const *)o->r.inputs, o->r.n_inputs, err);
 }
 
 static int run_count(opts_t *o, ps_err_t *err)
 {
     ps_profiles_t prf;
-    int prc = ps_profiles_open(&prf, o->probes, &o->pso, err);
+    int prc = ps_profiles_open(&prf, o->r.probes, &o->r.pso, err);
     if (prc < 0) return prc;
     if (prf.n && (prc = profiles_fit(o, &prf, err)) == 0)
-        prc = ps_profiles_engine(&prf, o->engine, &o->gpus,
-                                 ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs), o->threads, o->verbose,
+        prc = ps_profiles_engine(&prf, o->r.engine, &o->r.gpus,
+                                 ps_inputs_bytes((const char *const *)o->r.inputs, o->r.n_inputs), o->r.threads, o->r.verbose,
                                  err);
     if (prc < 0) {
         ps_profiles_free(&prf);
@@ -468,7 +418,7 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     ps_nsites_t ns = {0};
     uint64_t *counts = NULL;
     uint64_t *pcounts = prf->n ? calloc(prf->n, sizeof *pcounts) : NULL;
-    ps_scan_stats_t *st = calloc((size_t)o->n_inputs, sizeof *st);
+    ps_scan_stats_t *st = calloc((size_t)o->r.n_inputs, sizeof *st);
     if (prf->n && !pcounts) {
         free(st);
         return ps_fail(err, PS_E_NOMEM, "out of memory");
@@ -476,15 +426,15 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
 
     int both;
-    int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, &o->pso, &o->go,
-                           &o->mismatches, "counted", &both, err);
+    int rc = ps_opt_probes(&p, o->r.probes, o->r.alpha, o->r.threads, o->r.both_strands, o->r.strand_set, &o->r.pso, &o->r.go,
+                           &o->r.mismatches, "counted", &both, err);
     if (rc < 0) goto done;
     if (p->n == 0) {
         /* --skip-frequent left no pattern: the table's header alone. */
-        fprintf(stderr, "probescan: %s: no pattern left to count: the table is its header alone\n", o->probes);
-        if ((rc = ps_output_open(&out, o->output, o->cleanup, err)) < 0) goto done;
+        fprintf(stderr, "probescan: %s: no pattern left to count: the table is its header alone\n", o->r.probes);
+        if ((rc = ps_output_open(&out, o->r.output, o->cleanup, err)) < 0) goto done;
         if (ps_table_write_header_ex(ps_output_stream(out), PS_TABLE_TOTALS, 0, NULL, 0,
-                                     o->mm_set ? o->mismatches + 1 : 0, 1) < 0) {
+                                     o->r.mm_set ? o->r.mismatches + 1 : 0, 1) < 0) {
             rc = ps_fail(err, PS_E_IO, "write error");
             goto done;
         }
@@ -492,14 +442,14 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
         out = NULL;
         goto done;
     }
-    if (p->limit) o->mm_set = 1; /* probes of their own limits: a column per level */
+    if (p->limit) o->r.mm_set = 1; /* probes of their own limits: a column per level */
     if ((p->bulge_dna || p->bulge_rna) && (o->by_record || o->by_file || o->samples)) {
         rc = ps_fail(err, PS_E_USAGE, "bulges: count writes one table of guides (columns by bulge and mismatches); "
                                       "--by-record, --by-file and --samples are not taken with bulges, "
                                       "use locate and group its rows");
         goto done;
     }
-    if (o->verbose)
+    if (o->r.verbose)
         fprintf(stderr, "probescan: %u probes of length %d; alphabet %s%s; strands: %s\n", p->n, p->k,
                 ps_alpha_name(p->alpha),
                 p->alpha_auto ? (p->alpha == PS_DNA ? " (auto: probes use only A, C, G, T, U)"
@@ -511,34 +461,34 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
 
     /* ps_scan's rules: windows need no rule and are counted, not listed,
      * unless an X may join a site (--max-x) or end a search (--no-overlaps). */
-    const ps_plan_opts_t po = {.locate = 0, .engine = o->engine, .index = o->index, .kernel = o->kernel,
-                               .gpus = o->gpus, .threads = o->threads, .verbose = o->verbose,
-                               .by_record = o->by_record, .mismatches = o->mismatches,
-                               .count_windows = !(ps_opt_psscan_rules(p, o->mismatches) &&
-                                                  (o->pso.max_x > 0 || o->pso.no_overlaps)),
-                               .bytes = ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs),
-                               .columns = count_columns(o), .probes = o->probes};
+    const ps_plan_opts_t po = {.locate = 0, .engine = o->r.engine, .index = o->index, .kernel = o->kernel,
+                               .gpus = o->r.gpus, .threads = o->r.threads, .verbose = o->r.verbose,
+                               .by_record = o->by_record, .mismatches = o->r.mismatches,
+                               .count_windows = !(ps_opt_psscan_rules(p, o->r.mismatches) &&
+                                                  (o->r.pso.max_x > 0 || o->r.pso.no_overlaps)),
+                               .bytes = ps_inputs_bytes((const char *const *)o->r.inputs, o->r.n_inputs),
+                               .columns = count_columns(o), .probes = o->r.probes};
     if ((rc = ps_plan_index(&pl, &po, p, both, err)) < 0) goto done;
     {
         /* -m 0 on exact probes: the exact index, and its one column. */
         ps_leaves_t *own = pl.bs ? &pl.bs->leaves : pl.ps ? &pl.ps->leaves : pl.ks ? &pl.ks->leaves : &pl.a->leaves;
-        own->mm_columns = o->mm_set;
+        own->mm_columns = o->r.mm_set;
         lv = own;
     }
     tm.build = ps_now() - t;
-    if (o->verbose && pl.bs) {
+    if (o->r.verbose && pl.bs) {
         fprintf(stderr, "probescan: bulge set: %u guides, %u variants (DNA bulges up to %d, RNA up to %d), up to %d "
-                        "mismatches\n", pl.bs->n_guides, pl.bs->n_var, pl.bs->dna, pl.bs->rna, o->mismatches);
-    } else if (o->verbose && pl.ps) {
+                        "mismatches\n", pl.bs->n_guides, pl.bs->n_var, pl.bs->dna, pl.bs->rna, o->r.mismatches);
+    } else if (o->r.verbose && pl.ps) {
         const ps_patset_t *f = pl.ps->fwd;
         fprintf(stderr, "probescan: pattern set: %u strings, %u bit words%s, up to %d mismatches, built in %.3f s\n",
                 pl.ps->n_strings + (f ? f->n_strings : 0), pl.ps->n_words + (f ? f->n_words : 0),
-                f ? " (the minus strand of patterns that are no window matched forward)" : "", o->mismatches,
+                f ? " (the minus strand of patterns that are no window matched forward)" : "", o->r.mismatches,
                 tm.build);
-    } else if (o->verbose && pl.ks) {
+    } else if (o->r.verbose && pl.ks) {
         fprintf(stderr, "probescan: k-mer set (%s): %u leaves, %.1f MB table, built in %.3f s\n", pl.why,
                 lv->n_leaves, (double)(pl.ks->n_slots * sizeof *pl.ks->slot) / 1e6, tm.build);
-    } else if (o->verbose) {
+    } else if (o->r.verbose) {
         fprintf(stderr, "probescan: automaton (%s): %u states, %u leaves, %.1f MB table, built in %.3f s\n", pl.why,
                 pl.a->n_states, pl.a->n_leaves, ps_automaton_table_bytes(pl.a) / 1e6, tm.build);
     }
@@ -547,24 +497,24 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
      * calling thread reads. */
     t = ps_now();
     ps_scan_opts_t so;
-    ps_engine_info_t info = {.kind = o->engine == PS_REQ_CPU || o->by_record ? PS_ENGINE_CPU
-                                     : o->engine == PS_REQ_GPU ? PS_ENGINE_GPU : PS_ENGINE_AUTO};
-    ps_scan_opts_init(&so, &info, o->threads);
+    ps_engine_info_t info = {.kind = o->r.engine == PS_REQ_CPU || o->by_record ? PS_ENGINE_CPU
+                                     : o->r.engine == PS_REQ_GPU ? PS_ENGINE_GPU : PS_ENGINE_AUTO};
+    ps_scan_opts_init(&so, &info, o->r.threads);
     int on_gpu;
     rc = ps_plan_engine(&e, &pl, &po, p, ps_scan_workers(&so), &on_gpu, err);
     if (rc < 0) goto done;
     ps_engine_info(e, &info);
-    ps_scan_opts_init(&so, &info, o->threads);
+    ps_scan_opts_init(&so, &info, o->r.threads);
     /* Under ps_scan's rules a site counts by the sites before it in its
      * record: sites are placed and pass the rules in input order, as
      * locate's rows do, on one reading thread. */
-    const int rules = ps_opt_psscan_rules(p, o->mismatches);
+    const int rules = ps_opt_psscan_rules(p, o->r.mismatches);
     /* Cas-OFFinder's rule for N (nsites.h): its sites are listed before
      * each input is scanned and counted among the engines' sites, as
      * locate writes them, on one reading thread. */
-    const int nrule = !pl.bs && ps_opt_nsites_rule(o->probes, p, 0);
-    for (int i = 0; nrule && i < o->n_inputs; i++)
-        if ((rc = ps_opt_nsites_input(o->inputs[i], err)) < 0) goto done;
+    const int nrule = !pl.bs && ps_opt_nsites_rule(o->r.probes, p, 0);
+    for (int i = 0; nrule && i < o->r.n_inputs; i++)
+        if ((rc = ps_opt_nsites_input(o->r.inputs[i], err)) < 0) goto done;
     readers = rules || nrule ? 1 : parallel_readers(o, &info, lv);
     if (readers > 1) {
         if (!(more = calloc((size_t)readers, sizeof *more))) {
@@ -574,20 +524,20 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
         more[0] = e;
         for (int j = 1; j < readers; j++)
             if ((rc = ps_plan_cpu_engine(&more[j], &pl, ps_scan_workers(&so), err)) < 0) goto done;
-        if (o->verbose)
+        if (o->r.verbose)
             fprintf(stderr, "probescan: %d inputs, %d at a time (a reading thread each, %d pool threads)\n",
-                    o->n_inputs, readers, o->threads);
+                    o->r.n_inputs, readers, o->r.threads);
     } else {
         rc = ps_scanner_new(&sc, e, lv, &so, err);
         if (rc < 0) goto done;
     }
     tm.engine = ps_now() - t;
     char device[512];
-    ps_engine_describe(&info, o->threads, device, sizeof device);
-    if (o->verbose && info.kind != PS_ENGINE_CPU) fprintf(stderr, "probescan: engine: %s (%s)\n", ps_engine_ran(&info), device);
+    ps_engine_describe(&info, o->r.threads, device, sizeof device);
+    if (o->r.verbose && info.kind != PS_ENGINE_CPU) fprintf(stderr, "probescan: engine: %s (%s)\n", ps_engine_ran(&info), device);
 
     /* Output opens before the scan so an unwritable path fails fast. */
-    rc = ps_output_open(&out, o->output, o->cleanup, err);
+    rc = ps_output_open(&out, o->r.output, o->cleanup, err);
     if (rc < 0) goto done;
 
     size_t sets = (size_t)count_columns(o);
@@ -605,40 +555,40 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     if (rules || nrule) {
         uint32_t n_rules = 0;
         if ((rc = ps_site_writer_new(&sw, NULL, p, lv, PS_SITES_BED, 0, err)) < 0 ||
-            (rules && (rc = ps_site_writer_rules(sw, &o->pso, &n_rules, err)) < 0) ||
+            (rules && (rc = ps_site_writer_rules(sw, &o->r.pso, &n_rules, err)) < 0) ||
             (rc = ps_site_writer_counting(sw, rw, err)) < 0)
             goto done;
         sink = (ps_record_sink_t){NULL, sw, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
                                   ps_site_writer_free_rows, 1};
-        if (o->verbose && rules)
+        if (o->r.verbose && rules)
             fprintf(stderr, "probescan: %u PROSITE patterns counted by ps_scan's rules (their sites placed in order)\n",
                     n_rules);
     }
     ps_progress_t pg;
-    ps_progress_init(&pg, !o->quiet, o->n_inputs);
-    if (!(cols = calloc((size_t)o->n_inputs, sizeof *cols))) {
+    ps_progress_init(&pg, !o->r.quiet, o->r.n_inputs);
+    if (!(cols = calloc((size_t)o->r.n_inputs, sizeof *cols))) {
         rc = ps_fail(err, PS_E_NOMEM, "out of memory");
         goto done;
     }
-    for (int i = 0; i < o->n_inputs; i++) cols[i] = o->samples ? (size_t)o->samples->sample[i] : o->by_file ? (size_t)i : 0;
+    for (int i = 0; i < o->r.n_inputs; i++) cols[i] = o->samples ? (size_t)o->samples->sample[i] : o->by_file ? (size_t)i : 0;
     /* Once the run is set to go: a refused run says one line only. */
-    ps_opt_check_protein_input(p, o->alpha, (const char *const *)o->inputs, o->n_inputs);
+    ps_opt_check_protein_input(p, o->r.alpha, (const char *const *)o->r.inputs, o->r.n_inputs);
     t = ps_now();
     if (readers > 1) {
-        rc = ps_scan_inputs(more, readers, lv, &so, (const char *const *)o->inputs, o->n_inputs, cols, counts, st,
+        rc = ps_scan_inputs(more, readers, lv, &so, (const char *const *)o->r.inputs, o->r.n_inputs, cols, counts, st,
                             err);
         if (rc < 0) goto done;
     }
-    for (int i = 0; i < o->n_inputs; i++) {
+    for (int i = 0; i < o->r.n_inputs; i++) {
         if (readers == 1) {
-            ps_progress_begin(&pg, o->inputs[i], i + 1);
+            ps_progress_begin(&pg, o->r.inputs[i], i + 1);
             if (rw) ps_record_writer_input(rw, o->names[i]);
-            if (sw) rc = ps_site_writer_input(sw, o->inputs[i], err);
+            if (sw) rc = ps_site_writer_input(sw, o->r.inputs[i], err);
             if (rc == PS_OK && nrule &&
-                (rc = ps_nsites_find(&ns, o->inputs[i], p, both, o->mismatches, err)) == PS_OK)
+                (rc = ps_nsites_find(&ns, o->r.inputs[i], p, both, o->r.mismatches, err)) == PS_OK)
                 ps_site_writer_nsites(sw, &ns);
             if (rc == PS_OK)
-                rc = ps_scanner_run(sc, o->inputs[i], counts + cols[i] * lv->n_leaves, rw || sw ? &sink : NULL, &st[i],
+                rc = ps_scanner_run(sc, o->r.inputs[i], counts + cols[i] * lv->n_leaves, rw || sw ? &sink : NULL, &st[i],
                                     pg.enabled ? ps_progress_show : NULL, &pg, err);
             ps_progress_end(&pg);
             if (rc == PS_OK && sw && (rc = ps_site_writer_flush(sw, err)) == PS_OK) {
@@ -652,27 +602,27 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
         }
         if (prf->n) {
             ps_prf_scan_stats_t pst;
-            rc = ps_profiles_scan(prf, o->inputs[i], o->inputs[i], NULL, PS_SITES_BED, NULL, pcounts, o->threads, &pst,
+            rc = ps_profiles_scan(prf, o->r.inputs[i], o->r.inputs[i], NULL, PS_SITES_BED, NULL, pcounts, o->r.threads, &pst,
                                   err);
             if (rc < 0) goto done;
-            if (o->verbose) ps_prf_scan_say(o->inputs[i], prf, &pst);
+            if (o->r.verbose) ps_prf_scan_say(o->r.inputs[i], prf, &pst);
         }
         /* One empty sample must not stop a workflow: it counts zero. */
-        if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
+        if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->r.inputs[i]);
         if (o->by_record && st[i].in.names_cut)
             fprintf(stderr, "probescan: warning: %s: %llu record name%s longer than %d bytes, cut to %d in the table\n",
-                    o->inputs[i], (unsigned long long)st[i].in.names_cut, st[i].in.names_cut == 1 ? " is" : "s are",
+                    o->r.inputs[i], (unsigned long long)st[i].in.names_cut, st[i].in.names_cut == 1 ? " is" : "s are",
                     PS_NAME_MAX, PS_NAME_MAX);
-        if (o->verbose)
+        if (o->r.verbose)
             fprintf(stderr, "probescan: %s: %" PRIu64 " record%s, %" PRIu64 " bases in %.3f s (%.1f Mbases/s)\n",
-                    o->inputs[i], st[i].in.records, st[i].in.records == 1 ? "" : "s", st[i].in.symbols, st[i].seconds,
+                    o->r.inputs[i], st[i].in.records, st[i].in.records == 1 ? "" : "s", st[i].in.symbols, st[i].seconds,
                     st[i].seconds > 0 ? st[i].in.symbols / st[i].seconds / 1e6 : 0.0);
     }
     tm.scan = ps_now() - t;
-    ps_opt_check_dna_input(p, (const char *const *)o->inputs, o->n_inputs, st);
-    if (o->verbose) {
+    ps_opt_check_dna_input(p, (const char *const *)o->r.inputs, o->r.n_inputs, st);
+    if (o->r.verbose) {
         ps_engine_info(e, &info);
-        ps_engine_describe(&info, o->threads, device, sizeof device);
+        ps_engine_describe(&info, o->r.threads, device, sizeof device);
         fprintf(stderr, "probescan: scanned on %s%s\n", device, readers > 1 ? ", per reading thread" : "");
     }
     t = ps_now();
@@ -681,9 +631,9 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
         rc = ps_bulges_write_counts(f, pl.bs, counts, err);
     else if (!o->by_record)
         rc = o->samples ? ps_write_matrix(f, p, lv, counts, (const char *const *)o->samples->name,
-                                          (int)o->samples->n_samples, o->threads, err)
-             : o->by_file ? ps_write_matrix(f, p, lv, counts, (const char *const *)o->names, o->n_inputs, o->threads, err)
-                          : ps_write_counts(f, p, lv, counts, o->threads, err);
+                                          (int)o->samples->n_samples, o->r.threads, err)
+             : o->by_file ? ps_write_matrix(f, p, lv, counts, (const char *const *)o->names, o->r.n_inputs, o->r.threads, err)
+                          : ps_write_counts(f, p, lv, counts, o->r.threads, err);
     /* Protein patterns, the only ones beside profiles: no strand columns. */
     if (rc == 0 && prf->n && write_profile_rows(f, prf, pcounts, lv->mm_columns ? lv->levels : 0) < 0)
         rc = ps_fail(err, PS_E_IO, "write error");
@@ -693,8 +643,8 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     if (rc < 0) goto done;
     tm.output = ps_now() - t;
     tm.total = ps_now() - t0;
-    if (o->stats) rc = write_stats(o, p, lv, (const ps_engine_t *const *)(more ? more : &e), readers, st, &tm, err);
-    if (o->verbose) {
+    if (o->r.stats) rc = write_stats(o, p, lv, (const ps_engine_t *const *)(more ? more : &e), readers, st, &tm, err);
+    if (o->r.verbose) {
         t = ps_now();
         ps_scanner_free(sc);
         sc = NULL;
@@ -734,8 +684,8 @@ int ps_count_main(int argc, char **argv, ps_cleanup_t *cl, ps_err_t *err)
         rc = run_count(&o, err);
     }
     ps_samples_free(o.samples);
-    ps_casoff_inputs_free(o.casoff_inputs, o.n_casoff);
-    for (int i = 0; o.names && i < o.n_inputs; i++) free(o.names[i]);
+    ps_casoff_inputs_free(o.r.casoff_inputs, o.r.n_casoff);
+    for (int i = 0; o.names && i < o.r.n_inputs; i++) free(o.names[i]);
     free(o.names);
     return rc;
 }

@@ -39,20 +39,9 @@
 #endif
 
 typedef struct {
-    const char *probes, *output, *stats;
-    ps_alpha_req_t alpha;
-    int strand_set, both_strands;
-    int threads, verbose, quiet, mismatches, mm_set; /* -m, and whether it was given */
-    ps_engine_req_t engine;
-    ps_gpus_t gpus;
+    ps_run_opts_t r;         /* the options count shares (options.h) */
     ps_sites_format_t format;
-    ps_psopts_t pso;
-    ps_guide_opts_t go;
     uint64_t max_hits;
-    char **inputs;
-    int n_inputs;
-    char **casoff_inputs; /* the inputs a Cas-OFFinder file names, when none are given */
-    int n_casoff;
     ps_cleanup_t *cleanup;
 } opts_t;
 
@@ -127,21 +116,13 @@ PS_OPT_PSSCAN_HELP
 
 static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
 {
-    enum { OPT_VERSION = 256, OPT_FORMAT, OPT_MAX_HITS, OPT_STATS, OPT_ENGINE, OPT_GPU };
+    enum { OPT_VERSION = 256, OPT_FORMAT, OPT_MAX_HITS };
     static const struct option lopts[] = {
-        {"probes", required_argument, NULL, 'p'},       {"alphabet", required_argument, NULL, 'a'},
-        {"strand", required_argument, NULL, 's'},       {"output", required_argument, NULL, 'o'},
-        {"threads", required_argument, NULL, 't'},      {"mismatches", required_argument, NULL, 'm'},
-        {"verbose", no_argument, NULL, 'v'},            {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},    {"format", required_argument, NULL, OPT_FORMAT},
-        {"max-hits", required_argument, NULL, OPT_MAX_HITS}, {"stats", required_argument, NULL, OPT_STATS},
-        {"engine", required_argument, NULL, OPT_ENGINE}, {"gpu", required_argument, NULL, OPT_GPU},
-        PS_OPT_PSSCAN_LONGOPTS, PS_OPT_GUIDE_LONGOPTS, {NULL, 0, NULL, 0}};
+        PS_RUN_LONGOPTS, {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, OPT_VERSION},
+        {"format", required_argument, NULL, OPT_FORMAT}, {"max-hits", required_argument, NULL, OPT_MAX_HITS},
+        {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
-    o->alpha = PS_ALPHA_AUTO;
-    o->both_strands = 1;
-    o->threads = ps_host_cpus();
+    ps_run_opts_init(&o->r);
     o->format = PS_SITES_BED;
     if (argc <= 1) {
         usage_locate(stdout);
@@ -151,22 +132,12 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
     optind = 1;
     int c, rc = PS_OK;
     uint64_t v;
-    while (rc == PS_OK && (c = getopt_long(argc, argv, ":p:a:s:o:t:m:vqh", lopts, NULL)) != -1) {
+    while (rc == PS_OK && (c = getopt_long(argc, argv, PS_RUN_SHORTOPTS "h", lopts, NULL)) != -1) {
+        if ((rc = ps_run_opt(c, optarg, &o->r, err)) != 0) {
+            if (rc > 0) rc = PS_OK;
+            continue;
+        }
         switch (c) {
-        case 'p': o->probes = optarg; break;
-        case 'o': o->output = optarg; break;
-        case 'a': rc = ps_opt_alphabet(optarg, &o->alpha, err); break;
-        case 's':
-            o->strand_set = 1;
-            rc = ps_opt_strand(optarg, &o->both_strands, err);
-            break;
-        case 't': rc = ps_opt_threads(optarg, &o->threads, err); break;
-        case 'm':
-            rc = ps_opt_mismatches(optarg, &o->mismatches, err);
-            o->mm_set = 1;
-            break;
-        case 'v': o->verbose = 1; break;
-        case 'q': o->quiet = 1; break;
         case 'h': usage_locate(stdout); return 1;
         case OPT_VERSION: puts(PS_VERSION); return 1;
         case OPT_FORMAT:
@@ -186,42 +157,22 @@ static int parse_locate(int argc, char **argv, opts_t *o, ps_err_t *err)
                                INT64_MAX, optarg);
             o->max_hits = v;
             break;
-        case OPT_STATS: o->stats = optarg; break;
-        case OPT_ENGINE: rc = ps_opt_engine(optarg, &o->engine, err); break;
-        case OPT_GPU: rc = ps_opt_gpu(optarg, &o->gpus, err); break;
         case ':': return ps_fail(err, PS_E_USAGE, "option '%s' needs a value (see probescan locate --help)", argv[optind - 1]);
-        case PS_OPT_INCLUDED: case PS_OPT_SKIP_FREQUENT: case PS_OPT_MAX_X: case PS_OPT_NO_OVERLAPS: case PS_OPT_SHORTEST:
-        case PS_OPT_NO_PROFILES: case PS_OPT_PROFILES_ONLY: case PS_OPT_LEVEL:
-            if ((rc = ps_opt_psscan(c, optarg, &o->pso, err)) > 0) rc = PS_OK;
-            break;
-        case PS_OPT_PAM: case PS_OPT_PAM5: case PS_OPT_DNA_BULGE: case PS_OPT_RNA_BULGE: case PS_OPT_EXACT_PIECES:
-            if ((rc = ps_opt_guide(c, optarg, &o->go, err)) > 0) rc = PS_OK;
-            break;
         default: return ps_fail(err, PS_E_USAGE, "unknown option '%s' (see probescan locate --help)", argv[optind - 1]);
         }
     }
     if (rc < 0) return rc;
-    if (!o->probes) return ps_fail(err, PS_E_USAGE, "no probes given: use -p FILE (see probescan locate --help)");
-    if ((rc = ps_opt_gpus_exist(&o->gpus, o->engine, err)) < 0) return rc;
-    o->inputs = argv + optind;
-    o->n_inputs = argc - optind;
-    int rc_s = ps_opt_spool_stdin(o->probes, (const char *const *)o->inputs, o->n_inputs, err);
-    if (rc_s < 0) return rc_s;
-    if (o->n_inputs < 1) {
-        int rc_c = ps_opt_casoff_inputs(o->probes, &o->casoff_inputs, &o->n_casoff, err);
-        if (rc_c < 0) return rc_c;
-        o->inputs = o->casoff_inputs;
-        o->n_inputs = o->n_casoff;
-    }
-    if (o->n_inputs < 1) return ps_fail(err, PS_E_USAGE, "no input files given (use '-' for standard input)");
-    int rc_in = ps_check_inputs_distinct((const char *const *)o->inputs, o->n_inputs, NULL, err);
-    if (rc_in < 0) return rc_in;
+    if ((rc = ps_run_opts_check(&o->r, "locate", err)) < 0) return rc;
+    o->r.inputs = argv + optind;
+    o->r.n_inputs = argc - optind;
+    if ((rc = ps_run_opts_inputs(&o->r, NULL, err)) < 0) return rc;
+    int rc_in;
     /* The TSV's input column holds each input's name: refused before
      * anything is read or written, as count refuses it for its tables. */
     char name[PS_SAMPLE_NAME_MAX];
-    for (int i = 0; o->format == PS_SITES_TSV && i < o->n_inputs; i++)
-        if ((rc_in = ps_opt_input_name(o->inputs[i], "--format tsv", name, sizeof name, err)) < 0) return rc_in;
-    return ps_check_outputs(o->output, o->stats, (const char *const *)o->inputs, o->n_inputs, o->probes, NULL, err);
+    for (int i = 0; o->format == PS_SITES_TSV && i < o->r.n_inputs; i++)
+        if ((rc_in = ps_opt_input_name(o->r.inputs[i], "--format tsv", name, sizeof name, err)) < 0) return rc_in;
+    return ps_check_outputs(o->r.output, o->r.stats, (const char *const *)o->r.inputs, o->r.n_inputs, o->r.probes, NULL, err);
 }
 
 /* --stats: JSON made by jansson (outfile.h), so any file name gives valid
@@ -237,8 +188,8 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     long maxrss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
     uint64_t rec = 0, bases = 0;
     json_t *ins = json_array();
-    for (int i = 0; ins && i < o->n_inputs; i++) {
-        if (json_array_append_new(ins, json_pack("{s:o, s:I, s:I, s:o}", "path", ps_json_text(o->inputs[i]),
+    for (int i = 0; ins && i < o->r.n_inputs; i++) {
+        if (json_array_append_new(ins, json_pack("{s:o, s:I, s:I, s:o}", "path", ps_json_text(o->r.inputs[i]),
                                                  "records", (json_int_t)st[i].in.records, "bases",
                                                  (json_int_t)st[i].in.symbols, "seconds",
                                                  ps_json_seconds(st[i].seconds))) < 0) {
@@ -252,7 +203,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
     json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:s, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, "
                           "s:I, s:I, s:o}",
                           "version", PS_VERSION, "command", "locate", "engine", ps_engine_ran(&in),
-                          "engine_requested", asked[o->engine], "threads", o->threads, "probes", (json_int_t)p->n,
+                          "engine_requested", asked[o->r.engine], "threads", o->r.threads, "probes", (json_int_t)p->n,
                           "alphabet", ps_alpha_name(p->alpha), "strands", lv->both_strands ? "both" : "forward",
                           "mismatches", lv->levels - 1, "inputs", ins, "records", (json_int_t)rec, "bases_scanned",
                           (json_int_t)bases, "sites_written", (json_int_t)ss->rows, "max_hits",
@@ -260,7 +211,7 @@ static int write_stats(const opts_t *o, const ps_probes_t *p, const ps_leaves_t 
                           (json_int_t)ss->probes_capped, "seconds", ps_json_seconds(seconds), "peak_memory_bytes",
                           (json_int_t)maxrss * 1024, "profile_matches_written", (json_int_t)(pr ? pr->rows : 0),
                           "profile_matches_left_out", (json_int_t)(pr ? pr->dropped : 0), "gpus", ps_json_gpus(&in));
-    return ps_json_save(o->stats, j, o->cleanup, err);
+    return ps_json_save(o->r.stats, j, o->cleanup, err);
 }
 
 /* The profiles' rows: those --max-hits left out, and (-v) those written. */
@@ -269,7 +220,7 @@ static void profile_rows_said(const opts_t *o, const ps_prf_rows_t *pr)
     if (pr->dropped)
         fprintf(stderr, "probescan: --max-hits %" PRIu64 ": %u profile%s had more matches; %" PRIu64 " match%s not reported\n",
                 o->max_hits, pr->capped, pr->capped == 1 ? "" : "s", pr->dropped, pr->dropped == 1 ? "" : "es");
-    if (o->verbose) fprintf(stderr, "probescan: %" PRIu64 " profile matches written\n", pr->rows);
+    if (o->r.verbose) fprintf(stderr, "probescan: %" PRIu64 " profile matches written\n", pr->rows);
 }
 
 /* A PROSITE file of profiles and no patterns: the profiles alone. */
@@ -278,19 +229,19 @@ static int run_profiles(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     ps_output_t *out = NULL;
     uint64_t *counts = calloc(prf->n, sizeof *counts);
     if (!counts) return ps_fail(err, PS_E_NOMEM, "out of memory");
-    int rc = ps_output_open(&out, o->output, o->cleanup, err);
+    int rc = ps_output_open(&out, o->r.output, o->cleanup, err);
     if (rc == 0 && o->format == PS_SITES_TSV && ps_profiles_tsv_header(ps_output_stream(out)) < 0)
         rc = ps_fail(err, PS_E_IO, "write error");
     char name[PS_SAMPLE_NAME_MAX];
     ps_prf_rows_t pr;
     if (ps_prf_rows_init(&pr, prf, o->max_hits) < 0 && rc == 0) rc = ps_fail(err, PS_E_NOMEM, "out of memory");
-    for (int i = 0; rc == 0 && i < o->n_inputs; i++) {
+    for (int i = 0; rc == 0 && i < o->r.n_inputs; i++) {
         ps_prf_scan_stats_t pst;
-        ps_sample_name(o->inputs[i], name, sizeof name);
-        rc = ps_profiles_scan(prf, o->inputs[i], name, ps_output_stream(out), o->format, &pr, counts, o->threads,
+        ps_sample_name(o->r.inputs[i], name, sizeof name);
+        rc = ps_profiles_scan(prf, o->r.inputs[i], name, ps_output_stream(out), o->format, &pr, counts, o->r.threads,
                               &pst, err);
-        if (rc == 0 && pst.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
-        if (rc == 0 && o->verbose) ps_prf_scan_say(o->inputs[i], prf, &pst);
+        if (rc == 0 && pst.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->r.inputs[i]);
+        if (rc == 0 && o->r.verbose) ps_prf_scan_say(o->r.inputs[i], prf, &pst);
     }
     if (rc == 0) {
         rc = ps_output_commit(out, err);
@@ -307,30 +258,30 @@ static int run_profiles(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
 static int profiles_fit(const opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
 {
     if (o->format != PS_SITES_BED && o->format != PS_SITES_PFF && o->format != PS_SITES_TSV)
-        return ps_fail(err, PS_E_USAGE, "%s: profile rows are written as bed, pff or tsv, not %s%s", o->probes,
+        return ps_fail(err, PS_E_USAGE, "%s: profile rows are written as bed, pff or tsv, not %s%s", o->r.probes,
                        o->format == PS_SITES_GFF ? "gff" : o->format == PS_SITES_PSA ? "psa" : "cas-offinder",
                        prf->patterns ? " (--no-profiles: the patterns alone)" : "");
     if (o->format == PS_SITES_TSV && prf->patterns)
         return ps_fail(err, PS_E_USAGE, "%s: --format tsv: patterns and profiles have different columns; use pff or "
-                                        "bed, or one kind: --no-profiles or --profiles-only", o->probes);
-    if (o->mm_set && !prf->patterns)
+                                        "bed, or one kind: --no-profiles or --profiles-only", o->r.probes);
+    if (o->r.mm_set && !prf->patterns)
         return ps_fail(err, PS_E_USAGE, "-m: %s: profiles are scored, not matched with mismatches; leave out -m "
-                                        "for profiles alone", o->probes);
-    if (o->alpha == PS_ALPHA_DNA) return ps_fail(err, PS_E_USAGE, "%s: profiles are protein; not with -a dna", o->probes);
-    if (o->stats && !prf->patterns)
+                                        "for profiles alone", o->r.probes);
+    if (o->r.alpha == PS_ALPHA_DNA) return ps_fail(err, PS_E_USAGE, "%s: profiles are protein; not with -a dna", o->r.probes);
+    if (o->r.stats && !prf->patterns)
         return ps_fail(err, PS_E_USAGE, "--stats: not written for a run of profiles alone");
-    return ps_profiles_inputs_fit(prf, (const char *const *)o->inputs, o->n_inputs, err);
+    return ps_profiles_inputs_fit(prf, (const char *const *)o->r.inputs, o->r.n_inputs, err);
 }
 
 static int run_locate(opts_t *o, ps_err_t *err)
 {
     double t0 = ps_now();
     ps_profiles_t prf;
-    int prc = ps_profiles_open(&prf, o->probes, &o->pso, err);
+    int prc = ps_profiles_open(&prf, o->r.probes, &o->r.pso, err);
     if (prc < 0) return prc;
     if (prf.n && (prc = profiles_fit(o, &prf, err)) == 0)
-        prc = ps_profiles_engine(&prf, o->engine, &o->gpus,
-                                 ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs), o->threads, o->verbose,
+        prc = ps_profiles_engine(&prf, o->r.engine, &o->r.gpus,
+                                 ps_inputs_bytes((const char *const *)o->r.inputs, o->r.n_inputs), o->r.threads, o->r.verbose,
                                  err);
     if (prc < 0) {
         ps_profiles_free(&prf);
@@ -354,18 +305,18 @@ static int run_locate(opts_t *o, ps_err_t *err)
     ps_output_t *out = NULL;
     ps_site_writer_t *w = NULL;
     ps_nsites_t ns = {0};
-    ps_scan_stats_t *st = calloc((size_t)o->n_inputs, sizeof *st);
+    ps_scan_stats_t *st = calloc((size_t)o->r.n_inputs, sizeof *st);
     if (!st) return ps_fail(err, PS_E_NOMEM, "out of memory");
 
     int both;
-    int rc = ps_opt_probes(&p, o->probes, o->alpha, o->threads, o->both_strands, o->strand_set, &o->pso, &o->go,
-                           &o->mismatches, "located", &both, err);
+    int rc = ps_opt_probes(&p, o->r.probes, o->r.alpha, o->r.threads, o->r.both_strands, o->r.strand_set, &o->r.pso, &o->r.go,
+                           &o->r.mismatches, "located", &both, err);
     if (rc < 0) goto done;
     if (p->n == 0) {
         /* --skip-frequent left no pattern: no row (tsv: its header). */
-        fprintf(stderr, "probescan: %s: no pattern left to locate: no rows\n", o->probes);
+        fprintf(stderr, "probescan: %s: no pattern left to locate: no rows\n", o->r.probes);
         const ps_leaves_t none = {.levels = 1};
-        if ((rc = ps_output_open(&out, o->output, o->cleanup, err)) < 0 ||
+        if ((rc = ps_output_open(&out, o->r.output, o->cleanup, err)) < 0 ||
             (rc = ps_site_writer_new(&w, ps_output_stream(out), p, &none, o->format, o->max_hits, err)) < 0)
             goto done;
         rc = ps_output_commit(out, err);
@@ -381,70 +332,70 @@ static int run_locate(opts_t *o, ps_err_t *err)
                      o->format == PS_SITES_PFF ? "pff" : o->format == PS_SITES_GFF ? "gff" : "psa");
         goto done;
     }
-    const ps_plan_opts_t po = {.locate = 1, .engine = o->engine, .index = PS_INDEX_AUTO, .gpus = o->gpus,
-                               .threads = o->threads, .verbose = o->verbose, .mismatches = o->mismatches,
-                               .bytes = ps_inputs_bytes((const char *const *)o->inputs, o->n_inputs),
-                               .casoff_rows = o->format == PS_SITES_CASOFF, .probes = o->probes};
+    const ps_plan_opts_t po = {.locate = 1, .engine = o->r.engine, .index = PS_INDEX_AUTO, .gpus = o->r.gpus,
+                               .threads = o->r.threads, .verbose = o->r.verbose, .mismatches = o->r.mismatches,
+                               .bytes = ps_inputs_bytes((const char *const *)o->r.inputs, o->r.n_inputs),
+                               .casoff_rows = o->format == PS_SITES_CASOFF, .probes = o->r.probes};
     if ((rc = ps_plan_index(&pl, &po, p, both, err)) < 0) goto done;
 
     ps_engine_info_t info = {.kind = PS_ENGINE_CPU};
     ps_scan_opts_t so;
-    ps_scan_opts_init(&so, &info, o->threads);
+    ps_scan_opts_init(&so, &info, o->r.threads);
     int on_gpu;
     if ((rc = ps_plan_engine(&e, &pl, &po, p, ps_scan_workers(&so), &on_gpu, err)) < 0) goto done;
     ps_engine_info(e, &info);
-    ps_scan_opts_init(&so, &info, o->threads);
+    ps_scan_opts_init(&so, &info, o->r.threads);
     if ((rc = ps_scanner_new(&sc, e, pl.lv, &so, err)) < 0) goto done;
-    if ((rc = ps_output_open(&out, o->output, o->cleanup, err)) < 0) goto done;
+    if ((rc = ps_output_open(&out, o->r.output, o->cleanup, err)) < 0) goto done;
     if ((rc = pl.bs ? ps_site_writer_new_bulges(&w, ps_output_stream(out), pl.bs, o->format, o->max_hits, err)
                     : ps_site_writer_new(&w, ps_output_stream(out), p, pl.lv, o->format, o->max_hits, err)) < 0)
         goto done;
     uint32_t n_rules = 0;
-    if (ps_opt_psscan_rules(p, o->mismatches) && (rc = ps_site_writer_rules(w, &o->pso, &n_rules, err)) < 0) goto done;
-    if (o->verbose && n_rules)
+    if (ps_opt_psscan_rules(p, o->r.mismatches) && (rc = ps_site_writer_rules(w, &o->r.pso, &n_rules, err)) < 0) goto done;
+    if (o->r.verbose && n_rules)
         fprintf(stderr, "probescan: locate: %u PROSITE patterns reported by ps_scan's rules\n", n_rules);
     ps_record_sink_t sink = {NULL, w, ps_site_writer_rows, ps_site_writer_emit_rows, ps_site_writer_emit_block,
                              ps_site_writer_free_rows, 0};
     /* Cas-OFFinder's rule for N: its sites are listed before each input is
      * scanned, and written among the engines' rows. */
-    const int nrule = !pl.bs && ps_opt_nsites_rule(o->probes, p, o->format == PS_SITES_CASOFF);
-    for (int i = 0; nrule && rc == PS_OK && i < o->n_inputs; i++) rc = ps_opt_nsites_input(o->inputs[i], err);
+    const int nrule = !pl.bs && ps_opt_nsites_rule(o->r.probes, p, o->format == PS_SITES_CASOFF);
+    for (int i = 0; nrule && rc == PS_OK && i < o->r.n_inputs; i++) rc = ps_opt_nsites_input(o->r.inputs[i], err);
     if (rc < 0) goto done;
     /* The progress line as count draws it; not where the rows themselves
      * go to the terminal, which it would break into. */
     int out_fd = fileno(ps_output_stream(out));
     ps_progress_t pg;
-    ps_progress_init(&pg, !o->quiet && !(out_fd >= 0 && isatty(out_fd)), o->n_inputs);
+    ps_progress_init(&pg, !o->r.quiet && !(out_fd >= 0 && isatty(out_fd)), o->r.n_inputs);
     char name[PS_SAMPLE_NAME_MAX];
-    ps_opt_check_protein_input(p, o->alpha, (const char *const *)o->inputs, o->n_inputs);
-    for (int i = 0; i < o->n_inputs; i++) {
-        ps_sample_name(o->inputs[i], name, sizeof name); /* as count --by-record names it */
+    ps_opt_check_protein_input(p, o->r.alpha, (const char *const *)o->r.inputs, o->r.n_inputs);
+    for (int i = 0; i < o->r.n_inputs; i++) {
+        ps_sample_name(o->r.inputs[i], name, sizeof name); /* as count --by-record names it */
         rc = ps_site_writer_input(w, name, err);
-        if (rc == PS_OK && nrule && (rc = ps_nsites_find(&ns, o->inputs[i], p, both, o->mismatches, err)) == PS_OK)
+        if (rc == PS_OK && nrule && (rc = ps_nsites_find(&ns, o->r.inputs[i], p, both, o->r.mismatches, err)) == PS_OK)
             ps_site_writer_nsites(w, &ns);
-        ps_progress_begin(&pg, o->inputs[i], i + 1);
+        ps_progress_begin(&pg, o->r.inputs[i], i + 1);
         if (rc == PS_OK)
-            rc = ps_scanner_run(sc, o->inputs[i], NULL, &sink, &st[i], pg.enabled ? ps_progress_show : NULL, &pg, err);
+            rc = ps_scanner_run(sc, o->r.inputs[i], NULL, &sink, &st[i], pg.enabled ? ps_progress_show : NULL, &pg, err);
         ps_progress_end(&pg);
         if (rc == PS_OK) rc = ps_site_writer_flush(w, err);
         if (rc == PS_OK && prf.n) {
             ps_prf_scan_stats_t pst;
-            rc = pcounts ? ps_profiles_scan(&prf, o->inputs[i], name, ps_output_stream(out), o->format, &prows,
-                                            pcounts, o->threads, &pst, err)
+            rc = pcounts ? ps_profiles_scan(&prf, o->r.inputs[i], name, ps_output_stream(out), o->format, &prows,
+                                            pcounts, o->r.threads, &pst, err)
                          : ps_fail(err, PS_E_NOMEM, "out of memory");
-            if (rc == PS_OK && o->verbose) ps_prf_scan_say(o->inputs[i], &prf, &pst);
+            if (rc == PS_OK && o->r.verbose) ps_prf_scan_say(o->r.inputs[i], &prf, &pst);
         }
         if (rc < 0) goto done;
-        if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->inputs[i]);
+        if (st[i].in.records == 0) fprintf(stderr, "probescan: warning: %s: empty input, no records\n", o->r.inputs[i]);
         if (st[i].in.names_cut)
             fprintf(stderr, "probescan: warning: %s: %llu record name%s longer than %d bytes, cut to %d in the rows\n",
-                    o->inputs[i], (unsigned long long)st[i].in.names_cut, st[i].in.names_cut == 1 ? " is" : "s are",
+                    o->r.inputs[i], (unsigned long long)st[i].in.names_cut, st[i].in.names_cut == 1 ? " is" : "s are",
                     PS_NAME_MAX, PS_NAME_MAX);
-        if (o->verbose)
-            fprintf(stderr, "probescan: %s: %" PRIu64 " records, %" PRIu64 " bases in %.3f s\n", o->inputs[i],
+        if (o->r.verbose)
+            fprintf(stderr, "probescan: %s: %" PRIu64 " records, %" PRIu64 " bases in %.3f s\n", o->r.inputs[i],
                     st[i].in.records, st[i].in.symbols, st[i].seconds);
     }
-    ps_opt_check_dna_input(p, (const char *const *)o->inputs, o->n_inputs, st);
+    ps_opt_check_dna_input(p, (const char *const *)o->r.inputs, o->r.n_inputs, st);
     rc = ps_output_commit(out, err);
     out = NULL;
     if (rc < 0) goto done;
@@ -453,9 +404,9 @@ static int run_locate(opts_t *o, ps_err_t *err)
     if (ss.dropped)
         fprintf(stderr, "probescan: --max-hits %" PRIu64 ": %u probe%s had more sites; %" PRIu64 " site%s not reported\n",
                 o->max_hits, ss.probes_capped, ss.probes_capped == 1 ? "" : "s", ss.dropped, ss.dropped == 1 ? "" : "s");
-    if (o->verbose) fprintf(stderr, "probescan: %" PRIu64 " sites written in %.3f s\n", ss.rows, ps_now() - t0);
+    if (o->r.verbose) fprintf(stderr, "probescan: %" PRIu64 " sites written in %.3f s\n", ss.rows, ps_now() - t0);
     if (prf.n) profile_rows_said(o, &prows);
-    if (o->stats) rc = write_stats(o, p, pl.lv, st, &ss, prf.n ? &prows : NULL, e, ps_now() - t0, err);
+    if (o->r.stats) rc = write_stats(o, p, pl.lv, st, &ss, prf.n ? &prows : NULL, e, ps_now() - t0, err);
 
 done:
     ps_output_abort(out);
@@ -480,6 +431,6 @@ int ps_locate_main(int argc, char **argv, ps_cleanup_t *cl, ps_err_t *err)
         o.cleanup = cl;
         rc = run_locate(&o, err);
     }
-    ps_casoff_inputs_free(o.casoff_inputs, o.n_casoff);
+    ps_casoff_inputs_free(o.r.casoff_inputs, o.r.n_casoff);
     return rc;
 }

@@ -489,3 +489,63 @@ int ps_check_inputs_distinct(const char *const *inputs, int n, const char *sheet
                                     "twice: give it once",
                    inputs[a], inputs[b], a + 1, b + 1);
 }
+
+void ps_run_opts_init(ps_run_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->alpha = PS_ALPHA_AUTO;
+    o->both_strands = 1;
+    o->threads = ps_host_cpus();
+}
+
+int ps_run_opt(int c, const char *arg, ps_run_opts_t *o, ps_err_t *err)
+{
+    int rc = PS_OK;
+    switch (c) {
+    case 'p': o->probes = arg; break;
+    case 'o': o->output = arg; break;
+    case 'a': rc = ps_opt_alphabet(arg, &o->alpha, err); break;
+    case 's':
+        o->strand_set = 1;
+        rc = ps_opt_strand(arg, &o->both_strands, err);
+        break;
+    case 't': rc = ps_opt_threads(arg, &o->threads, err); break;
+    case 'm':
+        rc = ps_opt_mismatches(arg, &o->mismatches, err);
+        o->mm_set = 1;
+        break;
+    case 'v': o->verbose = 1; break;
+    case 'q': o->quiet = 1; break;
+    case PS_OPT_STATS: o->stats = arg; break;
+    case PS_OPT_ENGINE: rc = ps_opt_engine(arg, &o->engine, err); break;
+    case PS_OPT_GPU: rc = ps_opt_gpu(arg, &o->gpus, err); break;
+    case PS_OPT_INCLUDED: case PS_OPT_SKIP_FREQUENT: case PS_OPT_MAX_X: case PS_OPT_NO_OVERLAPS: case PS_OPT_SHORTEST:
+    case PS_OPT_NO_PROFILES: case PS_OPT_PROFILES_ONLY: case PS_OPT_LEVEL:
+        rc = ps_opt_psscan(c, arg, &o->pso, err);
+        break;
+    case PS_OPT_PAM: case PS_OPT_PAM5: case PS_OPT_DNA_BULGE: case PS_OPT_RNA_BULGE: case PS_OPT_EXACT_PIECES:
+        rc = ps_opt_guide(c, arg, &o->go, err);
+        break;
+    default: return 0;
+    }
+    return rc < 0 ? rc : 1;
+}
+
+int ps_run_opts_check(const ps_run_opts_t *o, const char *cmd, ps_err_t *err)
+{
+    if (!o->probes) return ps_fail(err, PS_E_USAGE, "no probes given: use -p FILE (see probescan %s --help)", cmd);
+    return ps_opt_gpus_exist(&o->gpus, o->engine, err);
+}
+
+int ps_run_opts_inputs(ps_run_opts_t *o, const char *samples, ps_err_t *err)
+{
+    int rc = ps_opt_spool_stdin(o->probes, (const char *const *)o->inputs, o->n_inputs, err);
+    if (rc < 0) return rc;
+    if (o->n_inputs < 1) {
+        if ((rc = ps_opt_casoff_inputs(o->probes, &o->casoff_inputs, &o->n_casoff, err)) < 0) return rc;
+        o->inputs = o->casoff_inputs;
+        o->n_inputs = o->n_casoff;
+    }
+    if (o->n_inputs < 1) return ps_fail(err, PS_E_USAGE, "no input files given (use '-' for standard input)");
+    return ps_check_inputs_distinct((const char *const *)o->inputs, o->n_inputs, samples, err);
+}

@@ -1,6 +1,8 @@
-/* options.h - the options `count` and `locate` share: how each value is
- * read, the probes they name (loaded, warned about, their strands), and the
- * checks on the files a run writes.
+/* options.h - the options `count` and `locate` share: one loop's worth of
+ * them (ps_run_opts_t, ps_run_opt: each command reads only its own beside
+ * them) and their inputs settled in one place, how each value is read, the
+ * probes they name (loaded, warned about, their strands), and the checks on
+ * the files a run writes.
  *
  * Each other ps_opt_* reads one option's value into *out and returns 0, or a
  * PS_E_USAGE code with a message naming the option and what it takes.
@@ -153,6 +155,51 @@ int ps_check_inputs_distinct(const char *const *inputs, int n, const char *sheet
  * (the --samples file) may be NULL. */
 int ps_check_outputs(const char *output, const char *stats, const char *const *inputs, int n_inputs,
                      const char *probes, const char *sheet, ps_err_t *err);
+
+/* What count and locate share, read by one loop: the probes and how they
+ * are read, the run's budget and engine, ps_scan's and the guides'
+ * options, the statistics file, the inputs. Each command reads its own
+ * options beside them. */
+typedef struct {
+    const char *probes, *output, *stats;
+    ps_alpha_req_t alpha;
+    int strand_set, both_strands;
+    int threads, verbose, quiet, mismatches, mm_set; /* -m, and whether it was given */
+    ps_engine_req_t engine;
+    ps_gpus_t gpus;
+    ps_psopts_t pso;       /* ps_scan's rules (prosite.h) */
+    ps_guide_opts_t go;    /* --pam, --pam5, bulges (guides.h) */
+    char **inputs;
+    int n_inputs;
+    char **casoff_inputs;  /* the inputs a Cas-OFFinder file names, when none are given */
+    int n_casoff;
+} ps_run_opts_t;
+
+/* The shared options' getopt keys, short ones (to begin the command's
+ * string) and long ones (to begin its table). */
+enum { PS_OPT_STATS = 440, PS_OPT_ENGINE, PS_OPT_GPU };
+#define PS_RUN_SHORTOPTS ":p:a:s:o:t:m:vq"
+#define PS_RUN_LONGOPTS                                                                                                \
+    {"probes", required_argument, NULL, 'p'}, {"alphabet", required_argument, NULL, 'a'},                              \
+    {"strand", required_argument, NULL, 's'}, {"output", required_argument, NULL, 'o'},                                \
+    {"threads", required_argument, NULL, 't'}, {"mismatches", required_argument, NULL, 'm'},                           \
+    {"verbose", no_argument, NULL, 'v'}, {"quiet", no_argument, NULL, 'q'},                                            \
+    {"stats", required_argument, NULL, PS_OPT_STATS}, {"engine", required_argument, NULL, PS_OPT_ENGINE},              \
+    {"gpu", required_argument, NULL, PS_OPT_GPU}, PS_OPT_PSSCAN_LONGOPTS, PS_OPT_GUIDE_LONGOPTS
+
+/* The defaults: alphabet auto, both strands, a thread a CPU the process may use. */
+void ps_run_opts_init(ps_run_opts_t *o);
+/* The option of key c (value arg) into o: 1 when it is one of the shared
+ * options, 0 when it is not, or a PS_E_USAGE code. */
+int ps_run_opt(int c, const char *arg, ps_run_opts_t *o, ps_err_t *err);
+/* After the loop, before the inputs: probes given, --gpu's devices there
+ * (cmd names the command in the message). */
+int ps_run_opts_check(const ps_run_opts_t *o, const char *cmd, ps_err_t *err);
+/* The inputs (o->inputs, o->n_inputs set by the command): -p - through a
+ * pipe kept in a file, a Cas-OFFinder file's genome where none is given,
+ * at least one, and none given twice (samples: the sample sheet, whose
+ * files they are, or NULL). */
+int ps_run_opts_inputs(ps_run_opts_t *o, const char *samples, ps_err_t *err);
 
 #ifdef __cplusplus
 }
