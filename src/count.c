@@ -512,7 +512,7 @@ static int run_patterns(opts_t *o, const ps_profiles_t *prf, ps_err_t *err)
     /* Cas-OFFinder's rule for N (nsites.h): its sites are listed before
      * each input is scanned and counted among the engines' sites, as
      * locate writes them, on one reading thread. */
-    const int nrule = !pl.bs && ps_opt_nsites_rule(o->r.probes, p, 0);
+    const int nrule = ps_opt_nsites_rule(p, 0);
     for (int i = 0; nrule && i < o->r.n_inputs; i++)
         if ((rc = ps_opt_nsites_input(o->r.inputs[i], err)) < 0) goto done;
     readers = rules || nrule ? 1 : parallel_readers(o, &info, lv);

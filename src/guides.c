@@ -526,6 +526,7 @@ int ps_casoff_load(ps_probes_t **out, const char *path, ps_err_t *err)
     if (rc == PS_OK) {
         (*out)->bulge_dna = (uint8_t)bulge[0];
         (*out)->bulge_rna = (uint8_t)bulge[1];
+        (*out)->casoff = 1;
     }
     goto done;
 oom:

@@ -358,7 +358,7 @@ static int run_locate(opts_t *o, ps_err_t *err)
                              ps_site_writer_free_rows, 0};
     /* Cas-OFFinder's rule for N: its sites are listed before each input is
      * scanned, and written among the engines' rows. */
-    const int nrule = !pl.bs && ps_opt_nsites_rule(o->r.probes, p, o->format == PS_SITES_CASOFF);
+    const int nrule = ps_opt_nsites_rule(p, o->format == PS_SITES_CASOFF);
     for (int i = 0; nrule && rc == PS_OK && i < o->r.n_inputs; i++) rc = ps_opt_nsites_input(o->r.inputs[i], err);
     if (rc < 0) goto done;
     /* The progress line as count draws it; not where the rows themselves

@@ -135,12 +135,11 @@ static int site_cmp(const void *a, const void *b)
     return (int)x->strand - (int)y->strand;
 }
 
-/* The record's last letters (codes and letters, at offset & mask: a
- * power of two at least the longest probe), where the latest letter that
- * is no base lies, and where the run of them ending there began. */
+/* The record's last letters (upper case, at offset & mask: a power of two
+ * at least the longest probe), where the latest letter that is no base
+ * lies, and where the run of them ending there began. */
 typedef struct {
     uint64_t mask;
-    uint8_t *code;
     char *letter;
     int64_t last_nb, run_from; /* -1: none in this record */
     char *buf;                 /* a window's letters in order */
@@ -161,8 +160,9 @@ static int windows_at(ps_nsites_t *ns, const window_t *wd, uint64_t y, record_t 
         const int all_nb = wd->last_nb == (int64_t)y && wd->run_from <= (int64_t)s;
         if (all_nb && !len_all_nb[li]) continue;
         for (uint32_t j = 0; j < L; j++) {
-            wd->w[j] = wd->code[(s + j) & wd->mask];
-            wd->buf[j] = wd->letter[(s + j) & wd->mask];
+            const char ch = wd->letter[(s + j) & wd->mask];
+            wd->buf[j] = ch;
+            wd->w[j] = ch == 'A' ? 0 : ch == 'C' ? 1 : ch == 'G' ? 2 : ch == 'T' ? 3 : NB;
         }
         for (uint32_t i = 0; i < n_f; i++) {
             if (f[i].len != L || (all_nb && !f[i].all_nb)) continue;
@@ -195,7 +195,6 @@ int ps_nsites_find(ps_nsites_t *out, const char *path, const ps_probes_t *p, int
     uint64_t ring = 2;
     while (ring < most) ring *= 2;
     window_t wd = {.mask = ring - 1, .last_nb = -1, .run_from = -1};
-    wd.code = malloc(ring);
     wd.letter = malloc(ring);
     wd.buf = malloc(most);
     wd.w = malloc(most);
@@ -211,7 +210,7 @@ int ps_nsites_find(ps_nsites_t *out, const char *path, const ps_probes_t *p, int
     enum { BUF = 1 << 20 };
     unsigned char *buf = malloc(BUF);
     ps_reader_t *r = NULL;
-    if (!lens || !len_all_nb || !wd.code || !wd.letter || !wd.buf || !wd.w || !buf) rc = nomem(err);
+    if (!lens || !len_all_nb || !wd.letter || !wd.buf || !wd.w || !buf) rc = nomem(err);
     if (rc == PS_OK) rc = ps_reader_open(&r, path, PS_DNA, 1, NULL, err);
     /* The FASTA text: a header (a line that starts with '>') starts a
      * record, its first word the name; every other byte of a sequence line
@@ -257,7 +256,6 @@ int ps_nsites_find(ps_nsites_t *out, const char *path, const ps_probes_t *p, int
             }
             const uint8_t c = kind[b];
             if (c == BLANK) continue;
-            wd.code[off & wd.mask] = c;
             if (c == NB) {
                 wd.letter[off & wd.mask] = (char)(b >= 'a' && b <= 'z' ? b - ('a' - 'A') : b);
                 if (wd.last_nb != (int64_t)off - 1) wd.run_from = (int64_t)off;
@@ -275,7 +273,6 @@ done:
     if (rc == PS_OK && out->n > 1) qsort(out->site, out->n, sizeof *out->site, site_cmp);
     ps_reader_close(r);
     free(buf);
-    free(wd.code);
     free(wd.letter);
     free(len_all_nb);
     free(wd.buf);

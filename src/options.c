@@ -267,14 +267,9 @@ int ps_opt_spool_stdin(const char *probes, const char *const *inputs, int n_inpu
     return rc;
 }
 
-int ps_opt_nsites_rule(const char *probes, const ps_probes_t *p, int casoff_rows)
+int ps_opt_nsites_rule(const ps_probes_t *p, int casoff_rows)
 {
-    if (p->alpha != PS_DNA || p->bulge_dna || p->bulge_rna) return 0;
-    if (casoff_rows) return 1;
-    char *genome = NULL;
-    const int casoff = ps_casoff_detect(probes, &genome);
-    free(genome);
-    return casoff;
+    return p->alpha == PS_DNA && !p->bulge_dna && !p->bulge_rna && (casoff_rows || p->casoff);
 }
 
 int ps_opt_nsites_input(const char *input, ps_err_t *err)

@@ -88,7 +88,7 @@ int ps_opt_spool_stdin(const char *probes, const char *const *inputs, int n_inpu
  * Cas-OFFinder's rule (nsites.h): for a Cas-OFFinder input file (count
  * and locate) and for Cas-OFFinder's rows (casoff_rows), with DNA guides
  * and no bulges. */
-int ps_opt_nsites_rule(const char *probes, const ps_probes_t *p, int casoff_rows);
+int ps_opt_nsites_rule(const ps_probes_t *p, int casoff_rows);
 /* Under that rule each input is read twice: one that cannot be (standard
  * input, a pipe) is refused, naming it. */
 int ps_opt_nsites_input(const char *input, ps_err_t *err);

@@ -69,6 +69,7 @@ typedef struct {
                         * NULL: none */
     uint8_t bulge_dna, bulge_rna; /* the most bases of a DNA, an RNA bulge a site may hold (bulges.h) */
     uint8_t exact_pieces; /* a guide library's index: exact pieces a site shares (guideset.h); 0 chooses */
+    int casoff;        /* read from a Cas-OFFinder input file (guides.h) */
     char **query;      /* n texts for --format cas-offinder's query column (the guide with N over the
                         * PAM); NULL: the sequence */
     char *query_text;

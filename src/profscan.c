@@ -501,6 +501,13 @@ static int pair_index(const job_t *j, const pair_t *pp, search_work_t *sw, int l
     return 0;
 }
 
+/* Whether pair a comes before pair b by record, then profile (the first
+ * pair named where searches stopped at PS_PRF_MAX_MATCHES). */
+static int pair_before(const pair_t *a, const pair_t *b)
+{
+    return a->rec < b->rec || (a->rec == b->rec && a->prof < b->prof);
+}
+
 /* Adds k matches of pair pp to the part's hits; -1 when out of memory. */
 static int add_hits(part_out_t *o, const pair_t *pp, const ps_prf_match_t *m, int k)
 {
@@ -533,9 +540,7 @@ static int search_pairs(const job_t *j, const pair_t *pp, int k, part_out_t *o, 
     for (int i = 0; i < k; i++) {
         if (add_hits(o, &pp[i], sw->m[i], nm[i]) < 0) return -1;
         if (nm[i] >= PS_PRF_MAX_MATCHES) {
-            if (!o->full || pp[i].rec < o->first_full.rec ||
-                (pp[i].rec == o->first_full.rec && pp[i].prof < o->first_full.prof))
-                o->first_full = pp[i];
+            if (!o->full || pair_before(&pp[i], &o->first_full)) o->first_full = pp[i];
             o->full++;
         }
     }
@@ -836,9 +841,7 @@ static void note_full(const ps_profiles_t *ps, const batch_t *b, const part_out_
     for (int p = 0; p < parts; p++) {
         const part_out_t *o = &out[p];
         if (!o->full) continue;
-        if (!first || o->first_full.rec < first->first_full.rec ||
-            (o->first_full.rec == first->first_full.rec && o->first_full.prof < first->first_full.prof))
-            first = o;
+        if (!first || pair_before(&o->first_full, &first->first_full)) first = o;
         st->pairs_full += o->full;
     }
     if (!first || st->full_record[0]) return;

@@ -503,31 +503,6 @@ static void put_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const cha
     }
 }
 
-/* The rows of the input's sites that hold no-base letters (nsites.h) that
- * come before (rec, start, probe, strand), or all that are left (all). */
-static void put_nsites(ps_site_writer_t *w, uint64_t rec, uint64_t start, uint32_t probe, uint8_t strand, int all)
-{
-    const ps_nsites_t *ns = w->ns;
-    while (w->ns_next < ns->n) {
-        const ps_nsite_t *x = &ns->site[w->ns_next];
-        if (!all && (x->rec > rec || (x->rec == rec && (x->start > start || (x->start == start &&
-            (x->probe > probe || (x->probe == probe && x->strand >= strand)))))))
-            break;
-        const row_t r = {x->rec, x->start, x->start + x->len, x->probe, x->strand, x->dist, 0, 0, 0, 0, x->len, 0};
-        put_row(w, &r, x->rec, ns->names + x->name, 0, ns->text + x->letters);
-        w->ns_next++;
-    }
-}
-
-/* Writes a row, after the rows of sites holding no-base letters that come
- * before it. */
-static void write_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const char *name, uint64_t shift,
-                      const char *matched)
-{
-    if (w->ns && w->ns_next < w->ns->n) put_nsites(w, rec, r->start + shift, r->probe, r->strand, 0);
-    put_row(w, r, rec, name, shift, matched);
-}
-
 static int cmp_row(const void *x, const void *y)
 {
     const row_t *a = x, *b = y;
@@ -537,6 +512,35 @@ static int cmp_row(const void *x, const void *y)
     if (a->strand != b->strand) return (int)a->strand - (int)b->strand;
     /* Minus-strand sites of a variable pattern may share a start. */
     return a->end < b->end ? -1 : a->end > b->end;
+}
+
+/* The rows of the input's sites that hold no-base letters (nsites.h) that
+ * come before row `before` (in row order, cmp_row), or all that are left
+ * (before NULL). */
+static void put_nsites(ps_site_writer_t *w, const row_t *before)
+{
+    const ps_nsites_t *ns = w->ns;
+    for (; w->ns_next < ns->n; w->ns_next++) {
+        const ps_nsite_t *x = &ns->site[w->ns_next];
+        const row_t r = {x->rec, x->start, x->start + x->len, x->probe, x->strand, x->dist, 0, 0, 0, 0, x->len, 0};
+        if (before && cmp_row(&r, before) >= 0) break;
+        put_row(w, &r, x->rec, ns->names + x->name, 0, ns->text + x->letters);
+    }
+}
+
+/* Writes a row (in record rec, its offsets moved by shift), after the rows
+ * of sites holding no-base letters that come before it. */
+static void write_row(ps_site_writer_t *w, const row_t *r, uint64_t rec, const char *name, uint64_t shift,
+                      const char *matched)
+{
+    if (w->ns && w->ns_next < w->ns->n) {
+        row_t at = *r;
+        at.rec = rec;
+        at.start += shift;
+        at.end += shift;
+        put_nsites(w, &at);
+    }
+    put_row(w, r, rec, name, shift, matched);
 }
 
 /* ---- rows ---------------------------------------------------------------- */
@@ -886,7 +890,7 @@ int ps_site_writer_flush(ps_site_writer_t *w, ps_err_t *err)
         write_row(w, r, r->rec, w->held.names + r->name, 0, letters(w, &w->held, r));
     }
     rows_clear(&w->held);
-    if (w->ns) put_nsites(w, 0, 0, 0, 0, 1);
+    if (w->ns) put_nsites(w, NULL);
     w->ns = NULL;
     if (!w->f) return write_error(w, err);
     if (w->out_len) fwrite(w->out, 1, w->out_len, w->f);

@@ -141,13 +141,14 @@ awk -v seed="$seed" 'BEGIN { srand(seed + 1); split("ACGT", b, "")
         else { s = ""; for (i = 0; i < 31; i++) s = s b[1 + int(rand() * 4) % 4] }
         print ">m" p; print s; last = s } }' > mass.fa
 head -n 2 mass.fa > one.fa
+# A run's peak memory, from its --stats.
+peak() { sed -n 's/.*"peak_memory_bytes": *\([0-9]*\).*/\1/p' "$1"; }
 if "$bin" count -q -t 1 -o m1.tsv -p mass.fa in1.fa 2> m.err && "$bin" count -q -t 3 --stats m3.json -o m3.tsv -p mass.fa in1.fa 2>> m.err &&
     [ "$(wc -l < m1.tsv)" = 200001 ] && cmp -s m1.tsv m3.tsv; then ok
 else bad "200,000 probes: the tables on 1 and 3 threads differ or fail: $(head -2 m.err)"; fi
 if grep -qa __asan_init "$bin"; then
     skip 1 sanitizer "shadow memory counts in a sanitizer build: memory bound"
 elif "$bin" count -q -t 3 --stats one.json -o one.tsv -p one.fa in1.fa 2> m.err; then
-    peak() { sed -n 's/.*"peak_memory_bytes": *\([0-9]*\).*/\1/p' "$1"; }
     file=$(wc -c < mass.fa) n=200000 t=3
     bound=$(( 2 * file + 48 * n + 78 * n + (t + 1) * 2 * n * 8 + file + (24 + 31) * n + t * 2 * 1048576 ))
     used=$(( $(peak m3.json) - $(peak one.json) ))
@@ -162,26 +163,35 @@ else bad "one probe: $(cat m.err)"; fi
 # sequences' text and, while it is joined, a thread's part of it again,
 # their pointers, the filter, leaves, the engine's and the run's counts;
 # the codes freed before the table is built).
+# over_one NAME PROBES INPUT: PROBES counted over INPUT (-v, 2 threads) into
+# NAME.tsv, and their first alone; sets used (the first run's peak over the
+# second's, bytes), bound (the README's: the table and 128 bytes a probe)
+# and table (empty where -v gave no size). Non-zero where a run failed or
+# the table lacks a row a probe; NAME.err holds their stderr.
+over_one() {
+    local name=$1 probes=$2 input=$3 n
+    n=$(wc -l < "$probes")
+    head -n 1 "$probes" > "$name.one"
+    "$bin" count -v -q -t 2 --stats "$name.json" -o "$name.tsv" -p "$probes" "$input" 2> "$name.err" &&
+        "$bin" count -q -t 2 --stats "$name.one.json" -o "$name.one.tsv" -p "$name.one" "$input" 2>> "$name.err" &&
+        [ "$(wc -l < "$name.tsv")" = $((n + 1)) ] || return 1
+    table=$(sed -n 's/.* leaves, \([0-9.]*\) MB table.*/\1/p' "$name.err" | awk '{ printf "%d", $1 * 1000000 }')
+    used=$(( $(peak "$name.json") - $(peak "$name.one.json") )) bound=$(( ${table:-0} + 128 * n ))
+}
 if grep -qa __asan_init "$bin"; then
     skip 1 sanitizer "shadow memory counts in a sanitizer build: a million probes"
 else
     awk -v seed="$seed" 'BEGIN { srand(seed + 2); split("A C G T", b, " ");
         for (p = 0; p < 1000000; p++) { s = ""; for (i = 0; i < 31; i++) s = s b[1 + int(rand() * 4) % 4]; print s } }' > million.txt
-    head -n 1 million.txt > million1.txt
-    if "$bin" count -v -q -t 2 --stats mm.json -o mm.tsv -p million.txt in1.fa 2> m.err &&
-        "$bin" count -q -t 2 --stats m1.json -o m1one.tsv -p million1.txt in1.fa 2>> m.err &&
-        [ "$(wc -l < mm.tsv)" = 1000001 ]; then
-        peak() { sed -n 's/.*"peak_memory_bytes": *\([0-9]*\).*/\1/p' "$1"; }
-        table=$(sed -n 's/.* leaves, \([0-9.]*\) MB table.*/\1/p' m.err | awk '{ printf "%d", $1 * 1000000 }')
-        used=$(( $(peak mm.json) - $(peak m1.json) )) bound=$(( ${table:-0} + 128 * 1000000 ))
-        if [ -z "$table" ]; then bad "a million 31-mers: -v gave no table size: $(head -3 m.err)"
+    if over_one mm million.txt in1.fa; then
+        if [ -z "$table" ]; then bad "a million 31-mers: -v gave no table size: $(head -3 mm.err)"
         elif [ "$used" -le "$bound" ]; then ok
         else bad "a million 31-mers one a line: $used bytes over a one-probe run, the README's bound is $bound"; fi
         echo "kmerset.sh: a million 31-mers one a line took $((used / 1048576)) MB over a one-probe run (bound $((bound / 1048576)) MB)"
         # Their names are their sequences, as written.
         if cut -f1,2 mm.tsv | tail -n +2 | awk -F '\t' '$1 != $2 { bad = 1 } END { exit bad }'; then ok
         else bad "a million 31-mers: a name that is not its sequence"; fi
-    else bad "a million 31-mers: $(head -2 m.err)"; fi
+    else bad "a million 31-mers: $(head -2 mm.err)"; fi
 fi
 
 # A million distinct 31-mers sampled from a real genome (E. coli, below),
@@ -202,20 +212,14 @@ else
                   s = substr(g, 1 + int(rand() * L), 31)
                   if (s in seen || s !~ /^[ACGT]+$/) continue
                   seen[s] = 1; print s; n++ } }' ecoli.seq > distinct.txt
-    head -n 1 distinct.txt > distinct1.txt
-    if "$bin" count -v -q -t 2 --stats dd.json -o dd.tsv -p distinct.txt ecoli.fa 2> d.err &&
-        "$bin" count -q -t 2 --stats d1.json -o d1.tsv -p distinct1.txt ecoli.fa 2>> d.err &&
-        [ "$(wc -l < dd.tsv)" = 1000001 ]; then
-        peak() { sed -n 's/.*"peak_memory_bytes": *\([0-9]*\).*/\1/p' "$1"; }
-        table=$(sed -n 's/.* leaves, \([0-9.]*\) MB table.*/\1/p' d.err | awk '{ printf "%d", $1 * 1000000 }')
-        used=$(( $(peak dd.json) - $(peak d1.json) )) bound=$(( ${table:-0} + 128 * 1000000 ))
+    if over_one dd distinct.txt ecoli.fa; then
         missing=$(awk -F '\t' 'NR > 1 && $3 == 0' dd.tsv | wc -l)
-        if [ -z "$table" ]; then bad "a million distinct 31-mers: -v gave no table size: $(head -3 d.err)"
+        if [ -z "$table" ]; then bad "a million distinct 31-mers: -v gave no table size: $(head -3 dd.err)"
         elif [ "$missing" != 0 ]; then bad "a million 31-mers taken from E. coli: $missing not found in it"
         elif [ "$used" -le "$bound" ]; then ok
         else bad "a million distinct 31-mers from E. coli: $used bytes over a one-probe run, the README's bound is $bound"; fi
         echo "kmerset.sh: a million distinct 31-mers from E. coli, each found, took $((used / 1048576)) MB over a one-probe run (bound $((bound / 1048576)) MB)"
-    else bad "a million distinct 31-mers: $(head -2 d.err)"; fi
+    else bad "a million distinct 31-mers: $(head -2 dd.err)"; fi
 fi
 
 # Refusals: one line, no output file.
